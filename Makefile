@@ -1,0 +1,44 @@
+# lambdafuzz developer entry points. Everything runs inside .venv, created on demand.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: venv test lint format demo bench bench-study test-localstack clean
+
+venv: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@PYTHON=$$(scripts/find-python) || exit 1; \
+	if [ ! -x $(PY) ] || ! $(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)'; then \
+	  rm -rf $(VENV); echo "creating $(VENV) with $$PYTHON"; $$PYTHON -m venv $(VENV) || exit 1; \
+	fi
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+test: venv
+	$(PY) -m pytest -q
+
+lint: venv
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: venv
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+demo: venv
+	$(PY) -m lambdafuzz demo
+
+bench: venv
+	$(PY) benchmarks/throughput.py
+
+bench-study: venv
+	$(PY) benchmarks/run.py
+
+test-localstack: venv
+	scripts/test-localstack
+
+clean:
+	rm -rf $(VENV) out .pytest_cache

@@ -1,0 +1,5 @@
+"""`python -m lambdafuzz` runs the command line."""
+
+from lambdafuzz.cli import main
+
+main()

@@ -1,0 +1,161 @@
+"""The generated AWS state one test runs against: buckets, tables, queues, topics.
+
+A `World` is plain data (no boto3, no moto): generators build it from a choice sequence,
+a backend loads it into an emulator, reports summarise it.  DynamoDB items are kept in
+DynamoDB JSON (`{"id": {"S": "a"}}`) because that is what every loader, stream event and
+report needs; `python_item` converts for humans.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+AttributeValueT = dict[str, Any]  # DynamoDB JSON for one attribute: {"S": "x"}, {"N": "1"}, ...
+ItemT = dict[str, AttributeValueT]
+
+
+@dataclass(slots=True, frozen=True)
+class S3Object:
+    key: str
+    data: bytes
+    content_type: str
+    format: str  # the generator format that made it ("csv", "jpeg", ...), "erroneous:..." if broken
+    metadata: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def etag(self) -> str:
+        """S3's ETag for a single-part upload: the hex MD5 of the content."""
+        return hashlib.md5(self.data).hexdigest()  # noqa: S324 - S3 defines it so
+
+
+@dataclass(slots=True, frozen=True)
+class Bucket:
+    name: str
+    objects: tuple[S3Object, ...] = ()
+
+    def get(self, key: str) -> S3Object | None:
+        return next((o for o in self.objects if o.key == key), None)
+
+
+@dataclass(slots=True, frozen=True)
+class KeySchema:
+    hash_name: str
+    hash_type: str  # S | N | B
+    range_name: str | None = None
+    range_type: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class Table:
+    name: str
+    key_schema: KeySchema
+    items: tuple[ItemT, ...] = ()
+    stream: str | None = None  # StreamViewType when the table has a stream
+
+
+@dataclass(slots=True, frozen=True)
+class QueueMessage:
+    body: str
+    attributes: tuple[tuple[str, str], ...] = ()  # string message attributes
+
+
+@dataclass(slots=True, frozen=True)
+class Queue:
+    name: str
+    messages: tuple[QueueMessage, ...] = ()
+    fifo: bool = False
+
+
+@dataclass(slots=True, frozen=True)
+class Topic:
+    name: str
+
+
+@dataclass(slots=True, frozen=True)
+class World:
+    """Everything the emulator must hold before the handler runs."""
+
+    buckets: tuple[Bucket, ...] = ()
+    tables: tuple[Table, ...] = ()
+    queues: tuple[Queue, ...] = ()
+    topics: tuple[Topic, ...] = ()
+    region: str = "us-east-1"
+    account_id: str = "123456789012"
+
+    def bucket(self, name: str) -> Bucket:
+        return next(b for b in self.buckets if b.name == name)
+
+    def table(self, name: str) -> Table:
+        return next(t for t in self.tables if t.name == name)
+
+    def queue(self, name: str) -> Queue:
+        return next(q for q in self.queues if q.name == name)
+
+    # --- resource references, as `${queues.jobs.url}` in the config's env ------------
+    def queue_url(self, name: str, endpoint: str = "https://sqs.us-east-1.amazonaws.com") -> str:
+        return f"{endpoint.rstrip('/')}/{self.account_id}/{name}"
+
+    def arn(self, service: str, name: str) -> str:
+        if service == "s3":
+            return f"arn:aws:s3:::{name}"
+        if service == "dynamodb":
+            return f"arn:aws:dynamodb:{self.region}:{self.account_id}:table/{name}"
+        return f"arn:aws:{service}:{self.region}:{self.account_id}:{name}"
+
+
+@dataclass(slots=True, frozen=True)
+class DeliveredMessage:
+    """A message as the emulator holds it after loading: what an SQS event must carry."""
+
+    message_id: str
+    receipt_handle: str
+    md5_of_body: str
+    body: str
+    sent_timestamp_ms: int
+    attributes: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(slots=True, frozen=True)
+class LoadedWorld:
+    """What a backend reports after `load(world)`: facts only the emulator can know."""
+
+    world: World
+    messages: Mapping[str, tuple[DeliveredMessage, ...]] = field(default_factory=dict)
+    queue_urls: Mapping[str, str] = field(default_factory=dict)
+    stream_arns: Mapping[str, str] = field(default_factory=dict)
+    topic_arns: Mapping[str, str] = field(default_factory=dict)
+    object_last_modified: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+
+def python_item(item: ItemT) -> dict[str, Any]:
+    """DynamoDB JSON -> plain Python (Decimal for numbers, bytes for binary)."""
+    return {name: _python_value(value) for name, value in item.items()}
+
+
+def _python_value(av: AttributeValueT) -> Any:
+    ((tag, value),) = av.items()
+    match tag:
+        case "S" | "BOOL":
+            return value
+        case "N":
+            return Decimal(value)
+        case "B":
+            return base64.b64decode(value) if isinstance(value, str) else bytes(value)
+        case "NULL":
+            return None
+        case "SS":
+            return set(value)
+        case "NS":
+            return {Decimal(v) for v in value}
+        case "BS":
+            return {base64.b64decode(v) if isinstance(v, str) else bytes(v) for v in value}
+        case "L":
+            return [_python_value(v) for v in value]
+        case "M":
+            return {k: _python_value(v) for k, v in value.items()}
+    raise ValueError(f"not a DynamoDB attribute value: {av!r}")

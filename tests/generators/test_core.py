@@ -1,0 +1,217 @@
+"""Laws of the choice sequence: replay, JSON round trip, EI locality, labels, mapping."""
+
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from lambdafuzz import labels
+from lambdafuzz.errors import InvalidArgument
+from lambdafuzz.generators.core import (
+    FRESH,
+    MINIMAL,
+    Choices,
+    ChoiceSequence,
+    Overrun,
+    ReplayMode,
+    UnsatisfiedAssumption,
+    generator,
+)
+from lambdafuzz.generators.dates import dates, datetimes
+from lambdafuzz.generators.file_attributes import FILE_ATTRIBUTES_LABEL, file_attributes
+
+
+def generate(seed: int, prefix=(), mode=ReplayMode.LINEAR):
+    choices = Choices(prefix, seed=seed, mode=mode)
+    return file_attributes(choices), choices
+
+
+@pytest.mark.parametrize("mode", list(ReplayMode))
+@pytest.mark.parametrize("seed", range(20))
+def test_same_sequence_same_value_in_both_modes(seed, mode):
+    value, choices = generate(seed)
+    recording = choices.recording()
+    again, replay = generate(seed + 1000, recording.prefix(mode), mode)
+    assert again == value, f"seed={seed}"
+    assert replay.recording() == recording
+    assert replay.misaligned_at is None
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_json_round_trip_is_exact(seed):
+    _, choices = generate(seed)
+    recording = choices.recording()
+    assert ChoiceSequence.loads(recording.dumps()) == recording
+
+
+def test_json_round_trip_of_every_kind():
+    choices = Choices(seed=3)
+    choices.draw_float(-1e300, 1e300)
+    choices.draw_float(0.0, 1.0)
+    choices.draw_bytes(0, 9)
+    choices.draw_boolean()
+    choices.draw_string('ab"\\/é', 0, 9)
+    choices.draw_integer(-(2**70), 2**70)
+    recording = choices.recording()
+    assert ChoiceSequence.loads(recording.dumps()) == recording
+
+
+def _indices_under(recording: ChoiceSequence, site: str) -> list[int]:
+    return [i for i, c in enumerate(recording.choices) if any(s == site for s, _ in c.ei)]
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_ei_mode_overwriting_modified_date_leaves_the_rest(seed):
+    value, choices = generate(seed)
+    recording = choices.recording()
+    prefix = recording.by_ei()
+    for i in _indices_under(recording, "modified"):
+        prefix[recording.choices[i].ei] = FRESH
+    mutated, _ = generate(seed + 1, prefix, ReplayMode.EXECUTION_INDEXED)
+    assert mutated.name == value.name
+    assert mutated.size == value.size
+    assert mutated.created == value.created
+
+
+def test_ei_mode_keeps_dates_when_name_changes_length_but_linear_mode_shifts():
+    # A name drawn as one string never shifts anything, so lengthen the *number of draws*
+    # in front of the dates: insert an extra draw at the start (a length-changing mutation).
+    value, choices = generate(7)
+    recording = choices.recording()
+    linear = [999_999, *recording.values()]  # one inserted value shifts every later draw
+    shifted, replay = generate(8, linear, ReplayMode.LINEAR)
+    assert replay.misaligned_at is not None
+    assert (shifted.created, shifted.modified) != (value.created, value.modified)
+
+    # In EI mode the same structural change (a draw under a new call site) is invisible.
+    prefix = recording.by_ei()
+    prefix[(("file_attributes", 0), ("extra", 0))] = 999_999
+    kept, _ = generate(8, prefix, ReplayMode.EXECUTION_INDEXED)
+    assert kept == value
+
+
+def test_every_date_draw_carries_date_and_parent_labels():
+    choices = Choices(seed=11)
+    file_attributes(choices)
+    date_draws = [c for c in choices.choices if labels.DATE in c.labels]
+    assert len(date_draws) == 2 * 4  # year offset, future flag, month, day for two dates
+    for c in date_draws:
+        assert c.labels[:3] == (FILE_ATTRIBUTES_LABEL, labels.DATETIME, labels.DATE)
+    name_draw = choices.choices[0]
+    assert name_draw.labels == (FILE_ATTRIBUTES_LABEL,)
+
+
+@given(
+    st.integers(0, 2**32),
+    st.lists(
+        st.one_of(st.integers(), st.floats(), st.binary(), st.text(), st.booleans()), max_size=40
+    ),
+)
+@settings(max_examples=200, deadline=None)
+@example(0, [10**30, -5, float("nan"), b"", "x" * 100])
+def test_misaligned_replay_never_raises_and_stays_in_bounds(seed, junk):
+    choices = Choices(junk, seed=seed)
+    value = file_attributes(choices)
+    assert 1 <= len(value.name.split(".")[0]) <= 24
+    assert value.modified >= value.created
+    for c in choices.choices:
+        if c.kind == "int":
+            lo, hi = c.constraints
+            assert lo <= c.value <= hi
+
+
+def test_out_of_bounds_value_maps_deterministically():
+    a = Choices([57], seed=1)
+    b = Choices([57], seed=2)
+    assert a.draw_integer(0, 9) == b.draw_integer(0, 9) == 7
+    assert a.misaligned_at == 0
+
+
+def test_minimal_marker_gives_smallest_values():
+    choices = Choices([MINIMAL, MINIMAL, MINIMAL, MINIMAL], seed=0)
+    assert choices.draw_integer(5, 9) == 5
+    assert choices.draw_bytes(2, 5) == b"\0\0"
+    assert choices.draw_string("xyz", 1, 3) == "x"
+    assert choices.draw_boolean() is False
+
+
+def test_fresh_values_depend_only_on_seed():
+    assert generate(42)[0] == generate(42)[0]
+    assert generate(42)[0] != generate(43)[0]
+
+
+def test_max_choices_overrun_is_an_invalid_input():
+    choices = Choices(seed=0, max_choices=5)
+    with pytest.raises(Overrun):
+        for _ in range(6):
+            choices.draw_boolean()
+    assert issubclass(Overrun, UnsatisfiedAssumption)
+
+
+def test_unread_tail_is_dropped():
+    choices = Choices([1, 2, 3, 4, 5], seed=0)
+    choices.draw_integer(0, 10)
+    assert choices.recording().values() == [1]
+
+
+def test_assume_marks_invalid():
+    choices = Choices(seed=0)
+    choices.assume(True)
+    with pytest.raises(UnsatisfiedAssumption, match="too big"):
+        choices.assume(False, "too big")
+
+
+def test_dictionary_strings_appear_at_configured_rate():
+    words = ("Daily_Survey", "2008")
+    hits = 0
+    n = 4000
+    for seed in range(n):
+        c = Choices(seed=seed, dictionary=words, dictionary_p=0.25)
+        hits += c.draw_string(string.ascii_lowercase, 1, 8) in words
+    # binomial(4000, 0.25): sd ~ 27; allow 5 sd
+    assert abs(hits - n * 0.25) < 5 * 27, hits
+
+
+def test_dictionary_string_replays_verbatim_outside_alphabet():
+    c = Choices(seed=5, dictionary=("Daily_Survey",), dictionary_p=1.0)
+    assert c.draw_string(string.digits, 1, 3) == "Daily_Survey"
+    replay = Choices(c.recording().values(), seed=0, dictionary=("Daily_Survey",))
+    assert replay.draw_string(string.digits, 1, 3) == "Daily_Survey"
+    assert replay.misaligned_at is None
+
+
+def test_weighted_and_geometric_draws():
+    counts = {"a": 0, "b": 0}
+    total = 0
+    for seed in range(3000):
+        c = Choices(seed=seed)
+        counts[c.draw_weighted(["a", "b"], [1, 3])] += 1
+        total += c.draw_geometric(5.0)
+    assert 0.70 < counts["b"] / 3000 < 0.80
+    assert 4.4 < total / 3000 < 5.6
+
+
+def test_bad_arguments_raise_invalid_argument():
+    c = Choices(seed=0)
+    with pytest.raises(InvalidArgument):
+        c.draw_integer(5, 1)
+    with pytest.raises(InvalidArgument):
+        c.draw_choice([])
+    with pytest.raises(InvalidArgument):
+        Choices(seed=0, dictionary=("x",), dictionary_p=2.0)
+
+
+def test_generator_decorator_labels_and_sites():
+    @generator("thing")
+    def thing(choices):
+        return datetimes(choices), dates(choices)
+
+    c = Choices(seed=1)
+    thing(c, site="first")
+    thing(c, site="first")
+    sites = {c.ei[0] for c in c.choices}
+    assert sites == {("first", 0), ("first", 1)}
+    assert all(ch.labels[0] == "thing" for ch in c.choices)
