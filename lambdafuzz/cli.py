@@ -10,7 +10,12 @@ import click
 from lambdafuzz import __version__
 
 #: subcommand name -> "module:attribute" of its click command
-SUBCOMMANDS: dict[str, str] = {}
+SUBCOMMANDS: dict[str, str] = {
+    "fuzz": "lambdafuzz.cli_fuzz:fuzz",
+    "repro": "lambdafuzz.cli_replay:repro",
+    "minimize": "lambdafuzz.cli_replay:minimize",
+    "corpus": "lambdafuzz.cli_replay:corpus",
+}
 
 
 class LazyGroup(click.Group):

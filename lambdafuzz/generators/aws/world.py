@@ -62,6 +62,8 @@ class Table:
 class QueueMessage:
     body: str
     attributes: tuple[tuple[str, str], ...] = ()  # string message attributes
+    group_id: str | None = None  # MessageGroupId: set exactly for FIFO queues
+    deduplication_id: str | None = None  # MessageDeduplicationId: set exactly for FIFO queues
 
 
 @dataclass(slots=True, frozen=True)
@@ -130,6 +132,22 @@ class LoadedWorld:
     stream_arns: Mapping[str, str] = field(default_factory=dict)
     topic_arns: Mapping[str, str] = field(default_factory=dict)
     object_last_modified: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+    # --- facts with a fallback, so events and env render the same with every backend ------
+    def queue_url(self, name: str) -> str:
+        return self.queue_urls.get(name) or self.world.queue_url(name)
+
+    def topic_arn(self, name: str) -> str:
+        return self.topic_arns.get(name) or self.world.arn("sns", name)
+
+    def stream_arn(self, name: str) -> str:
+        """The emulator's stream ARN, else one of the documented shape with a fixed label."""
+        found = self.stream_arns.get(name)
+        return found or f"{self.world.arn('dynamodb', name)}/stream/{SYNTHETIC_STREAM_LABEL}"
+
+
+#: The stream label used when no backend supplied one (a timestamp, as DynamoDB uses).
+SYNTHETIC_STREAM_LABEL = "2026-01-01T00:00:00.000"
 
 
 def python_item(item: ItemT) -> dict[str, Any]:

@@ -1,0 +1,1 @@
+"""Record uploaded contracts in DynamoDB, once per contract code."""

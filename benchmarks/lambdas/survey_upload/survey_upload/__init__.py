@@ -1,0 +1,1 @@
+"""Upload breastfeeding-study surveys from S3 into DynamoDB."""

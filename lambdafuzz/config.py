@@ -1,0 +1,620 @@
+"""`lambdafuzz.yaml` -> a validated, immutable `Target`.
+
+A user meets this module first, usually through a mistake, so every mistake becomes one
+`ConfigError` paragraph: file and line, the YAML path of the field, the bad value (repr),
+what was expected and the nearest valid key or value.  pydantic checks the shape (models
+private to this module); cross-references (trigger source, `${...}` env references) and
+AWS naming rules are checked here too; the result crosses module boundaries as frozen
+slotted dataclasses only.  The schema is DESIGN.md section 7b.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import types
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from lambdafuzz import aws_names
+from lambdafuzz.config_source import (
+    Locator,
+    custom_error,
+    from_validation_error,
+    nearest,
+    read_yaml,
+)
+from lambdafuzz.errors import ConfigError
+from lambdafuzz.generators.aws.world import KeySchema
+from lambdafuzz.target import (
+    BODY_EVENTBRIDGE_S3,
+    BODY_S3_EVENT,
+    KEY_TYPES,
+    REFERENCE,
+    REFERENCE_ATTRIBUTES,
+    STREAM_VIEW_TYPES,
+    BucketSpec,
+    ObjectsSpec,
+    OutcomeRules,
+    QueueSpec,
+    Resources,
+    TableSpec,
+    Target,
+    TopicSpec,
+    Trigger,
+    TriggerKind,
+    reference_value,
+    resolve_env,
+)
+
+__all__ = [
+    "CONFIG_NAME",
+    "BucketSpec",
+    "ObjectsSpec",
+    "OutcomeRules",
+    "QueueSpec",
+    "Resources",
+    "TableSpec",
+    "Target",
+    "TopicSpec",
+    "Trigger",
+    "TriggerKind",
+    "load_config",
+    "reference_value",
+    "resolve_env",
+]
+
+CONFIG_NAME = "lambdafuzz.yaml"
+
+
+#: The trigger kinds whose event holds a list of records.
+_RECORD_KINDS = (TriggerKind.S3, TriggerKind.SQS, TriggerKind.SNS, TriggerKind.DYNAMODB_STREAM)
+_BODY_KINDS = (TriggerKind.SQS, TriggerKind.SNS, TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
+#: Used only when the file generators cannot be imported (they own the real list).
+_FALLBACK_FORMATS = ("csv", "json", "xml", "text", "png", "jpeg", "gif", "image", "zip", "gzip")
+_FALLBACK_FORMATS += ("csv.gz", "any")
+_DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+_ENV_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_CREDENTIAL_VARS = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+)
+
+
+# =========================================================================== validators
+def _one_of(options: Sequence[str], what: str) -> AfterValidator:
+    def check(value: str) -> str:
+        if value not in options:
+            listed = ", ".join(repr(o) for o in options)
+            raise custom_error(f"{what}: one of {listed}", nearest(value, options))
+        return value
+
+    return AfterValidator(check)
+
+
+def _dotted(what: str) -> AfterValidator:
+    def check(name: str) -> str:
+        if not _DOTTED.fullmatch(name):
+            raise custom_error(what)
+        return name
+
+    return AfterValidator(check)
+
+
+def _aws_name(rule: Callable[[str], aws_names.NameProblem | None]) -> AfterValidator:
+    def check(name: str) -> str:
+        problem = rule(name)
+        if problem is not None:
+            raise custom_error(problem.expected, problem.suggestion)
+        return name
+
+    return AfterValidator(check)
+
+
+BucketNameT = Annotated[str, _aws_name(aws_names.bucket_name_problem)]
+TableNameT = Annotated[str, _aws_name(aws_names.table_name_problem)]
+QueueNameT = Annotated[str, _aws_name(aws_names.queue_name_problem)]
+TopicNameT = Annotated[str, _aws_name(aws_names.topic_name_problem)]
+AttributeNameT = Annotated[str, Field(min_length=1, max_length=255)]
+ExceptionNameT = Annotated[
+    str, _dotted("an exception class name such as ValueError or pkg.MyError")
+]
+StatusCodeT = Annotated[int, Field(ge=100, le=599)]
+
+
+# =========================================================================== pydantic shape
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class _Range(_Model):
+    min: Annotated[int, Field(ge=0, le=10_000)] | None = None
+    max: Annotated[int, Field(ge=0, le=10_000)] | None = None
+
+
+class _TriggerModel(_Model):
+    kind: Annotated[str, _one_of(tuple(k.value for k in TriggerKind), "a trigger kind")]
+    source: str | None = None
+    body: str | None = None
+    records: _Range | None = None
+
+
+class _ObjectsModel(_Model):
+    min: Annotated[int, Field(ge=0, le=1_000)] | None = None
+    max: Annotated[int, Field(ge=0, le=1_000)] | None = None
+    formats: list[str] = ["any"]
+    prefixes: list[str] = []
+    erroneous_p: Annotated[float, Field(ge=0.0, le=1.0)] = 0.003
+
+
+class _BucketModel(_Model):
+    name: BucketNameT
+    objects: _ObjectsModel | None = None
+
+
+class _KeyModel(_Model):
+    name: AttributeNameT
+    type: Annotated[str, _one_of(KEY_TYPES, "a DynamoDB key type")]
+
+
+class _TableModel(_Model):
+    name: TableNameT
+    hash_key: _KeyModel
+    range_key: _KeyModel | None = None
+    items: _Range | None = None
+    stream: Annotated[str, _one_of(STREAM_VIEW_TYPES, "a stream view type")] | None = None
+
+
+class _QueueModel(_Model):
+    name: QueueNameT
+    messages: _Range | None = None
+    fifo: bool | None = None
+
+
+class _TopicModel(_Model):
+    name: TopicNameT
+
+
+class _ResourcesModel(_Model):
+    buckets: list[_BucketModel] = []
+    tables: list[_TableModel] = []
+    queues: list[_QueueModel] = []
+    topics: list[_TopicModel] = []
+
+
+class _OutcomeModel(_Model):
+    exceptions: list[ExceptionNameT] = []
+    status_codes: list[StatusCodeT] = []
+
+
+class _OutcomesModel(_Model):
+    invalid: _OutcomeModel | None = None
+    failure: _OutcomeModel | None = None
+    status_from: Annotated[str, Field(min_length=1)] = "statusCode"
+
+
+class _ConfigModel(_Model):
+    handler: Annotated[str, Field(min_length=1)]
+    root: str = "."
+    app_packages: list[Annotated[str, _dotted("a package or module name")]] | None = None
+    trigger: _TriggerModel
+    env: dict[str, str | int | float] = {}
+    timeout_s: Annotated[float, Field(gt=0, le=900)] = 3.0
+    memory_mb: Annotated[int, Field(ge=128, le=10_240)] = 512
+    dictionary: list[str] = []
+    resources: _ResourcesModel = _ResourcesModel()
+    outcomes: _OutcomesModel = _OutcomesModel()
+
+    @field_validator("trigger", mode="before")
+    @classmethod
+    def _trigger_shorthand(cls, value: Any) -> Any:
+        return {"kind": value} if isinstance(value, str) else value
+
+
+# =========================================================================== loading
+def load_config(path: Path | str) -> Target:
+    """Read and validate a `lambdafuzz.yaml` (or a directory holding one)."""
+    file = _config_file(Path(path))
+    data, where = read_yaml(file)
+    try:
+        model = _ConfigModel.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc, where, _ConfigModel, _DESCRIPTIONS) from None
+    return _Builder(model, where, file).target()
+
+
+def _config_file(path: Path) -> Path:
+    if path.is_dir():
+        for name in (CONFIG_NAME, "lambdafuzz.yml"):
+            if (path / name).is_file():
+                return (path / name).resolve()
+        raise ConfigError(
+            f"{path}: no {CONFIG_NAME} in this directory; expected a file describing the "
+            f"handler, its trigger and resources (DESIGN.md section 7b)."
+        )
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file; expected a {CONFIG_NAME} or its directory.")
+    return path.resolve()
+
+
+_DESCRIPTIONS = {
+    "handler": "module.function or module:function of the Lambda handler",
+    "trigger": "the event source: a kind (s3, sqs, ...) or {kind, source, body, records}",
+    "kind": "a trigger kind: " + ", ".join(TriggerKind),
+    "hash_key": "{name, type} with type S, N or B",
+    "type": "S, N or B",
+}
+
+
+# =========================================================================== building
+def _known_formats() -> tuple[str, ...]:
+    try:
+        from lambdafuzz.generators.files import FORMATS
+    except ImportError:
+        return _FALLBACK_FORMATS
+    return tuple(FORMATS)
+
+
+class _Builder:
+    """Model -> dataclasses, with the checks that need more than one field."""
+
+    def __init__(self, model: _ConfigModel, where: Locator, file: Path) -> None:
+        self.m = model
+        self.where = where
+        self.file = file
+        self.formats = _known_formats()
+
+    def target(self) -> Target:
+        m = self.m
+        module, function = self._handler()
+        root = self._root()
+        self._check_handler_file(root, module, function)
+        resources = self._resources()
+        trigger = self._trigger(resources)
+        env = self._env(resources)
+        packages = tuple(m.app_packages) if m.app_packages else (module.split(".")[0],)
+        return Target(
+            config_path=self.file,
+            handler_module=module,
+            handler_function=function,
+            root=root,
+            app_packages=packages,
+            trigger=trigger,
+            env=types.MappingProxyType(env),
+            timeout_s=float(m.timeout_s),
+            memory_mb=m.memory_mb,
+            dictionary=tuple(dict.fromkeys(m.dictionary)),
+            resources=resources,
+            outcomes=self._outcomes(),
+        )
+
+    # --- handler and root ----------------------------------------------------------
+    def _handler(self) -> tuple[str, str]:
+        spec = self.m.handler
+        module, sep, function = spec.rpartition(":")
+        if not sep:
+            module, _, function = spec.rpartition(".")
+        if not (module and _DOTTED.fullmatch(module) and function.isidentifier()):
+            raise self.where.error(
+                ("handler",), spec, _DESCRIPTIONS["handler"] + " (e.g. app.handler.lambda_handler)"
+            )
+        return module, function
+
+    def _root(self) -> Path:
+        root = (self.file.parent / self.m.root).resolve()
+        if not root.is_dir():
+            raise self.where.error(
+                ("root",), self.m.root, f"a directory relative to {self.file.parent}"
+            )
+        return root
+
+    def _check_handler_file(self, root: Path, module: str, function: str) -> None:
+        parts = module.split(".")
+        base = root.joinpath(*parts)
+        if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+            return
+        if not root.joinpath(parts[0]).exists() and not root.joinpath(parts[0] + ".py").exists():
+            try:
+                if importlib.util.find_spec(parts[0]) is not None:
+                    return  # an installed module; the harness imports it
+            except (ImportError, ValueError):
+                pass
+        modules = _modules_under(root)
+        suggestion = nearest(module, modules)
+        raise self.where.error(
+            ("handler",),
+            self.m.handler,
+            f"a module importable from {root} (no {module.replace('.', '/')}.py there)",
+            f"{suggestion}.{function}" if suggestion else None,
+        )
+
+    # --- resources ------------------------------------------------------------------
+    def _resources(self) -> Resources:
+        r = self.m.resources
+        for kind in ("buckets", "tables", "queues", "topics"):
+            seen: set[str] = set()
+            for i, spec in enumerate(getattr(r, kind)):
+                if spec.name in seen:
+                    raise self.where.error(
+                        ("resources", kind, i, "name"),
+                        spec.name,
+                        f"a name not used by another of {kind}",
+                    )
+                seen.add(spec.name)
+        return Resources(
+            buckets=tuple(self._bucket(i, b) for i, b in enumerate(r.buckets)),
+            tables=tuple(self._table(i, t) for i, t in enumerate(r.tables)),
+            queues=tuple(self._queue(i, q) for i, q in enumerate(r.queues)),
+            topics=tuple(TopicSpec(t.name) for t in r.topics),
+        )
+
+    def _bucket(self, i: int, b: _BucketModel) -> BucketSpec:
+        if b.objects is None:
+            return BucketSpec(b.name)
+        loc = ("resources", "buckets", i, "objects")
+        o = b.objects
+        low, high = self._range(loc, o.min, o.max, 1, 3)
+        for j, fmt in enumerate(o.formats):
+            self._format((*loc, "formats", j), fmt)
+        if not o.formats:
+            raise self.where.error((*loc, "formats"), o.formats, "at least one file format")
+        prefixes = tuple(o.prefixes)
+        for j, prefix in enumerate(prefixes):
+            if prefix.startswith("/") or len(prefix.encode()) > 900:
+                raise self.where.error(
+                    (*loc, "prefixes", j),
+                    prefix,
+                    "an S3 key prefix not starting with '/' (S3 keys have no "
+                    "leading slash), at most 900 bytes",
+                    prefix.lstrip("/") or None,
+                )
+        return BucketSpec(b.name, ObjectsSpec(low, high, tuple(o.formats), prefixes, o.erroneous_p))
+
+    def _table(self, i: int, t: _TableModel) -> TableSpec:
+        loc = ("resources", "tables", i)
+        if t.range_key is not None and t.range_key.name == t.hash_key.name:
+            raise self.where.error(
+                (*loc, "range_key", "name"),
+                t.range_key.name,
+                "a range key name different from the hash key's",
+            )
+        schema = KeySchema(
+            hash_name=t.hash_key.name,
+            hash_type=t.hash_key.type,
+            range_name=t.range_key.name if t.range_key else None,
+            range_type=t.range_key.type if t.range_key else None,
+        )
+        low, high = self._range((*loc, "items"), *_bounds(t.items), 0, 0)
+        return TableSpec(t.name, schema, low, high, t.stream)
+
+    def _queue(self, i: int, q: _QueueModel) -> QueueSpec:
+        loc = ("resources", "queues", i)
+        is_fifo_name = q.name.endswith(".fifo")
+        if q.fifo is not None and q.fifo != is_fifo_name:
+            expected = (
+                "a name ending in .fifo for a FIFO queue"
+                if q.fifo
+                else "fifo: true, since the name ends in .fifo"
+            )
+            suggestion = q.name + ".fifo" if q.fifo else None
+            raise self.where.error((*loc, "name"), q.name, expected, suggestion)
+        low, high = self._range((*loc, "messages"), *_bounds(q.messages), 0, 0)
+        return QueueSpec(q.name, low, high, is_fifo_name)
+
+    def _range(
+        self,
+        loc: tuple[Any, ...],
+        low: int | None,
+        high: int | None,
+        default_low: int,
+        default_high: int,
+    ) -> tuple[int, int]:
+        low = default_low if low is None else low
+        high = max(default_high, low) if high is None else high
+        if low > high:
+            raise self.where.error((*loc, "max"), high, f"max >= min ({low})")
+        return low, high
+
+    def _format(self, loc: tuple[Any, ...], fmt: str) -> None:
+        if fmt not in self.formats:
+            raise self.where.error(
+                loc, fmt, "a file format: " + ", ".join(self.formats), nearest(fmt, self.formats)
+            )
+
+    # --- trigger ---------------------------------------------------------------------
+    def _trigger(self, resources: Resources) -> Trigger:
+        t = self.m.trigger
+        kind = TriggerKind(t.kind)
+        source = self._source(kind, t.source, resources)
+        if t.body is not None:
+            self._body(kind, t.body, resources)
+        if t.records is not None and kind not in _RECORD_KINDS:
+            raise self.where.error(
+                ("trigger", "records"),
+                t.records.model_dump(exclude_none=True),
+                f"no records for {kind} (one request per event); records "
+                f"apply to " + ", ".join(_RECORD_KINDS),
+            )
+        low, high = self._range(("trigger", "records"), *_bounds(t.records), 1, 1)
+        if low < 1:
+            raise self.where.error(("trigger", "records", "min"), low, "at least 1 record")
+        return Trigger(kind, source, t.body, low, high)
+
+    def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
+        loc = ("trigger", "source")
+        if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2):
+            if source is not None:
+                raise self.where.error(
+                    loc, source, f"no source for {kind} (requests come from clients)"
+                )
+            return None
+        pools = {
+            TriggerKind.S3: ("buckets", [b.name for b in r.buckets if b.objects]),
+            TriggerKind.EVENTBRIDGE: ("buckets", [b.name for b in r.buckets if b.objects]),
+            TriggerKind.SQS: ("queues", [q.name for q in r.queues]),
+            TriggerKind.SNS: ("topics", [t.name for t in r.topics]),
+            TriggerKind.DYNAMODB_STREAM: ("tables", [t.name for t in r.tables if t.stream]),
+        }
+        pool_name, names = pools[kind]
+        all_names = [s.name for s in getattr(r, pool_name)]
+        if source is None:
+            if names or kind is TriggerKind.EVENTBRIDGE:
+                return names[0] if names else None
+            raise self.where.error(("trigger",), kind.value, self._needs(kind, pool_name))
+        if source in names:
+            return source
+        if source in all_names:
+            raise self.where.error(loc, source, self._needs(kind, pool_name))
+        raise self.where.error(
+            loc,
+            source,
+            f"the name of one of resources.{pool_name} ({', '.join(all_names) or 'none declared'})",
+            nearest(source, all_names),
+        )
+
+    @staticmethod
+    def _needs(kind: TriggerKind, pool: str) -> str:
+        return {
+            TriggerKind.S3: "a bucket under resources.buckets with `objects: {min, max, formats}`"
+            " (a bucket without objects is an output bucket and never emits events)",
+            TriggerKind.EVENTBRIDGE: "a bucket with `objects` under resources.buckets",
+            TriggerKind.SQS: "a queue under resources.queues",
+            TriggerKind.SNS: "a topic under resources.topics",
+            TriggerKind.DYNAMODB_STREAM: "a table under resources.tables with "
+            "`stream: NEW_AND_OLD_IMAGES` (or another stream view type)",
+        }[kind]
+
+    def _body(self, kind: TriggerKind, body: str, r: Resources) -> None:
+        loc = ("trigger", "body")
+        if kind not in _BODY_KINDS:
+            raise self.where.error(
+                loc, body, f"no body for {kind}; bodies apply to " + ", ".join(_BODY_KINDS)
+            )
+        notes = (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3)
+        if body in notes:
+            if kind not in (TriggerKind.SQS, TriggerKind.SNS):
+                raise self.where.error(
+                    loc, body, f"a file format for {kind} ({body} is for sqs/sns)"
+                )
+            if not any(b.objects for b in r.buckets):
+                raise self.where.error(
+                    loc,
+                    body,
+                    "a bucket with `objects` under resources.buckets "
+                    "for the S3 notification to describe",
+                )
+            return
+        options = (
+            (*self.formats, *notes) if kind in (TriggerKind.SQS, TriggerKind.SNS) else self.formats
+        )
+        if body not in options:
+            raise self.where.error(
+                loc,
+                body,
+                "a file format or s3-event / eventbridge-s3: " + ", ".join(options),
+                nearest(body, options),
+            )
+
+    # --- env ---------------------------------------------------------------------------
+    def _env(self, r: Resources) -> dict[str, str]:
+        env: dict[str, str] = {}
+        for name, raw in self.m.env.items():
+            loc = ("env", name)
+            if not _ENV_NAME.fullmatch(name):
+                raise self.where.error(
+                    loc,
+                    name,
+                    "an environment variable name (letters, digits, _; starting with a letter)",
+                )
+            if name in _CREDENTIAL_VARS:
+                raise self.where.error(
+                    loc,
+                    raw,
+                    f"no {name}: lambdafuzz gives the handler fake "
+                    f"credentials and never forwards real ones",
+                )
+            value = raw if isinstance(raw, str) else repr(raw)
+            for ref in REFERENCE.findall(value):
+                self._reference(loc, value, ref, r)
+            env[name] = value
+        return env
+
+    def _reference(self, loc: tuple[Any, ...], value: str, ref: str, r: Resources) -> None:
+        kinds = list(REFERENCE_ATTRIBUTES)
+        kind, _, rest = ref.partition(".")
+        name, _, attribute = rest.rpartition(".")
+        expected = "a reference ${kind.name.attribute} with kind one of " + ", ".join(kinds)
+        if kind not in REFERENCE_ATTRIBUTES or not name:
+            fixed = nearest(kind, kinds)
+            raise self.where.error(
+                loc, value, expected, f"${{{fixed}.{rest}}}" if fixed and name else None
+            )
+        names = [s.name for s in getattr(r, kind)]
+        if name not in names:
+            fixed = nearest(name, names)
+            raise self.where.error(
+                loc,
+                value,
+                f"a declared resource in ${{{kind}.NAME.{attribute}}}: "
+                f"one of {', '.join(names) or f'(no {kind} declared)'}",
+                f"${{{kind}.{fixed}.{attribute}}}" if fixed else None,
+            )
+        attributes = REFERENCE_ATTRIBUTES[kind]
+        if attribute not in attributes:
+            fixed = nearest(attribute, attributes)
+            raise self.where.error(
+                loc,
+                value,
+                f"an attribute of {kind}: " + ", ".join(attributes),
+                f"${{{kind}.{name}.{fixed}}}" if fixed else None,
+            )
+        if attribute == "stream_arn" and not r.table(name).stream:
+            raise self.where.error(
+                loc,
+                value,
+                f"a table with a stream (add `stream: NEW_AND_OLD_IMAGES` to table {name!r})",
+            )
+
+    # --- outcomes ---------------------------------------------------------------------
+    def _outcomes(self) -> OutcomeRules:
+        o = self.m.outcomes
+        invalid = o.invalid or _OutcomeModel()
+        failure = o.failure or _OutcomeModel()
+        return OutcomeRules(
+            invalid_exceptions=tuple(invalid.exceptions),
+            invalid_status_codes=tuple(invalid.status_codes),
+            failure_exceptions=tuple(failure.exceptions),
+            failure_status_codes=tuple(failure.status_codes),
+            status_from=o.status_from,
+        )
+
+
+def _bounds(r: _Range | None) -> tuple[int | None, int | None]:
+    return (None, None) if r is None else (r.min, r.max)
+
+
+def _modules_under(root: Path, limit: int = 2_000) -> list[str]:
+    """Dotted names of the Python modules below `root` (for "did you mean")."""
+    found: list[str] = []
+    for path in _walk_py(root, limit):
+        rel = path.relative_to(root).with_suffix("")
+        parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+        if parts:
+            found.append(".".join(parts))
+    return found
+
+
+def _walk_py(root: Path, limit: int) -> Iterator[Path]:
+    count = 0
+    for path in sorted(root.rglob("*.py")):
+        if any(p.startswith(".") or p in ("node_modules", "__pycache__") for p in path.parts):
+            continue
+        count += 1
+        if count > limit:
+            return
+        yield path

@@ -1,0 +1,67 @@
+"""Assembling an engine for a strategy: which dictionary, which mutator.
+
+Strategies differ only here, so an ablation compares exactly one change at a time:
+`zest-strings` adds the analysis' constant strings to Zest, `spoton` adds type-targeted
+mutation on top of that.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from lambdafuzz.config import Target
+from lambdafuzz.fuzzer.engine import CampaignOptions, Engine, Strategy
+from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator
+from lambdafuzz.generators.core import ReplayMode
+
+#: Probability that a fresh string draw takes a dictionary constant (when there are any).
+DICTIONARY_P = 0.1
+
+
+def build_engine(
+    target: Target,
+    *,
+    out_dir: Path,
+    strategy: str | Strategy = Strategy.ZEST,
+    seed: int = 0,
+    max_execs: int | None = None,
+    max_seconds: float | None = None,
+    workers: int = 1,
+    backend: str = "moto",
+    endpoint: str | None = None,
+    mode: ReplayMode = ReplayMode.EXECUTION_INDEXED,
+    seed_corpora: Sequence[Path] = (),
+    memory_limit_mb: int | None = 1024,
+    stability_check: bool = True,
+) -> Engine:
+    strategy = Strategy(strategy)
+    dictionary = list(target.dictionary)
+    mutator: Mutator = RandomMutator(mode)
+    if strategy.uses_analysis_constants:
+        from lambdafuzz.fuzzer.targeting import analyze_target
+
+        analysis = analyze_target(target, cache_dir=out_dir / ".analysis")
+        dictionary += [c for c in analysis.constants if c not in dictionary]
+        if strategy is Strategy.SPOTON:
+            from lambdafuzz.fuzzer.targeting import TargetedMutator
+
+            mutator = TargetedMutator(analysis, target, mode)
+    options = CampaignOptions(
+        target=target,
+        out_dir=out_dir,
+        strategy=strategy,
+        seed=seed,
+        max_execs=max_execs,
+        max_seconds=max_seconds,
+        workers=workers,
+        backend=backend,
+        endpoint=endpoint,
+        mode=mode,
+        seed_corpora=tuple(seed_corpora),
+        dictionary=tuple(dictionary),
+        dictionary_p=DICTIONARY_P,
+        stability_check=stability_check,
+        memory_limit_mb=memory_limit_mb,
+    )
+    return Engine(options, mutator)

@@ -1,0 +1,592 @@
+"""The Zest loop: pick a parent, mutate its choice sequence, keep what covers something new.
+
+Every execution goes through `Engine._handle`, which updates coverage, the queue, failure
+deduplication and statistics, and yields typed events.  The engine never prints and never
+exits; the command line and reports subscribe to its events.
+
+Algorithm and constants follow JQF's Zest (thesis Alg. 7): the queue is walked
+round-robin; a parent gets 50 x (its coverage / the best coverage) children, x20 when it is
+favored (first to cover some branch arm); an input is saved when it covers a new arm, a new
+hit-count bucket of an arm, or a new arm among VALID inputs; failures never enter the
+queue.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+import time
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lambdafuzz.config import Target
+from lambdafuzz.fuzzer.corpus import (
+    SavedInput,
+    iter_inputs,
+    save_input,
+    write_json_atomic,
+    write_text_atomic,
+)
+from lambdafuzz.fuzzer.failures import FailureRecord, failure_slug
+from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator
+from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
+from lambdafuzz.harness.invoke import Status, app_dirs
+from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerPool, WorkerSpec
+
+NUM_CHILDREN_BASELINE = 50
+NUM_CHILDREN_MULTIPLIER_FAVORED = 20
+#: How often plot_data.csv and stats.json are rewritten.
+REPORT_INTERVAL_S = 1.0
+
+
+class Strategy(enum.StrEnum):
+    RANDOM = "random"  # every input fresh from the generators, no feedback
+    ZEST = "zest"
+    ZEST_STRINGS = "zest-strings"  # Zest + constant strings from the analysis
+    SPOTON = "spoton"  # Zest + constant strings + type-targeted mutation
+
+    @property
+    def uses_analysis_constants(self) -> bool:
+        return self in (Strategy.ZEST_STRINGS, Strategy.SPOTON)
+
+
+@dataclass(slots=True, frozen=True)
+class CampaignOptions:
+    target: Target
+    out_dir: Path
+    strategy: Strategy = Strategy.ZEST
+    seed: int = 0
+    max_execs: int | None = None
+    max_seconds: float | None = None
+    workers: int = 1
+    backend: str = "moto"
+    endpoint: str | None = None
+    mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
+    seed_corpora: tuple[Path, ...] = ()
+    dictionary: tuple[str, ...] = ()  # constants fed to string draws (strategy-dependent)
+    dictionary_p: float = 0.1
+    stability_check: bool = True
+    memory_limit_mb: int | None = 1024
+
+
+# ------------------------------------------------------------------------------ events
+@dataclass(slots=True, frozen=True)
+class Stats:
+    """A snapshot of a campaign; `stats.json` is this, serialised."""
+
+    strategy: str
+    seed: int
+    execs: int
+    valid_execs: int
+    elapsed_s: float
+    execs_per_sec: float
+    app_branches_total: int
+    app_branches_covered: int
+    valid_branches_covered: int
+    corpus_size: int
+    unique_failures: int
+    failure_hits: int
+    time_in_handler_s: float
+    time_in_generation_s: float
+    time_in_reset_load_s: float
+    since_last_new_coverage_s: float
+    stability_pct: float | None
+    worker_restarts: int
+    workers: int
+    targeting: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True, frozen=True)
+class CampaignStarted:
+    options: CampaignOptions
+    app_branches_total: int
+    resumed: int
+
+
+@dataclass(slots=True, frozen=True)
+class Progress:
+    stats: Stats
+
+
+@dataclass(slots=True, frozen=True)
+class NewCoverage:
+    name: str
+    provenance: str
+    covered: int
+
+
+@dataclass(slots=True, frozen=True)
+class NewFailure:
+    record: FailureRecord
+
+
+@dataclass(slots=True, frozen=True)
+class Notice:
+    slug: str
+    message: str
+
+
+@dataclass(slots=True, frozen=True)
+class CampaignFinished:
+    stats: Stats
+    out_dir: Path
+    stop_reason: str
+
+
+EventT = CampaignStarted | Progress | NewCoverage | NewFailure | Notice | CampaignFinished
+
+
+# ------------------------------------------------------------------------------ state
+@dataclass(slots=True)
+class Entry:
+    """A saved input in the queue."""
+
+    id: int
+    name: str
+    sequence: ChoiceSequence
+    seed: int
+    arms: frozenset[Any]
+    valid: bool
+    provenance: str
+
+
+@dataclass(slots=True, frozen=True)
+class _Tag:
+    kind: str  # "fresh" | "child" | "seed" | "recheck"
+    parent: int | None = None
+    mutation: Mutation | None = None
+    entry: int | None = None
+    source: str = ""
+
+
+class Engine:
+    """One campaign.  Iterate `run()` for its events."""
+
+    def __init__(self, options: CampaignOptions, mutator: Mutator | None = None) -> None:
+        self.options = options
+        self.rng = random.Random(options.seed)
+        self.mutator: Mutator = mutator or RandomMutator(options.mode)
+        self.queue: list[Entry] = []
+        self.seen: dict[Any, int] = {}  # arm -> bitmask of hit-count buckets seen
+        self.valid_arms: set[Any] = set()
+        self.first_hit: dict[Any, tuple[int, float]] = {}  # arm -> (execs, seconds)
+        self.responsible: dict[Any, int] = {}  # arm -> id of the first entry covering it
+        self.failures: dict[str, FailureRecord] = {}
+        self.execs = 0
+        self.requested = 0
+        self.valid_execs = 0
+        self.time_handler = self.time_generate = self.time_reset_load = 0.0
+        self.rechecks = self.stable = 0
+        self.targeting: dict[str, dict[str, int]] = {}
+        self.stop_requested = False
+        self.stop_reason = "budget exhausted"
+        self._pending_rechecks: deque[Entry] = deque()
+        self._pending_seeds: deque[SavedInput] = deque()
+        self._generator_errors = 0
+        self._start = 0.0
+        self._last_new = 0.0
+        self._plot_rows: list[str] = []
+        self._arms_total = 0
+        self._pool: WorkerPool | None = None
+        self._failure_inputs: dict[str, SavedInput] = {}
+
+    # ------------------------------------------------------------------ paths
+    @property
+    def corpus_dir(self) -> Path:
+        return self.options.out_dir / "corpus"
+
+    @property
+    def failures_dir(self) -> Path:
+        return self.options.out_dir / "failures"
+
+    def request_stop(self, reason: str = "interrupted") -> None:
+        self.stop_requested = True
+        self.stop_reason = reason
+
+    # ------------------------------------------------------------------ main loop
+    def run(self) -> Iterator[EventT]:
+        options = self.options
+        notices = self._load_existing()
+        write_json_atomic(
+            options.out_dir / "campaign.json",
+            {
+                "config": str(options.target.config_path),
+                "handler": f"{options.target.handler_module}.{options.target.handler_function}",
+                "strategy": options.strategy.value,
+                "seed": options.seed,
+                "max_execs": options.max_execs,
+                "max_seconds": options.max_seconds,
+                "workers": options.workers,
+                "backend": options.backend,
+                "mode": options.mode.value,
+            },
+        )
+        spec = WorkerSpec(
+            target=options.target,
+            backend=options.backend,
+            endpoint=options.endpoint,
+            dictionary=options.dictionary,
+            dictionary_p=options.dictionary_p if options.dictionary else 0.0,
+            memory_limit_mb=options.memory_limit_mb,
+        )
+        pool = WorkerPool(spec, options.workers)
+        self._pool = pool
+        self._arms_total = pool.info.app_arms_total
+        self._start = self._last_new = time.monotonic()
+        for arm, bucket in pool.info.import_coverage.items():  # module code ran at import
+            self.seen[arm] = 1 << bucket
+            self.first_hit[arm] = (0, 0.0)
+        yield CampaignStarted(options, self._arms_total, len(self._pending_seeds))
+        yield from notices
+        last_report = self._start
+        try:
+            for request, result in pool.imap(self._requests()):
+                yield from self._handle(request, result)
+                now = time.monotonic()
+                if now - last_report >= REPORT_INTERVAL_S:
+                    last_report = now
+                    stats = self.stats()
+                    self._write_reports(stats)
+                    yield Progress(stats)
+        finally:
+            pool.close()
+            stats = self.stats()
+            self._write_reports(stats, final=True)
+        yield CampaignFinished(stats, options.out_dir, self.stop_reason)
+
+    def _budget_left(self) -> bool:
+        if self.stop_requested:
+            return False
+        options = self.options
+        if options.max_execs is not None and self.requested >= options.max_execs:
+            return False
+        if options.max_seconds is not None and time.monotonic() - self._start >= options.max_seconds:
+            return False
+        return True
+
+    def _requests(self) -> Iterator[TestRequest]:
+        """The stream of tests: resumed seeds, then re-checks and children, until the budget."""
+        mode = self.options.mode
+        while self._pending_seeds and self._budget_left():
+            saved = self._pending_seeds.popleft()
+            self.requested += 1
+            yield TestRequest(
+                saved.sequence.prefix(mode), saved.seed, mode, _Tag("seed", source=saved.name)
+            )
+        cursor = 0
+        while self._budget_left():
+            while self._pending_rechecks:
+                entry = self._pending_rechecks.popleft()
+                yield TestRequest(entry.sequence.prefix(mode), entry.seed, mode, _Tag("recheck", entry=entry.id))
+            if self.options.strategy is Strategy.RANDOM or not self.queue:
+                self.requested += 1
+                yield TestRequest({} if mode is ReplayMode.EXECUTION_INDEXED else [], self._seed(), mode, _Tag("fresh"))
+                continue
+            parent = self.queue[cursor % len(self.queue)]
+            cursor += 1
+            for _ in range(self._children_for(parent)):
+                if not self._budget_left():
+                    return
+                while self._pending_rechecks:
+                    entry = self._pending_rechecks.popleft()
+                    yield TestRequest(entry.sequence.prefix(mode), entry.seed, mode, _Tag("recheck", entry=entry.id))
+                mutation = self.mutator.mutate(parent.sequence, self.rng)
+                self.requested += 1
+                yield TestRequest(mutation.prefix, self._seed(), mode, _Tag("child", parent.id, mutation))
+
+    def _seed(self) -> int:
+        return self.rng.getrandbits(63)
+
+    def _children_for(self, parent: Entry) -> int:
+        best = max(len(e.arms) for e in self.queue) or 1
+        children = max(1, NUM_CHILDREN_BASELINE * len(parent.arms) // best)
+        if parent.id in self._favored():
+            children *= NUM_CHILDREN_MULTIPLIER_FAVORED
+        return children
+
+    def _favored(self) -> set[int]:
+        return set(self.responsible.values())
+
+    # ------------------------------------------------------------------ one execution
+    def _handle(self, request: TestRequest, result: TestResult) -> Iterator[EventT]:
+        tag: _Tag = request.tag
+        if tag.kind == "recheck":
+            self._recheck(tag, result)
+            return
+        self.execs += 1
+        timings = result.timings
+        self.time_handler += timings.handler_s
+        self.time_generate += timings.generate_s
+        self.time_reset_load += timings.reset_load_s
+        if result.generator_error:
+            self._generator_errors += 1
+            if self._generator_errors == 1:
+                yield Notice("generator-error", f"a generator raised: {result.generator_error}")
+        status = result.status
+        if status is Status.VALID:
+            self.valid_execs += 1
+        now = time.monotonic() - self._start
+        new_arms = [arm for arm in result.coverage if arm not in self.seen]
+        new_bucket = False
+        for arm, bucket in result.coverage.items():
+            bit = 1 << bucket
+            old = self.seen.get(arm, 0)
+            if not old & bit:
+                new_bucket = True
+                self.seen[arm] = old | bit
+        for arm in new_arms:
+            self.first_hit[arm] = (self.execs, now)
+        new_valid = status is Status.VALID and any(a not in self.valid_arms for a in result.coverage)
+        if status is Status.VALID:
+            self.valid_arms.update(result.coverage)
+        if tag.mutation is not None and tag.mutation.targeted:
+            counts = self.targeting.setdefault(tag.mutation.targeted, {"children": 0, "saved": 0})
+            counts["children"] += 1
+        observe = getattr(self.mutator, "observe", None)
+        if status in (Status.FAILURE, Status.HANG):
+            yield from self._failure(request, result, now)
+            if observe is not None:
+                observe(tag.mutation, False, self.seen)
+            return
+        saved = bool(new_arms or new_bucket or new_valid)
+        if observe is not None:
+            observe(tag.mutation, saved, self.seen)
+        if not saved:
+            return
+        self._last_new = time.monotonic()
+        entry = self._save(request, result, tag, new_arms=bool(new_arms), new_valid=new_valid)
+        for arm in new_arms:
+            self.responsible[arm] = entry.id
+        if tag.mutation is not None and tag.mutation.targeted:
+            self.targeting[tag.mutation.targeted]["saved"] += 1
+        if self.options.stability_check:
+            self._pending_rechecks.append(entry)
+        yield NewCoverage(entry.name, entry.provenance, len(self.seen))
+
+    def _recheck(self, tag: _Tag, result: TestResult) -> None:
+        entry = next((e for e in self.queue if e.id == tag.entry), None)
+        if entry is None:
+            return
+        self.rechecks += 1
+        if frozenset(result.coverage) == entry.arms:
+            self.stable += 1
+
+    def _provenance(self, tag: _Tag, *, new_arms: bool, new_valid: bool) -> str:
+        parts = []
+        if tag.kind == "child":
+            parts.append(f"src:{tag.parent}")
+            if tag.mutation is not None and tag.mutation.targeted:
+                parts.append(f"targeted:{tag.mutation.targeted}")
+        elif tag.kind == "seed":
+            parts.append(f"seed:{tag.source}")
+        else:
+            parts.append("fresh")
+        if new_arms:
+            parts.append("+cov")
+        else:
+            parts.append("+hits")
+        if new_valid:
+            parts.append("+valid")
+        return " ".join(parts)
+
+    def _save(self, request: TestRequest, result: TestResult, tag: _Tag, *, new_arms: bool, new_valid: bool) -> Entry:
+        entry_id = len(self.queue)
+        name = f"id-{entry_id:06d}"
+        provenance = self._provenance(tag, new_arms=new_arms, new_valid=new_valid)
+        entry = Entry(
+            id=entry_id,
+            name=name,
+            sequence=result.recording,
+            seed=request.seed,
+            arms=frozenset(result.coverage),
+            valid=result.status is Status.VALID,
+            provenance=provenance,
+        )
+        self.queue.append(entry)
+        saved = SavedInput(
+            name=name,
+            sequence=result.recording,
+            seed=request.seed,
+            mode=request.mode,
+            outcome=result.status.name,
+            provenance=provenance,
+            world=self._world_summary(result.recording),
+            event=result.event,
+            extra={"arms": len(entry.arms), "exec": self.execs, "return_value": result.return_value},
+        )
+        save_input(self.corpus_dir / f"{name}.json", saved)
+        return entry
+
+    def _failure(self, request: TestRequest, result: TestResult, now: float) -> Iterator[EventT]:
+        info = result.failure
+        assert info is not None
+        signature = info.signature
+        record = self.failures.get(signature)
+        if record is not None:
+            record.hits += 1
+            return
+        record = FailureRecord(
+            signature=signature,
+            info=info,
+            status=result.status.name,
+            file_name=failure_slug(signature) + ".json",
+            first_exec=self.execs,
+            first_time_s=now,
+        )
+        self.failures[signature] = record
+        saved = SavedInput(
+            name=record.file_name[:-5],
+            sequence=result.recording,
+            seed=request.seed,
+            mode=request.mode,
+            outcome=result.status.name,
+            provenance=self._provenance(request.tag, new_arms=False, new_valid=False).replace(" +hits", ""),
+            world=self._world_summary(result.recording),
+            event=result.event,
+            failure=record.to_json(),
+        )
+        save_input(self.failures_dir / record.file_name, saved)
+        self._failure_inputs[signature] = saved
+        yield NewFailure(record)
+
+    def _world_summary(self, recording: ChoiceSequence) -> Any:
+        from lambdafuzz.report.world_summary import summarize_recording
+
+        return summarize_recording(recording, self.options.target)
+
+    # ------------------------------------------------------------------ resume / seeds
+    def _load_existing(self) -> list[Notice]:
+        notices: list[Notice] = []
+        dirs = [self.corpus_dir, *self.options.seed_corpora]
+        for directory in dirs:
+            for item in iter_inputs(directory):
+                if isinstance(item, Exception):
+                    notices.append(Notice("corpus-corrupt", f"skipped (kept on disk): {item}"))
+                else:
+                    self._pending_seeds.append(item)
+        for item in iter_inputs(self.failures_dir):
+            if isinstance(item, Exception):
+                notices.append(Notice("corpus-corrupt", f"skipped (kept on disk): {item}"))
+                continue
+            failure = item.failure or {}
+            signature = failure.get("signature")
+            if signature:
+                self._known_failure(signature, failure, item)
+        if self._pending_seeds:
+            # Resumed entries are re-executed and re-saved under fresh names; move the
+            # old files aside instead of deleting them.
+            self._archive_old_corpus()
+        return notices
+
+    def _known_failure(self, signature: str, failure: dict[str, Any], item: SavedInput) -> None:
+        from lambdafuzz.harness.invoke import FailureInfo
+
+        info = FailureInfo(
+            exception_type=str(failure.get("exception_type", "")),
+            message=str(failure.get("message", "")),
+            traceback=str(failure.get("traceback", "")),
+            location=str(failure.get("location", "")),
+            cause=str(failure.get("cause", "")),
+        )
+        self.failures[signature] = FailureRecord(
+            signature=signature,
+            info=info,
+            status=str(failure.get("status", item.outcome)),
+            file_name=f"{item.name}.json",
+            first_exec=int(failure.get("first_exec", 0)),
+            first_time_s=float(failure.get("first_time_s", 0.0)),
+            hits=int(failure.get("hits", 1)),
+        )
+        self._failure_inputs[signature] = item
+
+    def _archive_old_corpus(self) -> None:
+        corpus = self.corpus_dir
+        if not corpus.is_dir() or not any(corpus.glob("*.json")):
+            return
+        n = 0
+        while (archive := self.options.out_dir / f"corpus.prev{n}").exists():
+            n += 1
+        corpus.rename(archive)
+        # the seeds were read already; point their names at the archive for provenance
+        self._pending_seeds = deque(
+            SavedInput(
+                name=f"{archive.name}/{s.name}",
+                sequence=s.sequence,
+                seed=s.seed,
+                mode=s.mode,
+                outcome=s.outcome,
+                provenance=s.provenance,
+            )
+            for s in self._pending_seeds
+        )
+
+    # ------------------------------------------------------------------ reporting
+    def stats(self) -> Stats:
+        elapsed = max(1e-9, time.monotonic() - self._start) if self._start else 0.0
+        return Stats(
+            strategy=self.options.strategy.value,
+            seed=self.options.seed,
+            execs=self.execs,
+            valid_execs=self.valid_execs,
+            elapsed_s=round(elapsed, 3),
+            execs_per_sec=round(self.execs / elapsed, 2) if elapsed else 0.0,
+            app_branches_total=self._arms_total,
+            app_branches_covered=len(self.seen),
+            valid_branches_covered=len(self.valid_arms),
+            corpus_size=len(self.queue),
+            unique_failures=len(self.failures),
+            failure_hits=sum(r.hits for r in self.failures.values()),
+            time_in_handler_s=round(self.time_handler, 3),
+            time_in_generation_s=round(self.time_generate, 3),
+            time_in_reset_load_s=round(self.time_reset_load, 3),
+            since_last_new_coverage_s=round(time.monotonic() - self._last_new, 1) if self._start else 0.0,
+            stability_pct=round(100.0 * self.stable / self.rechecks, 1) if self.rechecks else None,
+            worker_restarts=self._pool.restarts if self._pool else 0,
+            workers=self.options.workers,
+            targeting={k: dict(v) for k, v in sorted(self.targeting.items())},
+        )
+
+    def _write_reports(self, stats: Stats, *, final: bool = False) -> None:
+        out = self.options.out_dir
+        self._plot_rows.append(
+            f"{stats.elapsed_s},{stats.execs},{stats.app_branches_covered},"
+            f"{stats.valid_branches_covered},{stats.corpus_size},{stats.unique_failures}"
+        )
+        header = "time_s,execs,branches,valid_branches,corpus,failures\n"
+        write_text_atomic(out / "plot_data.csv", header + "\n".join(self._plot_rows) + "\n")
+        write_json_atomic(out / "stats.json", stats.to_json())
+        if final:
+            # hit counts changed since each failure was first written
+            for signature, record in self.failures.items():
+                data = self._failure_inputs[signature].to_json()
+                data["failure"] = record.to_json()
+                write_json_atomic(self.failures_dir / record.file_name, data)
+            write_json_atomic(out / "coverage.json", self.coverage_json())
+
+    def coverage_json(self) -> dict[str, Any]:
+        """Covered arms with when they were first hit: input to reports and the study."""
+        from lambdafuzz.harness.coverage import Scope, scan_arms
+
+        catalog = scan_arms(Scope.of(app_dirs(self.options.target)))
+        arms = []
+        for arm, (execs, seconds) in sorted(self.first_hit.items(), key=lambda kv: kv[1]):
+            site = catalog.site(arm)
+            arms.append(
+                {
+                    "arm": list(arm),
+                    "file": arm[0],
+                    "from_line": site.from_line if site else None,
+                    "to_line": site.to_line if site else None,
+                    "first_exec": execs,
+                    "first_s": round(seconds, 3),
+                    "valid": arm in self.valid_arms,
+                }
+            )
+        return {"app_branches_total": self._arms_total, "covered": arms}
+

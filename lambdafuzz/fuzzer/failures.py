@@ -1,0 +1,43 @@
+"""Deduplicated failures: one record per exception type + innermost application frame."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+
+from lambdafuzz.harness.invoke import FailureInfo
+
+
+def failure_slug(signature: str) -> str:
+    """A short, file-name-safe, stable name for a failure signature."""
+    readable = re.sub(r"[^A-Za-z0-9]+", "-", signature).strip("-")[:60]
+    digest = hashlib.sha1(signature.encode()).hexdigest()[:8]  # noqa: S324 - a name, not security
+    return f"{readable}-{digest}"
+
+
+@dataclass(slots=True)
+class FailureRecord:
+    """The first input that produced a failure, and how often it recurred."""
+
+    signature: str
+    info: FailureInfo
+    status: str
+    file_name: str
+    first_exec: int
+    first_time_s: float
+    hits: int = 1
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "signature": self.signature,
+            "status": self.status,
+            "exception_type": self.info.exception_type,
+            "message": self.info.message,
+            "location": self.info.location,
+            "cause": self.info.cause,
+            "traceback": self.info.traceback,
+            "first_exec": self.first_exec,
+            "first_time_s": round(self.first_time_s, 3),
+            "hits": self.hits,
+        }

@@ -1,0 +1,278 @@
+"""Pick a file format, generate the file, and now and then break it on purpose.
+
+This is what S3 objects, SQS bodies and zip entries are made of.  The format choice is
+one labelled draw (`lambdafuzz.FileFormat`); the content is the format's own generator;
+the corruption (SpotOn: probability 0.003) is a labelled draw after the content, so a
+mutation that flips it leaves the content draws where they were.
+
+A corruption always yields a file the strict checks in `validation.py` reject: if the
+drawn corruption happens to produce something still acceptable (a CSV cut exactly at a
+line end), the extension is dropped instead, which no consumer accepts.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from lambdafuzz import labels
+from lambdafuzz.errors import InvalidArgument
+from lambdafuzz.generators.core import Choices, SiteT, generator
+from lambdafuzz.generators.files.csv_files import csv_files
+from lambdafuzz.generators.files.text_files import text_documents
+from lambdafuzz.generators.files.validation import rejection
+
+#: Formats that produce bytes of one kind each.
+CONCRETE_FORMATS: Final = (
+    "csv", "json", "xml", "text", "png", "jpeg", "gif", "zip", "gzip", "csv.gz",
+)  # fmt: skip
+#: Names that stand for several concrete formats.
+FORMAT_GROUPS: Final = {"image": ("png", "jpeg", "gif"), "any": CONCRETE_FORMATS}
+#: Every name `draw_file` accepts (and `lambdafuzz.yaml` `formats:` lists).
+FORMATS: Final = (*CONCRETE_FORMATS[:7], "image", *CONCRETE_FORMATS[7:], "any")
+
+#: Usual extensions (the first is the default) and content types per concrete format.
+EXTENSIONS: Final = {
+    "csv": ("csv",),
+    "json": ("json",),
+    "xml": ("xml",),
+    "text": ("txt",),
+    "png": ("png",),
+    "jpeg": ("jpg", "jpeg"),
+    "gif": ("gif",),
+    "zip": ("zip",),
+    "gzip": ("gz",),  # really `<inner extension>.gz`
+    "csv.gz": ("csv.gz",),
+}
+CONTENT_TYPES: Final = {
+    "csv": "text/csv",
+    "json": "application/json",
+    "xml": "application/xml",
+    "text": "text/plain",
+    "png": "image/png",
+    "jpeg": "image/jpeg",
+    "gif": "image/gif",
+    "zip": "application/zip",
+    "gzip": "application/gzip",
+    "csv.gz": "application/gzip",
+}
+CORRUPTIONS: Final = ("wrong-extension", "missing-extension", "truncated", "mismatched-content")
+ARCHIVE_FORMATS: Final = frozenset({"zip", "gzip", "csv.gz"})
+TEXT_FORMATS: Final = frozenset({"csv", "text"})
+#: Archives nest at most this deep (a zip in a zip in a zip is the deepest).
+MAX_DEPTH: Final = 2
+#: Extensions a wrong-extension corruption picks from.
+_WRONG_EXTENSIONS: Final = ("csv", "json", "xml", "txt", "png", "jpg", "gif", "zip", "gz", "pdf")
+
+
+@dataclass(slots=True, frozen=True)
+class GeneratedFile:
+    """A generated file.  `format` is what was asked for (and what `content_type` says);
+    `erroneous` names the corruption applied, if any, in which case `extension` or `data`
+    may not match `format`."""
+
+    format: str
+    extension: str  # without the dot; "" for none
+    content_type: str
+    data: bytes
+    erroneous: str | None = None
+
+    @property
+    def suffix(self) -> str:
+        """`.csv`, `.csv.gz`, or "" without an extension."""
+        return f".{self.extension}" if self.extension else ""
+
+
+def resolve_formats(formats: Sequence[str] | str) -> tuple[str, ...]:
+    """The concrete formats behind names like `image` or `any`, in order, without repeats."""
+    names = (formats,) if isinstance(formats, str) else tuple(formats)
+    if not names:
+        raise InvalidArgument(f"no file formats given; valid formats: {', '.join(FORMATS)}")
+    concrete: dict[str, None] = {}
+    for name in names:
+        if name in FORMAT_GROUPS:
+            concrete.update(dict.fromkeys(FORMAT_GROUPS[name]))
+        elif name in EXTENSIONS:
+            concrete[name] = None
+        else:
+            raise InvalidArgument(
+                f"unknown file format {name!r}; valid formats: {', '.join(FORMATS)}"
+            )
+    return tuple(concrete)
+
+
+def draw_file(
+    choices: Choices,
+    formats: Sequence[str] | str = ("any",),
+    *,
+    erroneous_p: float = 0.003,
+    site: SiteT | None = None,
+) -> GeneratedFile:
+    """A file of one of `formats`; erroneous with probability `erroneous_p` (0 disables).
+
+    Arguments are checked before anything is drawn; `site` names the call site in the
+    execution index when a caller draws files from several places."""
+    concrete = resolve_formats(formats)
+    if not 0.0 <= erroneous_p <= 1.0:
+        raise InvalidArgument(f"erroneous_p={erroneous_p!r} must be within [0, 1]")
+    return _file(choices, concrete, erroneous_p, 0, site=site)
+
+
+@generator(labels.FILE)
+def _file(
+    choices: Choices, concrete: tuple[str, ...], erroneous_p: float, depth: int
+) -> GeneratedFile:
+    with choices.scope(labels.FILE_FORMAT):
+        fmt = concrete[0] if len(concrete) == 1 else choices.draw_choice(concrete, site="format")
+    data, extension = _content(choices, fmt, depth)
+    file = GeneratedFile(fmt, extension, CONTENT_TYPES[fmt], data)
+    if erroneous_p > 0.0:
+        with choices.scope(labels.ERRONEOUS):
+            if choices.draw_boolean(erroneous_p, site="erroneous?"):
+                file = _corrupt(choices, file, depth)
+    return file
+
+
+def member_file(choices: Choices, depth: int) -> GeneratedFile:
+    """A well-formed file to put inside an archive at nesting `depth` (no archives once
+    `MAX_DEPTH` is reached)."""
+    formats = CONCRETE_FORMATS if depth < MAX_DEPTH else _flat(CONCRETE_FORMATS)
+    return _file(choices, formats, 0.0, depth)
+
+
+def _flat(formats: Sequence[str]) -> tuple[str, ...]:
+    return tuple(f for f in formats if f not in ARCHIVE_FORMATS)
+
+
+# ------------------------------------------------------------------------- content
+def _content(choices: Choices, fmt: str, depth: int) -> tuple[bytes, str]:
+    """The bytes of a well-formed `fmt` file and its extension."""
+    return _CONTENT[fmt](choices, depth)
+
+
+def _csv(choices: Choices, depth: int) -> tuple[bytes, str]:
+    return csv_files(choices).data, "csv"
+
+
+def _text(choices: Choices, depth: int) -> tuple[bytes, str]:
+    return text_documents(choices), "txt"
+
+
+def _json(choices: Choices, depth: int) -> tuple[bytes, str]:
+    from lambdafuzz.generators.files.json_files import json_documents
+
+    return json_documents(choices), "json"
+
+
+def _xml(choices: Choices, depth: int) -> tuple[bytes, str]:
+    from lambdafuzz.generators.files.xml_files import xml_documents
+
+    return xml_documents(choices), "xml"
+
+
+def _image(fmt: str) -> Callable[[Choices, int], tuple[bytes, str]]:
+    def content(choices: Choices, depth: int) -> tuple[bytes, str]:
+        from lambdafuzz.generators.files.images import images
+
+        # Images inside archives stay small so a zip of several fits the choice budget.
+        image = images(choices, format=fmt, max_side=64 if depth == 0 else 16)
+        extension = EXTENSIONS[fmt][0]
+        if len(EXTENSIONS[fmt]) > 1:
+            with choices.scope(labels.FILE_FORMAT):
+                extension = choices.draw_weighted(EXTENSIONS[fmt], (3, 1), site="extension")
+        return image.data, extension
+
+    return content
+
+
+def _zip(choices: Choices, depth: int) -> tuple[bytes, str]:
+    from lambdafuzz.generators.files.archives import zip_archives
+
+    return zip_archives(choices, member=member_file, depth=depth), "zip"
+
+
+def _gzip_of(inner_formats: tuple[str, ...] | None) -> Callable[[Choices, int], tuple[bytes, str]]:
+    def content(choices: Choices, depth: int) -> tuple[bytes, str]:
+        from lambdafuzz.generators.files.archives import gzip_files
+
+        formats = inner_formats or (
+            _flat(CONCRETE_FORMATS) if depth + 1 >= MAX_DEPTH else _gzip_inner()
+        )
+        inner: list[GeneratedFile] = []
+
+        def member(c: Choices, d: int) -> bytes:
+            inner.append(_file(c, formats, 0.0, d))
+            return inner[-1].data
+
+        data = gzip_files(choices, member=member, depth=depth)
+        return data, f"{inner[0].extension}.gz"
+
+    return content
+
+
+def _gzip_inner() -> tuple[str, ...]:
+    """Anything but gzip inside gzip (a `.gz.gz` helps nobody)."""
+    return tuple(f for f in CONCRETE_FORMATS if f not in ("gzip", "csv.gz"))
+
+
+_CONTENT: Final[dict[str, Callable[[Choices, int], tuple[bytes, str]]]] = {
+    "csv": _csv,
+    "json": _json,
+    "xml": _xml,
+    "text": _text,
+    "png": _image("png"),
+    "jpeg": _image("jpeg"),
+    "gif": _image("gif"),
+    "zip": _zip,
+    "gzip": _gzip_of(None),
+    "csv.gz": _gzip_of(("csv",)),
+}
+
+
+# ------------------------------------------------------------------------- corruption
+def _corrupt(choices: Choices, file: GeneratedFile, depth: int) -> GeneratedFile:
+    kind = choices.draw_choice(CORRUPTIONS, site="kind")
+    extension, data = file.extension, file.data
+    if kind == "wrong-extension":
+        wrong = [e for e in _WRONG_EXTENSIONS if e != extension and rejection(e, data)]
+        extension = choices.draw_choice(wrong, site="extension") if wrong else ""
+    elif kind == "missing-extension":
+        extension = ""
+    elif kind == "truncated":
+        data = _truncate(choices, file)
+    else:
+        others = _MISMATCH_SOURCES[file.format]
+        other = choices.draw_choice(others, site="content-format")
+        data, _ = _content(choices, other, MAX_DEPTH)
+    if extension and rejection(extension, data) is None:
+        kind, extension, data = "missing-extension", "", file.data
+    return GeneratedFile(file.format, extension, file.content_type, data, kind)
+
+
+def _truncate(choices: Choices, file: GeneratedFile) -> bytes:
+    """A proper prefix; text files lose their last newline too, so the cut shows."""
+    data = file.data
+    if len(data) < 2:
+        return data  # nothing to cut: the caller falls back to dropping the extension
+    cut = choices.draw_integer(1, len(data) - 1, site="cut")
+    if file.format in TEXT_FORMATS:
+        return data[:cut].rstrip(b"\r\n")
+    return data[:cut]
+
+
+_BINARY: Final = ("png", "jpeg", "gif", "zip", "gzip")
+#: Formats whose content the parser for a given declared format cannot read.
+_MISMATCH_SOURCES: Final = {
+    "csv": _BINARY,
+    "text": _BINARY,
+    "json": ("csv", "xml", "text", *_BINARY),
+    "xml": ("csv", "json", "text", *_BINARY),
+    "png": ("csv", "json", "xml", "text", "jpeg", "gif", "zip", "gzip"),
+    "jpeg": ("csv", "json", "xml", "text", "png", "gif", "zip", "gzip"),
+    "gif": ("csv", "json", "xml", "text", "png", "jpeg", "zip", "gzip"),
+    "zip": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "gzip"),
+    "gzip": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip"),
+    "csv.gz": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip"),
+}

@@ -1,0 +1,190 @@
+"""JSON documents: values of every JSON type, or objects following a shape.
+
+A shape asks for "objects with these fields":
+
+    {"required": {"name": "string", "age": "integer", "tags": ["string"],
+                  "address": {"required": {"city": "string"}}},
+     "optional": {"nickname": "string"}}
+
+Field types are `string`, `integer`, `number`, `boolean`, `null`, `array`, `object`,
+`any`, `date` and `datetime` (ISO strings), a one-element list `[type]` for an array of
+that type, or a nested shape.  Required keys are always present, optional keys half the
+time, and with a small probability a few extra keys are added (handlers meet unexpected
+fields).  Nesting is bounded by `max_depth`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+from lambdafuzz import labels
+from lambdafuzz.errors import InvalidArgument
+from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.dates import dates, datetimes
+from lambdafuzz.generators.files.alphabets import FREE_TEXT, NAME, encodable
+from lambdafuzz.generators.files.budget import fits
+
+ShapeT = Mapping[str, Any]
+
+SCALAR_TYPES: Final = ("string", "integer", "number", "boolean", "null")
+FIELD_TYPES: Final = (*SCALAR_TYPES, "array", "object", "any", "date", "datetime")
+_SHAPE_KEYS: Final = frozenset({"required", "optional"})
+#: Strings: free text plus characters JSON must escape.
+STRING_ALPHABET: Final = FREE_TEXT + "\t\n\r\b\f\x00\x1f\u2028\U0001f600"
+
+
+def validate_shape(shape: object, path: str = "shape") -> None:
+    """Raise InvalidArgument naming the first bad part of `shape`."""
+    if not isinstance(shape, Mapping):
+        raise InvalidArgument(f"{path}: expected a mapping with 'required'/'optional', got {shape!r}")
+    unknown = set(shape) - _SHAPE_KEYS
+    if unknown:
+        raise InvalidArgument(f"{path}: unknown keys {sorted(unknown)!r}; expected 'required', 'optional'")
+    for part in _SHAPE_KEYS & set(shape):
+        fields = shape[part]
+        if not isinstance(fields, Mapping):
+            raise InvalidArgument(f"{path}.{part}: expected a mapping of field -> type, got {fields!r}")
+        for key, kind in fields.items():
+            if not isinstance(key, str):
+                raise InvalidArgument(f"{path}.{part}: field name {key!r} is not a string")
+            _validate_type(kind, f"{path}.{part}.{key}")
+
+
+def _validate_type(kind: object, path: str) -> None:
+    if isinstance(kind, str):
+        if kind not in FIELD_TYPES:
+            raise InvalidArgument(f"{path}: unknown type {kind!r}; valid: {', '.join(FIELD_TYPES)}")
+    elif isinstance(kind, list):
+        if len(kind) != 1:
+            raise InvalidArgument(f"{path}: an array type is a one-element list, got {kind!r}")
+        _validate_type(kind[0], f"{path}[]")
+    else:
+        validate_shape(kind, path)
+
+
+# ------------------------------------------------------------------------- values
+def _string(choices: Choices) -> str:
+    return encodable(choices.draw_string(STRING_ALPHABET, 0, 20, site="string"))
+
+
+def _key(choices: Choices) -> str:
+    return encodable(choices.draw_string(NAME, 0, 12, site="key"))
+
+
+def _integer(choices: Choices) -> int:
+    if choices.draw_boolean(0.05, site="huge?"):
+        return choices.draw_integer(-(2**63), 2**63 - 1, site="huge")
+    magnitude = choices.draw_geometric(100.0, max_value=10**9, site="magnitude")
+    return -magnitude if choices.draw_boolean(0.15, site="negative?") else magnitude
+
+
+def _number(choices: Choices) -> float:
+    value = choices.draw_float(-1e6, 1e6, site="number")
+    places = choices.draw_integer(0, 3, site="places")
+    return round(value, places) if places < 3 else value
+
+
+def _scalar(choices: Choices, kind: str) -> Any:
+    if kind == "string":
+        return _string(choices)
+    if kind == "integer":
+        return _integer(choices)
+    if kind == "number":
+        return _number(choices)
+    if kind == "boolean":
+        return choices.draw_boolean(site="boolean")
+    if kind == "date":
+        return dates(choices).isoformat()
+    if kind == "datetime":
+        return datetimes(choices).isoformat()
+    return None
+
+
+@generator(labels.JSON_VALUE)
+def json_values(choices: Choices, *, max_depth: int = 3) -> Any:
+    """Any JSON value; containers only while `max_depth` > 0."""
+    kinds = (*SCALAR_TYPES, "array", "object") if max_depth > 0 else SCALAR_TYPES
+    weights = (3, 3, 2, 1, 1, 1, 2)[: len(kinds)]
+    kind = choices.draw_weighted(kinds, weights, site="kind")
+    if kind == "array":
+        return _array(choices, None, max_depth - 1)
+    if kind == "object":
+        return json_objects(choices, max_depth=max_depth - 1)
+    return _scalar(choices, kind)
+
+
+def _array(choices: Choices, item: object, max_depth: int) -> list[Any]:
+    n = choices.draw_geometric(3.0, max_value=50, site="length")
+    return [_typed(choices, item, max_depth) for _ in range(n) if fits(choices, 64)]
+
+
+def _typed(choices: Choices, kind: object, max_depth: int) -> Any:
+    """A value of a shape field type (None: any)."""
+    if kind is None or kind == "any":
+        return json_values(choices, max_depth=max(max_depth, 0))
+    if isinstance(kind, str):
+        if kind == "array":
+            return _array(choices, None, max_depth - 1) if max_depth > 0 else []
+        if kind == "object":
+            return json_objects(choices, max_depth=max_depth - 1) if max_depth > 0 else {}
+        with choices.scope(labels.JSON_VALUE):
+            return _scalar(choices, kind)
+    if isinstance(kind, list):
+        return _array(choices, kind[0], max_depth - 1)
+    return json_objects(choices, shape=kind, max_depth=max_depth - 1)
+
+
+@generator(labels.JSON_OBJECT)
+def json_objects(
+    choices: Choices, *, shape: ShapeT | None = None, max_depth: int = 3, extra_p: float = 0.05
+) -> dict[str, Any]:
+    """An object: free keys, or the fields of `shape` (validated by the caller)."""
+    result: dict[str, Any] = {}
+    if shape is None:
+        n = choices.draw_geometric(3.0, max_value=30, site="size")
+        for _ in range(n):
+            if not fits(choices, 64):
+                break
+            key = _key(choices)
+            result[key] = json_values(choices, max_depth=max(max_depth, 0))
+        return result
+    for key, kind in shape.get("required", {}).items():
+        result[key] = _typed(choices, kind, max_depth)
+    for key, kind in shape.get("optional", {}).items():
+        if choices.draw_boolean(0.5, site="optional?"):
+            result[key] = _typed(choices, kind, max_depth)
+    if extra_p and choices.draw_boolean(extra_p, site="extra?"):
+        for _ in range(choices.draw_geometric(1.0, min_value=1, max_value=5, site="extras")):
+            key = _key(choices)
+            if key not in result:
+                result[key] = json_values(choices, max_depth=max(max_depth - 1, 0))
+    return result
+
+
+@generator(labels.JSON_DOCUMENT)
+def json_documents(
+    choices: Choices, *, shape: ShapeT | None = None, max_depth: int = 4
+) -> bytes:
+    """A UTF-8 JSON document: an object of `shape` if given, else any value (mostly
+    objects and arrays), serialised compactly or indented."""
+    if shape is not None:
+        validate_shape(shape)
+    if not 0 <= max_depth <= 32:
+        raise InvalidArgument(f"json_documents: max_depth={max_depth!r} must be within [0, 32]")
+    if shape is not None:
+        value: Any = json_objects(choices, shape=shape, max_depth=max_depth)
+    else:
+        top = choices.draw_weighted(("object", "array", "scalar"), (6, 3, 1), site="top")
+        if top == "object" and max_depth > 0:
+            value = json_objects(choices, max_depth=max_depth - 1)
+        elif top == "array" and max_depth > 0:
+            value = _array(choices, None, max_depth - 1)
+        else:
+            value = json_values(choices, max_depth=0)
+    indent = choices.draw_choice((None, 2, 4), site="indent")
+    ensure_ascii = choices.draw_boolean(0.5, site="ascii?")
+    newline = "\n" if choices.draw_boolean(0.5, site="newline?") else ""
+    text = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
+    return (text + newline).encode("utf-8")

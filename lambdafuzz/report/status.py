@@ -1,0 +1,136 @@
+"""Showing a campaign's progress: a live rich panel on a terminal, plain lines otherwise."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Iterable, Iterator
+from typing import TextIO
+
+from lambdafuzz.fuzzer.engine import (
+    CampaignFinished,
+    CampaignStarted,
+    EventT,
+    NewCoverage,
+    NewFailure,
+    Notice,
+    Progress,
+    Stats,
+)
+
+PLAIN_INTERVAL_S = 5.0
+
+
+def _coverage(stats: Stats) -> str:
+    total = stats.app_branches_total
+    pct = f" ({100.0 * stats.app_branches_covered / total:.1f}%)" if total else ""
+    return f"{stats.app_branches_covered}/{total}{pct}"
+
+
+def _valid_share(stats: Stats) -> str:
+    return f"{100.0 * stats.valid_execs / stats.execs:.1f}%" if stats.execs else "-"
+
+
+def status_line(stats: Stats) -> str:
+    return (
+        f"[{stats.elapsed_s:7.1f}s] execs {stats.execs} ({stats.execs_per_sec:.0f}/s)  "
+        f"branches {_coverage(stats)}  valid {_valid_share(stats)}  corpus {stats.corpus_size}  "
+        f"failures {stats.unique_failures}  last new {stats.since_last_new_coverage_s:.0f}s ago"
+    )
+
+
+def summary(finished: CampaignFinished) -> str:
+    s = finished.stats
+    lines = [
+        f"lambdafuzz: {finished.stop_reason} after {s.execs} executions in {s.elapsed_s:.1f} s "
+        f"({s.execs_per_sec:.0f}/s, {s.workers} worker{'s' if s.workers != 1 else ''})",
+        f"  strategy        {s.strategy} (seed {s.seed})",
+        f"  branches        {_coverage(s)}; among valid inputs {s.valid_branches_covered}",
+        f"  valid inputs    {_valid_share(s)}",
+        f"  corpus          {s.corpus_size} inputs",
+        f"  failures        {s.unique_failures} unique ({s.failure_hits} hits)",
+        f"  time in handler {s.time_in_handler_s:.1f} s; generation {s.time_in_generation_s:.1f} s; "
+        f"reset+load {s.time_in_reset_load_s:.1f} s",
+    ]
+    if s.stability_pct is not None:
+        lines.append(f"  stability       {s.stability_pct:.1f}% of new-coverage inputs re-ran identically")
+    if s.targeting:
+        parts = ", ".join(f"{k}: {v['saved']}/{v['children']}" for k, v in s.targeting.items())
+        lines.append(f"  targeting       saved/children per type: {parts}")
+    lines.append(f"  outputs         {finished.out_dir}/ (corpus/, failures/, stats.json, plot_data.csv)")
+    return "\n".join(lines)
+
+
+def follow(events: Iterable[EventT], *, quiet: bool = False, stream: TextIO | None = None) -> Iterator[EventT]:
+    """Pass events through while displaying them."""
+    out = stream or sys.stdout
+    if quiet:
+        yield from events
+        return
+    if out.isatty():
+        yield from _follow_live(events, out)
+    else:
+        yield from _follow_plain(events, out)
+
+
+def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
+    last = 0.0
+    for event in events:
+        if isinstance(event, CampaignStarted):
+            o = event.options
+            print(
+                f"lambdafuzz: fuzzing {o.target.handler_module}.{o.target.handler_function} "
+                f"with {o.strategy.value}, seed {o.seed}, {o.workers} worker(s); "
+                f"{event.app_branches_total} application branch arms",
+                file=out,
+                flush=True,
+            )
+        elif isinstance(event, NewFailure):
+            print(f"  new failure: {event.record.signature}", file=out, flush=True)
+        elif isinstance(event, Notice):
+            print(f"  warning [{event.slug}]: {event.message}", file=out, flush=True)
+        elif isinstance(event, Progress) and time.monotonic() - last >= PLAIN_INTERVAL_S:
+            last = time.monotonic()
+            print(status_line(event.stats), file=out, flush=True)
+        yield event
+
+
+def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
+    from rich.console import Console
+    from rich.live import Live
+    from rich.table import Table
+
+    console = Console(file=out)
+    recent: list[str] = []
+
+    def render(stats: Stats | None, title: str) -> Table:
+        table = Table(title=title, show_header=False, expand=False)
+        table.add_column(style="bold")
+        table.add_column()
+        if stats is not None:
+            table.add_row("elapsed", f"{stats.elapsed_s:.1f} s")
+            table.add_row("executions", f"{stats.execs} ({stats.execs_per_sec:.0f}/s)")
+            table.add_row("branches", _coverage(stats))
+            table.add_row("valid inputs", _valid_share(stats))
+            table.add_row("corpus", str(stats.corpus_size))
+            table.add_row("unique failures", str(stats.unique_failures))
+            table.add_row("last new coverage", f"{stats.since_last_new_coverage_s:.0f} s ago")
+        for line in recent[-5:]:
+            table.add_row("", line)
+        return table
+
+    title = "lambdafuzz"
+    with Live(render(None, title), console=console, refresh_per_second=4, transient=False) as live:
+        for event in events:
+            if isinstance(event, CampaignStarted):
+                o = event.options
+                title = f"lambdafuzz: {o.target.handler_module}.{o.target.handler_function} [{o.strategy.value}]"
+            elif isinstance(event, NewFailure):
+                recent.append(f"[red]failure[/red] {event.record.signature}")
+            elif isinstance(event, NewCoverage):
+                recent.append(f"{event.name} {event.provenance}")
+            elif isinstance(event, Notice):
+                recent.append(f"[yellow]{event.slug}[/yellow] {event.message}")
+            if isinstance(event, Progress | CampaignFinished):
+                live.update(render(event.stats, title))
+            yield event

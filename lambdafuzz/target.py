@@ -1,0 +1,171 @@
+"""The validated description of a handler under test: what `config.load_config` returns.
+
+Plain frozen dataclasses, importable without pydantic or YAML, so generators, harness and
+fuzzer depend on the facts and not on how they were read.  `resolve_env` turns the raw
+`${queues.jobs.url}` references of `Target.env` into values once a backend has loaded a
+world (the URLs and ARNs are facts only the emulator knows).
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from lambdafuzz.generators.aws.world import KeySchema, LoadedWorld
+
+
+class TriggerKind(enum.StrEnum):
+    S3 = "s3"
+    SQS = "sqs"
+    SNS = "sns"
+    DYNAMODB_STREAM = "dynamodb-stream"
+    APIGATEWAY = "apigateway"
+    APIGATEWAY_V2 = "apigateway-v2"
+    EVENTBRIDGE = "eventbridge"
+
+
+#: `trigger.body` values that are not file formats: a message carrying an S3 notification.
+BODY_S3_EVENT = "s3-event"
+BODY_EVENTBRIDGE_S3 = "eventbridge-s3"
+STREAM_VIEW_TYPES = ("NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY")
+KEY_TYPES = ("S", "N", "B")
+#: What each resource kind can be referenced as in `env`: `${queues.jobs.url}`.
+REFERENCE_ATTRIBUTES: Mapping[str, tuple[str, ...]] = types.MappingProxyType(
+    {
+        "buckets": ("name", "arn"),
+        "tables": ("name", "arn", "stream_arn"),
+        "queues": ("url", "arn", "name"),
+        "topics": ("arn", "name"),
+    }
+)
+#: `${kind.name.attribute}` inside an env value.
+REFERENCE = re.compile(r"\$\{([^}]*)\}")
+
+
+@dataclass(slots=True, frozen=True)
+class Trigger:
+    kind: TriggerKind
+    source: str | None  # bucket / queue / topic / table emitting the events; None: no resource
+    body: str | None = None  # a file format, BODY_S3_EVENT or BODY_EVENTBRIDGE_S3; None: default
+    records_min: int = 1
+    records_max: int = 1
+
+
+@dataclass(slots=True, frozen=True)
+class ObjectsSpec:
+    min: int
+    max: int
+    formats: tuple[str, ...]
+    prefixes: tuple[str, ...] = ()
+    erroneous_p: float = 0.003
+
+
+@dataclass(slots=True, frozen=True)
+class BucketSpec:
+    name: str
+    objects: ObjectsSpec | None = None  # None: an output bucket, created empty
+
+
+@dataclass(slots=True, frozen=True)
+class TableSpec:
+    name: str
+    key_schema: KeySchema
+    items_min: int = 0
+    items_max: int = 0
+    stream: str | None = None  # StreamViewType
+
+
+@dataclass(slots=True, frozen=True)
+class QueueSpec:
+    name: str
+    messages_min: int = 0
+    messages_max: int = 0
+    fifo: bool = False
+
+
+@dataclass(slots=True, frozen=True)
+class TopicSpec:
+    name: str
+
+
+@dataclass(slots=True, frozen=True)
+class Resources:
+    buckets: tuple[BucketSpec, ...] = ()
+    tables: tuple[TableSpec, ...] = ()
+    queues: tuple[QueueSpec, ...] = ()
+    topics: tuple[TopicSpec, ...] = ()
+
+    def bucket(self, name: str) -> BucketSpec:
+        return next(b for b in self.buckets if b.name == name)
+
+    def table(self, name: str) -> TableSpec:
+        return next(t for t in self.tables if t.name == name)
+
+    def queue(self, name: str) -> QueueSpec:
+        return next(q for q in self.queues if q.name == name)
+
+
+@dataclass(slots=True, frozen=True)
+class OutcomeRules:
+    invalid_exceptions: tuple[str, ...] = ()
+    invalid_status_codes: tuple[int, ...] = ()
+    failure_exceptions: tuple[str, ...] = ()
+    failure_status_codes: tuple[int, ...] = ()
+    status_from: str = "statusCode"  # a key of a returned dict, or "return" for a bare int
+
+
+@dataclass(slots=True, frozen=True)
+class Target:
+    """Everything lambdafuzz knows about the handler under test and its AWS surroundings."""
+
+    config_path: Path
+    handler_module: str
+    handler_function: str
+    root: Path  # absolute; goes on sys.path
+    app_packages: tuple[str, ...]
+    trigger: Trigger
+    env: Mapping[str, str]  # raw: `${queues.jobs.url}` references unresolved (resolve_env)
+    timeout_s: float = 3.0
+    memory_mb: int = 512
+    dictionary: tuple[str, ...] = ()
+    resources: Resources = Resources()
+    outcomes: OutcomeRules = OutcomeRules()
+
+    @property
+    def handler(self) -> str:
+        return f"{self.handler_module}.{self.handler_function}"
+
+
+def resolve_env(target: Target, loaded: LoadedWorld) -> dict[str, str]:
+    """The handler's environment: `${kind.name.attribute}` replaced by the loaded facts."""
+
+    def substitute(match: re.Match[str]) -> str:
+        kind, _, rest = match.group(1).partition(".")
+        name, _, attribute = rest.rpartition(".")
+        return reference_value(loaded, kind, name, attribute)
+
+    return {name: REFERENCE.sub(substitute, value) for name, value in target.env.items()}
+
+
+def reference_value(loaded: LoadedWorld, kind: str, name: str, attribute: str) -> str:
+    """One resource fact: what `${kind.name.attribute}` stands for in this loaded world."""
+    if attribute == "name":
+        return name
+    match kind, attribute:
+        case "buckets", "arn":
+            return loaded.world.arn("s3", name)
+        case "tables", "arn":
+            return loaded.world.arn("dynamodb", name)
+        case "tables", "stream_arn":
+            return loaded.stream_arn(name)
+        case "queues", "url":
+            return loaded.queue_url(name)
+        case "queues", "arn":
+            return loaded.world.arn("sqs", name)
+        case "topics", "arn":
+            return loaded.topic_arn(name)
+    raise KeyError(f"${{{kind}.{name}.{attribute}}}")
