@@ -117,9 +117,8 @@ def fuzz(
     Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error.
     """
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.report.status import follow, summary
+    from lambdafuzz.report.status import summary
 
     if max_execs is None and max_seconds is None:
         max_seconds = 60.0

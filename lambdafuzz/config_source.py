@@ -34,7 +34,7 @@ def custom_error(expected: str, suggestion: str | None = None) -> PydanticCustom
 
 def nearest(word: str, options: Sequence[str]) -> str | None:
     """The closest option (difflib), or a case-insensitive match: "s" -> "S"."""
-    found = difflib.get_close_matches(word, options, n=1, cutoff=0.6)
+    found = difflib.get_close_matches(word, options, n=1, cutoff=0.5)
     if not found:
         lowered = {o.lower(): o for o in options}
         found = [lowered[word.lower()]] if word.lower() in lowered else []

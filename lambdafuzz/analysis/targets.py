@@ -21,6 +21,7 @@ coverage matching is a superset test, never an exact one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
@@ -28,6 +29,7 @@ import libcst as cst
 from .model import EXIT_LINE, TargetKind
 from .sources import ParsedModule
 
+ParentsT = Mapping[cst.CSTNode, cst.CSTNode]
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
@@ -71,6 +73,20 @@ class _TargetCollector(cst.CSTVisitor):
         self.pm = pm
         self.targets: list[RawTarget] = []
         self._scope: list[str] = []
+        # Parents of every node visited so far (all ancestors of the current node are in
+        # it); cheaper than libcst's ParentNodeProvider pass.
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._stack:
+            self.parents[node] = self._stack[-1]
+        self._stack.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        self._stack.pop()
 
     # --- enclosing function name (libcst's `f.<locals>.g` convention) -------------------
     def _qualname(self) -> str:
@@ -132,7 +148,7 @@ class _TargetCollector(cst.CSTVisitor):
     # --- constructs --------------------------------------------------------------------
     def visit_If(self, node: cst.If) -> None:
         pm = self.pm
-        parent = pm.parents.get(node)
+        parent = self.parents.get(node)
         is_elif = isinstance(parent, cst.If) and parent.orelse is node
         src = branch_line(pm, node.test)
         true = [(src, first_line(pm, node.body))]
@@ -141,7 +157,7 @@ class _TargetCollector(cst.CSTVisitor):
         elif isinstance(node.orelse, cst.Else):
             false = [(src, first_line(pm, node.orelse.body))]
         else:
-            false = [(src, s) for s in successor_lines(pm, node, src)]
+            false = [(src, s) for s in successor_lines(pm, self.parents, node, src)]
         self._emit(
             node,
             TargetKind.ELIF if is_elif else TargetKind.IF,
@@ -159,7 +175,7 @@ class _TargetCollector(cst.CSTVisitor):
         if node.orelse is not None:
             false = [(src, first_line(pm, node.orelse.body))]
         else:
-            false = [(src, s) for s in successor_lines(pm, node, src)]
+            false = [(src, s) for s in successor_lines(pm, self.parents, node, src)]
         self._emit(
             node,
             TargetKind.WHILE,
@@ -175,7 +191,7 @@ class _TargetCollector(cst.CSTVisitor):
         if node.orelse is not None:
             empty = [(src, first_line(pm, node.orelse.body)), (src, src)]
         else:
-            empty = [(src, s) for s in successor_lines(pm, node, src)]
+            empty = [(src, s) for s in successor_lines(pm, self.parents, node, src)]
         self._emit(
             node,
             TargetKind.FOR,
@@ -201,7 +217,7 @@ class _TargetCollector(cst.CSTVisitor):
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
         pm = self.pm
-        parent = pm.parents.get(node)
+        parent = self.parents.get(node)
         if (
             isinstance(parent, cst.BooleanOperation)
             and parent.left is node
@@ -217,7 +233,7 @@ class _TargetCollector(cst.CSTVisitor):
             nxt = branch_entry_line(pm, operands[i + 1])
             if owner is not None:
                 stmt_true = [first_line(pm, owner.body)]
-                stmt_false = _false_lines(pm, owner, src)
+                stmt_false = _false_lines(pm, self.parents, owner, src)
                 short = stmt_false if is_and else stmt_true
             else:
                 short = [src, pm.end_line(node)]
@@ -244,7 +260,7 @@ class _TargetCollector(cst.CSTVisitor):
             if i + 1 < len(cases):
                 false = [(src, pm.line(cases[i + 1])), (src, src)]
             else:
-                false = [(src, s) for s in successor_lines(pm, node, src)]
+                false = [(src, s) for s in successor_lines(pm, self.parents, node, src)]
             text = "case " + pm.code(case.pattern)
             operands: list[cst.BaseExpression] = [node.subject]
             if case.guard is not None:
@@ -283,9 +299,9 @@ class _TargetCollector(cst.CSTVisitor):
     def visit_CompIf(self, node: cst.CompIf) -> None:
         pm = self.pm
         src = branch_line(pm, node.test)
-        comp = pm.parents.get(node)
+        comp = self.parents.get(node)
         while comp is not None and not isinstance(comp, _COMPREHENSIONS):
-            comp = pm.parents.get(comp)
+            comp = self.parents.get(comp)
         elt = _comprehension_element(comp)
         true = [(src, src)] + ([(src, pm.line(elt))] if elt is not None else [])
         self._emit(
@@ -321,15 +337,14 @@ def first_line(pm: ParsedModule, body: cst.BaseSuite) -> int:
     return pm.line(body)
 
 
-def successor_lines(pm: ParsedModule, stmt: cst.CSTNode, src: int) -> list[int]:
+def successor_lines(pm: ParsedModule, parents: ParentsT, stmt: cst.CSTNode, src: int) -> list[int]:
     """Where control goes after `stmt` completes normally (candidates, see module doc)."""
-    lines, direct = _successors(pm, stmt)
+    lines, direct = _successors(pm, parents, stmt)
     return lines if direct else [*lines, src]
 
 
-def _successors(pm: ParsedModule, stmt: cst.CSTNode) -> tuple[list[int], bool]:
+def _successors(pm: ParsedModule, parents: ParentsT, stmt: cst.CSTNode) -> tuple[list[int], bool]:
     """Candidate lines, and whether they are a plain next statement (no back-jump or exit)."""
-    parents = pm.parents
     node = stmt
     direct = True  # false once we leave a block through its end
     while True:
@@ -351,7 +366,7 @@ def _successors(pm: ParsedModule, stmt: cst.CSTNode) -> tuple[list[int], bool]:
             if isinstance(owner, (cst.For, cst.While)) and owner.body is parent:
                 return [pm.line(owner)], False
             if isinstance(owner, cst.With):
-                return [pm.line(owner), *_successors(pm, owner)[0]], False
+                return [pm.line(owner), *_successors(pm, parents, owner)[0]], False
             if isinstance(owner, cst.Try) and owner.body is parent:
                 if owner.orelse is not None:
                     return [first_line(pm, owner.orelse.body)], False
@@ -370,13 +385,15 @@ def _successors(pm: ParsedModule, stmt: cst.CSTNode) -> tuple[list[int], bool]:
         node = parent
 
 
-def _false_lines(pm: ParsedModule, owner: cst.If | cst.While, src: int) -> list[int]:
+def _false_lines(
+    pm: ParsedModule, parents: ParentsT, owner: cst.If | cst.While, src: int
+) -> list[int]:
     orelse = owner.orelse
     if isinstance(orelse, cst.If):
         return [branch_entry_line(pm, orelse.test)]
     if isinstance(orelse, cst.Else):
         return [first_line(pm, orelse.body)]
-    return successor_lines(pm, owner, src)
+    return successor_lines(pm, parents, owner, src)
 
 
 def _index(body: list[cst.CSTNode], node: cst.CSTNode) -> int | None:

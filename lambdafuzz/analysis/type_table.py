@@ -244,10 +244,7 @@ METHODS: tuple[MethodRule, ...] = tuple(
 #: String/bytes/file methods whose result is derived from the receiver: labels survive
 #: (`key.rsplit(".", 1)` of an S3 key is still the key, `obj["Body"].read()` still the object).
 PRESERVING_METHODS = frozenset(
-    """read readline readlines read1 getvalue decode encode split rsplit splitlines partition
-    rpartition strip lstrip rstrip lower upper casefold title capitalize swapcase replace
-    removeprefix removesuffix zfill ljust rjust center expandtabs translate get items values
-    keys copy pop setdefault groups group groupdict""".split()
+    ["read", "readline", "readlines", "read1", "getvalue", "decode", "encode", "split", "rsplit", "splitlines", "partition", "rpartition", "strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "capitalize", "swapcase", "replace", "removeprefix", "removesuffix", "zfill", "ljust", "rjust", "center", "expandtabs", "translate", "get", "items", "values", "keys", "copy", "pop", "setdefault", "groups", "group", "groupdict"]
 )
 
 #: Methods whose result is built from their *arguments* (`"/".join(parts)`).
@@ -256,8 +253,7 @@ ARG_PRESERVING_METHODS = frozenset({"join", "format"})
 #: Methods that store their arguments into the receiver (`rows.append(row)`): the receiver
 #: variable then depends on the argument.
 MUTATING_METHODS = frozenset(
-    """append extend insert add update appendleft extendleft setdefault put put_nowait
-    write writelines push""".split()
+    ["append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault", "put", "put_nowait", "write", "writelines", "push"]
 )
 
 #: boto3 methods that write an object's content into an argument: the argument then
@@ -445,7 +441,7 @@ EVENT_KINDS: tuple[tuple[str, str], ...] = (
     ("routeKey", L.APIGATEWAY_V2_EVENT),
     ("queryStringParameters", L.APIGATEWAY_EVENT),
     ("pathParameters", L.APIGATEWAY_EVENT),
-    ("body", L.SQS_EVENT),
+    ("headers", L.APIGATEWAY_EVENT),
 )
 
 #: lambdafuzz.yaml trigger kinds -> event labels (when the caller knows the trigger).
@@ -479,6 +475,11 @@ def event_kind(paths: set[tuple[str, ...]]) -> str | None:
     for key, label in EVENT_KINDS:
         if key in keys:
             return label
+    for p in paths:
+        if p[:1] == ("body",):
+            return L.APIGATEWAY_EVENT
+        if p[:1] == ("Records",) and p[2:3] == ("body",):
+            return L.SQS_EVENT
     return None
 
 

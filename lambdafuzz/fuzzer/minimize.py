@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from lambdafuzz.fuzzer.mutation import overwrite
 from lambdafuzz.generators.core import (
     MINIMAL,
     ChoiceKind,
@@ -20,7 +21,6 @@ from lambdafuzz.generators.core import (
     PrefixT,
     ReplayMode,
 )
-from lambdafuzz.fuzzer.mutation import overwrite
 
 #: Run a prefix, return (failure signature or None, recording actually read).
 RunT = Callable[[PrefixT], tuple[str | None, ChoiceSequence]]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import dis
 import os
 import sys
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from types import CodeType
@@ -45,23 +46,10 @@ __all__ = [
 TOOL_IDS = (3, 4, 1, 2)
 TOOL_NAME = "lambdafuzz"
 
-# AFL hit-count classes: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+ -> 0..7.
-_BUCKET_OF = tuple(
-    0
-    if n <= 1
-    else 1
-    if n == 2
-    else 2
-    if n == 3
-    else 3
-    if n < 8
-    else 4
-    if n < 16
-    else 5
-    if n < 32
-    else 6
-    for n in range(128)
-)
+# AFL hit-count classes: 1, 2, 3, 4-7, 8-15, 16-31, 32-127, 128+ -> 0..7. A table for the
+# counts below 128 makes end() one index per arm.
+_BUCKET_EDGES = (2, 3, 4, 8, 16, 32, 128)
+_BUCKET_OF = tuple(bisect_right(_BUCKET_EDGES, n) for n in range(128))
 N_BUCKETS = 8
 
 
@@ -109,7 +97,7 @@ class ArmSite:
     # line first (``a and b``); -firstline (coverage.py's convention) when it leaves the
     # code object (return or raise) first
     to_line: int
-    kind: str  # "if" (any POP_JUMP_IF_*), "for" (FOR_ITER), "except" (exception match), "with"
+    kind: str  # "if" (other POP_JUMP_IF_*), "for" (FOR_ITER), "except", "with", "assert"
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +206,9 @@ _JUMP_OPS = frozenset(dis.opname[op] for op in (*dis.hasjrel, *dis.hasjabs))
 
 
 def _kind(instrs: list[dis.Instruction], i: int) -> str:
+    """What source construct a jump implements, as far as reports and tests care: coverage.py
+    counts "if" and "for" arms; "except" (exception type test), "with" (did ``__exit__``
+    swallow the exception) and "assert" are jumps it models as one-exit lines."""
     if instrs[i].opname == "FOR_ITER":
         return "for"
     before = {ins.opname for ins in instrs[max(0, i - 2) : i]}
@@ -225,6 +216,8 @@ def _kind(instrs: list[dis.Instruction], i: int) -> str:
         return "except"
     if "WITH_EXCEPT_START" in before:
         return "with"
+    if any(ins.opname == "LOAD_ASSERTION_ERROR" for ins in instrs[i + 1 : i + 3]):
+        return "assert"
     return "if"
 
 
@@ -480,15 +473,18 @@ class BranchCollector:
 
     def end(self) -> BranchHits:
         """Finish a test: the arms it hit with their hit-count buckets."""
+        # copy() is one C call, so a thread the handler left running cannot change the dict
+        # under our loop ("dictionary changed size during iteration")
+        counts = self._hits.copy()
+        self._hits.clear()
         records = self._records
         out = []
-        for raw, n in self._hits.items():
+        for raw, n in counts.items():
             try:
                 recs = records[raw]
             except KeyError:
                 recs = records[raw] = self._pool(raw)
             out.append(recs[_BUCKET_OF[n] if n < 128 else 7])
-        self._hits.clear()
         return BranchHits(frozenset(out))
 
     def _pool(self, raw: RawT) -> tuple[tuple[ArmKey, int], ...]:

@@ -12,11 +12,13 @@ worker dies mid-test the campaign regenerates the same input locally to save it.
 
 from __future__ import annotations
 
+import copyreg
 import multiprocessing
 import os
 import resource
 import signal
 import time
+import types
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -24,14 +26,22 @@ from typing import Any
 
 from lambdafuzz.config import Target
 from lambdafuzz.errors import BackendError, HandlerImportError, LambdafuzzError
+from lambdafuzz.generators.aws.world import Bucket, Queue, Table, Topic, World
 from lambdafuzz.generators.core import (
-    ChoiceSequence,
     Choices,
+    ChoiceSequence,
     PrefixT,
     ReplayMode,
     UnsatisfiedAssumption,
 )
 from lambdafuzz.harness.invoke import FailureInfo, Status
+
+# Configs hold read-only mappings; let them cross the process boundary as such.
+def _mappingproxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    return types.MappingProxyType(data)
+
+
+copyreg.pickle(types.MappingProxyType, lambda m: (_mappingproxy, (dict(m),)))
 
 ArmT = Any  # a stable, picklable branch-arm key from harness.coverage
 CoverageT = Mapping[ArmT, int]  # arm -> AFL hit-count bucket
@@ -57,6 +67,7 @@ class WorkerSpec:
 
 @dataclass(slots=True, frozen=True)
 class TestRequest:
+    __test__ = False  # not a pytest class
     prefix: PrefixT
     seed: int
     mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
@@ -73,6 +84,7 @@ class Timings:
 
 @dataclass(slots=True, frozen=True)
 class TestResult:
+    __test__ = False  # not a pytest class
     status: Status
     recording: ChoiceSequence
     coverage: CoverageT
@@ -99,7 +111,6 @@ class WorkerRuntime:
 
     def __init__(self, spec: WorkerSpec) -> None:
         from lambdafuzz.config import resolve_env
-        from lambdafuzz.generators.aws.world_generator import empty_world
         from lambdafuzz.harness.backends import make_backend
         from lambdafuzz.harness.coverage import BranchCollector
         from lambdafuzz.harness.invoke import app_dirs, import_handler
@@ -110,7 +121,7 @@ class WorkerRuntime:
         _replace_environ(sandbox_env({}))
         self.backend = make_backend(spec.backend, spec.endpoint)
         self.backend.start()
-        loaded = self.backend.load(empty_world(target))
+        loaded = self.backend.load(resources_only(target))
         _replace_environ(sandbox_env({**self.backend.client_env(), **resolve_env(target, loaded)}))
         self.app_dirs = app_dirs(target)
         self.collector = BranchCollector(self.app_dirs)
@@ -190,6 +201,18 @@ class WorkerRuntime:
             timings=Timings(t1 - t0, t2 - t1, t3 - t2),
             return_value=return_value,
         )
+
+
+def resources_only(target: Target) -> World:
+    """The target's buckets, tables, queues and topics with nothing in them: loaded once at
+    worker start so that env references (`${queues.jobs.url}`) resolve before the import."""
+    r = target.resources
+    return World(
+        buckets=tuple(Bucket(b.name) for b in r.buckets),
+        tables=tuple(Table(t.name, t.key_schema, stream=t.stream) for t in r.tables),
+        queues=tuple(Queue(q.name, fifo=q.fifo) for q in r.queues),
+        topics=tuple(Topic(t.name) for t in r.topics),
+    )
 
 
 def _replace_environ(env: Mapping[str, str]) -> None:
@@ -294,6 +317,8 @@ class Worker:
         return self._conn
 
     def submit(self, request: TestRequest) -> None:
+        if self._conn is None:  # replaced after a death or hang: start lazily
+            self._spawn()
         self.pending = request
         self.deadline = time.monotonic() + self.spec.target.timeout_s + HANG_GRACE_S
         self.conn.send(request)
@@ -327,8 +352,8 @@ class Worker:
             self._proc.join(5)
         if self._conn is not None:
             self._conn.close()
+        self._conn = self._proc = None
         self.restarts += 1
-        self._spawn()
 
     def run(self, request: TestRequest) -> TestResult:
         self.submit(request)

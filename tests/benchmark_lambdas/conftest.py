@@ -48,14 +48,21 @@ class Aws:
     dynamodb: Any
 
 
+@pytest.fixture(scope="session")
+def _aws_clients() -> Aws:
+    # Building a client costs ~90 ms; moto intercepts every client created after moto is
+    # imported, and each `mock_aws()` starts from empty state, so one pair serves all tests.
+    return Aws(
+        s3=boto3.client("s3", region_name=REGION),
+        dynamodb=boto3.client("dynamodb", region_name=REGION),
+    )
+
+
 @pytest.fixture
-def aws() -> Iterator[Aws]:
+def aws(_aws_clients: Aws) -> Iterator[Aws]:
     """Run the test inside `mock_aws()`; every boto3 call goes to moto's in-memory state."""
     with mock_aws():
-        yield Aws(
-            s3=boto3.client("s3", region_name=REGION),
-            dynamodb=boto3.client("dynamodb", region_name=REGION),
-        )
+        yield _aws_clients
 
 
 @pytest.fixture

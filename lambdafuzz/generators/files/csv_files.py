@@ -166,9 +166,7 @@ def _row(
     n = len(kinds)
     if ragged_p and choices.draw_boolean(ragged_p, site="ragged?"):
         n = choices.draw_integer(0, 2 * len(kinds), site="length")
-    return [
-        _cell(choices, kinds[i % len(kinds)], date_formats[i % len(kinds)]) for i in range(n)
-    ]
+    return [_cell(choices, kinds[i % len(kinds)], date_formats[i % len(kinds)]) for i in range(n)]
 
 
 @generator(labels.CSV_FILE)
@@ -193,7 +191,9 @@ def csv_files(
         n_columns = choices.draw_geometric(3.0, min_value=1, max_value=20, site="columns")
     else:
         n_columns = len(columns)
-    kinds = [choices.draw_weighted(CELL_KINDS, (3, 2, 2, 1, 3, 1), site="kind") for _ in range(n_columns)]
+    kinds = [
+        choices.draw_weighted(CELL_KINDS, (3, 2, 2, 1, 3, 1), site="kind") for _ in range(n_columns)
+    ]
     date_formats = [
         choices.draw_choice(DATE_FORMATS, site="date-format") if k in ("date", "mixed") else ""
         for k in kinds

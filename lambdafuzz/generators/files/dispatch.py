@@ -12,7 +12,6 @@ line end), the extension is dropped instead, which no consumer accepts.
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -61,7 +60,7 @@ CONTENT_TYPES: Final = {
 CORRUPTIONS: Final = ("wrong-extension", "missing-extension", "truncated", "mismatched-content")
 ARCHIVE_FORMATS: Final = frozenset({"zip", "gzip", "csv.gz"})
 TEXT_FORMATS: Final = frozenset({"csv", "text"})
-#: Archives nest at most this deep (a zip in a zip in a zip is the deepest).
+#: Files at this nesting depth are never archives: a zip in a zip is the deepest nesting.
 MAX_DEPTH: Final = 2
 #: Extensions a wrong-extension corruption picks from.
 _WRONG_EXTENSIONS: Final = ("csv", "json", "xml", "txt", "png", "jpg", "gif", "zip", "gz", "pdf")

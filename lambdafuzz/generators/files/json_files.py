@@ -38,14 +38,20 @@ STRING_ALPHABET: Final = FREE_TEXT + "\t\n\r\b\f\x00\x1f\u2028\U0001f600"
 def validate_shape(shape: object, path: str = "shape") -> None:
     """Raise InvalidArgument naming the first bad part of `shape`."""
     if not isinstance(shape, Mapping):
-        raise InvalidArgument(f"{path}: expected a mapping with 'required'/'optional', got {shape!r}")
+        raise InvalidArgument(
+            f"{path}: expected a mapping with 'required'/'optional', got {shape!r}"
+        )
     unknown = set(shape) - _SHAPE_KEYS
     if unknown:
-        raise InvalidArgument(f"{path}: unknown keys {sorted(unknown)!r}; expected 'required', 'optional'")
+        raise InvalidArgument(
+            f"{path}: unknown keys {sorted(unknown)!r}; expected 'required', 'optional'"
+        )
     for part in _SHAPE_KEYS & set(shape):
         fields = shape[part]
         if not isinstance(fields, Mapping):
-            raise InvalidArgument(f"{path}.{part}: expected a mapping of field -> type, got {fields!r}")
+            raise InvalidArgument(
+                f"{path}.{part}: expected a mapping of field -> type, got {fields!r}"
+            )
         for key, kind in fields.items():
             if not isinstance(key, str):
                 raise InvalidArgument(f"{path}.{part}: field name {key!r} is not a string")
@@ -164,9 +170,7 @@ def json_objects(
 
 
 @generator(labels.JSON_DOCUMENT)
-def json_documents(
-    choices: Choices, *, shape: ShapeT | None = None, max_depth: int = 4
-) -> bytes:
+def json_documents(choices: Choices, *, shape: ShapeT | None = None, max_depth: int = 4) -> bytes:
     """A UTF-8 JSON document: an object of `shape` if given, else any value (mostly
     objects and arrays), serialised compactly or indented."""
     if shape is not None:

@@ -29,9 +29,7 @@ def text_lines(choices: Choices, *, mean_words: float = 6.0) -> str:
 
 
 @generator(labels.TEXT_DOCUMENT)
-def text_documents(
-    choices: Choices, *, mean_lines: float = 5.0, max_lines: int = 200
-) -> bytes:
+def text_documents(choices: Choices, *, mean_lines: float = 5.0, max_lines: int = 200) -> bytes:
     """A UTF-8 text file, sometimes with a byte-order mark or CRLF line endings."""
     if mean_lines <= 0 or max_lines < 0:
         raise InvalidArgument(f"text_documents: bad mean_lines={mean_lines!r} / max_lines")

@@ -44,13 +44,13 @@ def rejection(extension: str, data: bytes, *, deep: bool = True) -> str | None:
         return "missing extension"
     if ext == "gz" or ext.endswith(".gz"):
         return _gzip(ext[:-3], data, deep)
-    check = _CHECKS.get(ext)
-    if check is None:
-        if ext in IMAGE_EXTENSIONS:
-            return _image(IMAGE_EXTENSIONS[ext], data)
-        return f"unknown extension {extension!r}"
     if ext == "zip":
         return _zip(data, deep)
+    if ext in IMAGE_EXTENSIONS:
+        return _image(IMAGE_EXTENSIONS[ext], data)
+    check = _CHECKS.get(ext)
+    if check is None:
+        return f"unknown extension {extension!r}"
     return check(data)
 
 
@@ -145,7 +145,14 @@ def _zip(data: bytes, deep: bool) -> str | None:
                 ext = extension_of(info.filename)
                 if ext and (error := rejection(ext, archive.read(info), deep=True)):
                     return f"zip entry {info.filename!r}: {error}"
-    except (zipfile.BadZipFile, zlib.error, OSError, EOFError, ValueError, NotImplementedError) as e:
+    except (
+        zipfile.BadZipFile,
+        zlib.error,
+        OSError,
+        EOFError,
+        ValueError,
+        NotImplementedError,
+    ) as e:
         return f"zip: {type(e).__name__}: {e}"
     return None
 
@@ -166,5 +173,4 @@ _CHECKS: Final[dict[str, Callable[[bytes], str | None]]] = {
     "txt": _plain,
     "json": _json,
     "xml": _xml,
-    "zip": lambda data: _zip(data, True),
 }

@@ -1,0 +1,76 @@
+"""Influencing types of a branch: walk the def-use graph backward from its operands.
+
+Breadth-first from the condition's operand nodes (distance 0) along `Node.deps`; every
+visited node contributes its labels at the distance it was first reached (SpotOn's type
+collection pass).  Generic labels and internal receiver kinds are dropped, as the paper
+drops `String` and primitives.  The same walk decides whether the branch is
+input-dependent: it is when it reaches the Lambda event or a read of generated data.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lambdafuzz import labels as L
+
+from . import type_table as T
+from .dependency import DependencyGraph
+from .labelling import Labelling
+from .model import InfluencingType
+
+
+@dataclass(frozen=True, slots=True)
+class Influence:
+    """Influencing types of one condition, nearest first, and its input dependence."""
+
+    types: tuple[InfluencingType, ...]
+    input_dependent: bool
+
+
+def reportable(label: str) -> bool:
+    """A label worth reporting: not generic, not an internal receiver kind."""
+    return label not in L.GENERIC and not T.is_kind(label)
+
+
+class InfluenceWalker:
+    """Runs the backward walk, memoised per operand set (both arms of a branch share it)."""
+
+    def __init__(self, graph: DependencyGraph, labelling: Labelling) -> None:
+        self.graph = graph
+        self.labelling = labelling
+        self._memo: dict[tuple[int, ...], Influence] = {}
+
+    def walk(self, start: Iterable[int | None]) -> Influence:
+        roots = tuple(sorted({s for s in start if s is not None}))
+        found = self._memo.get(roots)
+        if found is None:
+            found = self._memo[roots] = self._walk(roots)
+        return found
+
+    def _walk(self, roots: tuple[int, ...]) -> Influence:
+        nodes = self.graph.nodes
+        labels = self.labelling.labels
+        sources = self.labelling.sources
+        best: dict[str, int] = {}
+        dist = dict.fromkeys(roots, 0)
+        queue = deque(roots)
+        dependent = False
+        while queue:
+            i = queue.popleft()
+            d = dist[i]
+            if i in sources:
+                dependent = True
+            for label in labels[i]:
+                if label not in best and reportable(label):
+                    best[label] = d
+            for m, _ in nodes[i].deps:
+                if m not in dist:
+                    dist[m] = d + 1
+                    queue.append(m)
+        types = tuple(
+            InfluencingType(label, d)
+            for label, d in sorted(best.items(), key=lambda x: (x[1], x[0]))
+        )
+        return Influence(types, dependent)

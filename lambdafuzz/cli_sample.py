@@ -1,0 +1,170 @@
+"""`lambdafuzz sample`: write generated files to a directory so a user can look at them.
+
+`sample` is a group so that `sample world CONFIG` can join `sample files FORMAT` later;
+`lambdafuzz sample csv ...` (a format name where a subcommand is expected) is routed to
+`files`, which is the spelling the docs use.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from lambdafuzz.generators.files.dispatch import FORMATS
+
+EPILOG = """\b
+Examples:
+  lambdafuzz sample csv --count 20 --seed 1 --out samples/
+  lambdafuzz sample image,zip --count 50 --out samples/ --erroneous 0.1
+  lambdafuzz sample files any --count 100 --out samples/
+"""
+
+
+def _formats(value: str) -> tuple[str, ...] | None:
+    """The format names in a comma-separated list, or None if any is unknown."""
+    names = tuple(part.strip() for part in value.split(",") if part.strip())
+    return names if names and all(name in FORMATS for name in names) else None
+
+
+class SampleGroup(click.Group):
+    """Routes `sample FORMAT ...` to `sample files FORMAT ...`."""
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        if args and args[0] not in self.commands:
+            if _formats(args[0]) is not None:
+                args = ["files", *args]
+            elif not args[0].startswith("-"):
+                ctx.fail(
+                    f"{args[0]!r} is neither a file format ({', '.join(FORMATS)}; "
+                    f"comma-separate several) nor a command ({', '.join(sorted(self.commands))})"
+                )
+        return super().resolve_command(ctx, args)
+
+
+@click.group(
+    cls=SampleGroup,
+    subcommand_metavar="FORMAT [OPTIONS] | COMMAND [ARGS]...",
+    epilog=EPILOG,
+)
+def sample() -> None:
+    """Write generated inputs to a directory (FORMAT is short for `files FORMAT`)."""
+
+
+def _check_formats(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
+    names = _formats(value)
+    if names is None:
+        raise click.BadParameter(
+            f"{value!r}: expected one of {', '.join(FORMATS)} (comma-separate several)"
+        )
+    return names
+
+
+@sample.command("files", epilog=EPILOG)
+@click.argument("format_", metavar="FORMAT", callback=_check_formats)
+@click.option(
+    "--count",
+    "-n",
+    type=click.IntRange(min=1),
+    default=10,
+    show_default=True,
+    help="How many files to write.",
+)
+@click.option(
+    "--seed",
+    "-s",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Seed; file i uses a seed derived from it and i.",
+)
+@click.option(
+    "--out",
+    "-o",
+    "out",
+    type=click.Path(file_okay=False, writable=True, path_type=Path),
+    required=True,
+    help="Directory to write the files and index.json to (created if missing).",
+)
+@click.option(
+    "--erroneous",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.003,
+    show_default=True,
+    help="Probability that a file is deliberately broken (0 disables).",
+)
+@click.option(
+    "--dictionary", "-d", multiple=True, help="A constant string for string draws; repeatable."
+)
+def files(
+    format_: tuple[str, ...],
+    count: int,
+    seed: int,
+    out: Path,
+    erroneous: float,
+    dictionary: tuple[str, ...],
+) -> None:
+    """Write COUNT generated files of FORMAT plus an index.json describing them."""
+    from lambdafuzz.generators.core import Choices
+    from lambdafuzz.generators.files.dispatch import draw_file
+
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise click.FileError(str(out), hint=str(e)) from e
+    width = max(4, len(str(count - 1)))
+    entries: list[dict[str, Any]] = []
+    for i in range(count):
+        file_seed = sample_seed(seed, i)
+        choices = Choices(seed=file_seed, dictionary=dictionary)
+        file = draw_file(choices, format_, erroneous_p=erroneous)
+        name = f"{i:0{width}d}{file.suffix}"
+        _write_atomic(out / name, file.data)
+        recording = choices.recording()
+        entries.append(
+            {
+                "file": name,
+                "format": file.format,
+                "extension": file.extension,
+                "content_type": file.content_type,
+                "size": len(file.data),
+                "erroneous": file.erroneous,
+                "seed": file_seed,
+                "choices": len(recording),
+                "labels": dict(sorted(recording.label_counts().items())),
+            }
+        )
+    index = {
+        "formats": list(format_),
+        "seed": seed,
+        "count": count,
+        "erroneous_p": erroneous,
+        "files": entries,
+    }
+    _write_atomic(out / "index.json", (json.dumps(index, indent=2) + "\n").encode())
+    broken = sum(1 for e in entries if e["erroneous"])
+    click.echo(f"wrote {count} files ({broken} erroneous) and index.json to {out}")
+
+
+def sample_seed(seed: int, i: int) -> int:
+    """The seed of the i-th sampled file: distinct for every (seed, i) with i < 2**32."""
+    return (seed << 32) + i
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    """Write via a temporary file in the same directory and `os.replace`, so a reader
+    never sees a half-written file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

@@ -1,0 +1,75 @@
+"""Message bodies for SQS and SNS, and files as text for message and HTTP bodies.
+
+A body is what `trigger.body` names: a file format (the file's text, or base64 when the
+file is binary or holds characters SQS refuses), `s3-event` (the JSON an S3 notification
+puts into a queue or topic, now and then the `s3:TestEvent` instead), or `eventbridge-s3`
+(an EventBridge "Object Created" event delivered to a queue).
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Sequence
+from typing import Final
+
+from lambdafuzz.generators.aws import ids
+from lambdafuzz.generators.aws.s3_notifications import (
+    draw_s3_record,
+    dumps,
+    render_eventbridge,
+    render_s3_event,
+    render_test_event,
+)
+from lambdafuzz.generators.aws.world import Bucket
+from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.files import GeneratedFile, draw_file
+from lambdafuzz.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT
+
+#: Bodies when the config names none.
+DEFAULT_FORMATS: Final = ("json",)
+#: SQS and SNS cap a message at 256 KiB.
+MAX_BODY_BYTES: Final = 262_144
+TEST_EVENT_P: Final = 0.02
+#: Characters SQS accepts in a message body (the XML 1.0 character range).
+_SQS_TEXT = re.compile("[\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]*")
+
+
+def file_text(file: GeneratedFile) -> tuple[str, bool]:
+    """The file as message text, and whether that text is base64 (binary or unsendable)."""
+    try:
+        text = file.data.decode("utf-8")
+    except UnicodeDecodeError:
+        return base64.b64encode(file.data).decode(), True
+    if not _SQS_TEXT.fullmatch(text):
+        return base64.b64encode(file.data).decode(), True
+    return text, False
+
+
+def _cap(text: str) -> str:
+    data = text.encode()
+    if len(data) <= MAX_BODY_BYTES:
+        return text
+    return data[:MAX_BODY_BYTES].decode("utf-8", errors="ignore")
+
+
+def draw_body(
+    choices: Choices,
+    body: str | None,
+    buckets: Sequence[Bucket],
+    *,
+    region: str,
+    account: str,
+) -> str:
+    """A message body as `body` (a trigger's `body` setting, None for the default) says."""
+    if body == BODY_S3_EVENT:
+        if choices.draw_boolean(TEST_EVENT_P, site="test-event?"):
+            bucket = choices.draw_choice([b.name for b in buckets], site="bucket")
+            document = render_test_event(bucket, ids.draw_time_ms(choices), ids.draw_seed(choices))
+            return dumps(document)
+        return dumps(render_s3_event([draw_s3_record(choices, buckets)], region))
+    if body == BODY_EVENTBRIDGE_S3:
+        return dumps(render_eventbridge(draw_s3_record(choices, buckets), region, account))
+    file = draw_file(choices, (body,) if body else DEFAULT_FORMATS, erroneous_p=0.003)
+    # SQS refuses an empty body; a lone newline is the closest thing to an empty file.
+    return _cap(file_text(file)[0]) or "\n"

@@ -1,0 +1,267 @@
+"""DynamoDB items: keys obeying the table's key schema, extra attributes of every type.
+
+Items are built in DynamoDB JSON (`{"id": {"S": "a"}}`, binary as base64 text, as on the
+wire and in stream events).  A handler that looks an object up by its key only takes the
+"found" branch when a table item carries that key, so key values come from three places:
+a fresh string, a dictionary constant (inside `draw_string`), or a *local dictionary* of
+strings already generated in this world (object keys and their stems), which is the
+cheapest way to make an S3 object and a table item line up.
+
+Labels: `dynamodb.item` > `dynamodb.key` (key attributes) / `dynamodb.attribute` (each
+extra attribute, nested values included).
+"""
+
+from __future__ import annotations
+
+import base64
+import string
+from collections.abc import Sequence
+from decimal import Decimal
+from typing import Final
+
+from lambdafuzz import labels
+from lambdafuzz.generators.aws.world import AttributeValueT, ItemT, KeySchema, Table
+from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.dates import datetimes
+from lambdafuzz.generators.files.budget import fits
+from lambdafuzz.target import TableSpec
+
+KEY_ALPHABET: Final = string.ascii_letters + string.digits + "-_.#"
+NAME_ALPHABET: Final = string.ascii_letters + string.digits + "_"
+TEXT_ALPHABET: Final = string.ascii_letters + string.digits + " -_.,:/@#'\"éü€日"
+#: Every DynamoDB attribute type, in the order the weights below follow.
+TYPES: Final = ("S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS")
+_WEIGHTS: Final = (3.0, 3.0, 0.7, 1.0, 0.5, 0.8, 0.8, 0.6, 0.6, 0.2)
+_LEAF_WEIGHTS: Final = tuple(
+    0.0 if t in ("L", "M") else w for t, w in zip(TYPES, _WEIGHTS, strict=True)
+)
+MAX_DEPTH: Final = 2
+#: DynamoDB caps partition keys at 2,048 bytes and sort keys at 1,024.
+MAX_HASH_BYTES: Final = 2048
+MAX_RANGE_BYTES: Final = 1024
+
+
+# --------------------------------------------------------------------------- scalars
+def draw_string_value(
+    choices: Choices, local: Sequence[str] = (), *, min_size: int = 0, key: bool = False
+) -> str:
+    """A string: reused from `local`, an ISO date (labelled datetime), or fresh/dictionary."""
+    options = ("local", "date", "fresh")
+    source = choices.draw_weighted(options, (0.3 if local else 0.0, 0.1, 0.6), site="source")
+    if source == "local":
+        value = choices.draw_choice(local, site="reuse")
+    elif source == "date":
+        moment = datetimes(choices, site="date")
+        as_date = choices.draw_boolean(0.5, site="date-only?")
+        value = moment.date().isoformat() if as_date else moment.isoformat()
+    else:
+        alphabet = KEY_ALPHABET if key else TEXT_ALPHABET
+        value = choices.draw_string(alphabet, min_size, 16, site="text")
+    return value if len(value) >= min_size else value + "x" * (min_size - len(value))
+
+
+def draw_number(choices: Choices, local: Sequence[str] = ()) -> str:
+    """A DynamoDB number in canonical form: an integer, a decimal, a reused numeric string
+    or an epoch timestamp (labelled datetime)."""
+    numeric = [s for s in local if _is_number(s)]
+    options = ("local", "epoch", "small", "large", "decimal")
+    weights = (0.3 if numeric else 0.0, 0.1, 0.4, 0.15, 0.2)
+    source = choices.draw_weighted(options, weights, site="number-kind")
+    if source == "local":
+        return canonical(Decimal(choices.draw_choice(numeric, site="reuse")))
+    if source == "epoch":
+        return str(int(datetimes(choices, site="epoch").timestamp()))
+    if source == "small":
+        return str(choices.draw_integer(-100, 1000, site="int"))
+    if source == "large":
+        return str(choices.draw_integer(-(10**12), 10**12, site="int"))
+    whole = choices.draw_integer(-10_000, 10_000, site="whole")
+    fraction = choices.draw_integer(0, 9999, site="fraction")
+    return canonical(Decimal(f"{whole}.{fraction:04d}"))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        value = Decimal(text)
+    except ArithmeticError:
+        return False
+    return value.is_finite() and len(text) <= 38 and text.strip() == text
+
+
+def canonical(value: Decimal) -> str:
+    """How DynamoDB returns a number: no exponent, no trailing zeros after the point."""
+    text = format(value.normalize(), "f")
+    return "0" if text in ("-0", "") else text
+
+
+def draw_binary(choices: Choices, local: Sequence[str] = (), *, min_size: int = 0) -> str:
+    """Base64 text of raw bytes, or of a reused string's UTF-8."""
+    if local and choices.draw_boolean(0.3, site="reuse?"):
+        data = choices.draw_choice(local, site="reuse").encode()
+    else:
+        data = choices.draw_bytes(min_size, 16, site="bytes")
+    return base64.b64encode(data.ljust(min_size, b"\0")).decode()
+
+
+# --------------------------------------------------------------------------- attributes
+@generator(labels.DYNAMODB_KEY)
+def draw_key_value(
+    choices: Choices, key_type: str, local: Sequence[str] = (), *, max_bytes: int = MAX_HASH_BYTES
+) -> AttributeValueT:
+    """A key attribute value of `key_type` (S, N or B); never empty."""
+    if key_type == "S":
+        value = draw_string_value(choices, local, min_size=1, key=True)
+        while len(value.encode()) > max_bytes:
+            value = value[: len(value) // 2] or "x"
+        return {"S": value}
+    if key_type == "N":
+        return {"N": draw_number(choices, local)}
+    return {"B": draw_binary(choices, local, min_size=1)}
+
+
+@generator(None)
+def draw_value(choices: Choices, local: Sequence[str] = (), depth: int = 0) -> AttributeValueT:
+    """Any attribute value; lists and maps nest at most `MAX_DEPTH` deep."""
+    weights = _WEIGHTS if depth < MAX_DEPTH else _LEAF_WEIGHTS
+    kind = choices.draw_weighted(TYPES, weights, site="type")
+    match kind:
+        case "S":
+            return {"S": draw_string_value(choices, local)}
+        case "N":
+            return {"N": draw_number(choices, local)}
+        case "B":
+            return {"B": draw_binary(choices, local)}
+        case "BOOL":
+            return {"BOOL": choices.draw_boolean(site="bool")}
+        case "NULL":
+            return {"NULL": True}
+        case "L":
+            n = choices.draw_geometric(1.5, max_value=5, site="length")
+            return {"L": [draw_value(choices, local, depth + 1, site="element") for _ in range(n)]}
+        case "M":
+            n = choices.draw_geometric(1.5, max_value=5, site="length")
+            fields = {}
+            for _ in range(n):
+                name = draw_attribute_name(choices)
+                fields[name] = draw_value(choices, local, depth + 1, site="field")
+            return {"M": fields}
+    return _draw_set(choices, kind, local)
+
+
+def _draw_set(choices: Choices, kind: str, local: Sequence[str]) -> AttributeValueT:
+    """SS / NS / BS: non-empty, no duplicates (numbers compared by value)."""
+    n = choices.draw_integer(1, 4, site="size")
+    members: dict[object, str] = {}
+    for _ in range(n):
+        if kind == "SS":
+            text = draw_string_value(choices, local, min_size=1)
+            members[text] = text
+        elif kind == "NS":
+            number = draw_number(choices, local)
+            members[Decimal(number)] = number
+        else:
+            blob = draw_binary(choices, local, min_size=1)
+            members[blob] = blob
+    return {kind: list(members.values())}
+
+
+def draw_attribute_name(choices: Choices) -> str:
+    """An attribute name: 1 to 64 characters, a dictionary constant now and then."""
+    name = choices.draw_string(NAME_ALPHABET, 1, 12, site="name")
+    return name[:255] or "a"
+
+
+@generator(labels.DYNAMODB_ATTRIBUTE)
+def draw_attribute(choices: Choices, local: Sequence[str] = ()) -> tuple[str, AttributeValueT]:
+    return draw_attribute_name(choices), draw_value(choices, local)
+
+
+# --------------------------------------------------------------------------- items
+def item_key(item: ItemT, schema: KeySchema) -> tuple[str, ...]:
+    """The primary key of `item` as a hashable tuple (type tag and value per attribute)."""
+    names = (
+        (schema.hash_name,) if schema.range_name is None else (schema.hash_name, schema.range_name)
+    )
+    out: list[str] = []
+    for name in names:
+        ((tag, value),) = item[name].items()
+        out.append(f"{tag}:{canonical(Decimal(value)) if tag == 'N' else value}")
+    return tuple(out)
+
+
+def key_only(item: ItemT, schema: KeySchema) -> ItemT:
+    """`Keys` of a stream record: just the key attributes."""
+    names = [schema.hash_name] + ([schema.range_name] if schema.range_name else [])
+    return {name: item[name] for name in names}
+
+
+@generator(labels.DYNAMODB_ITEM)
+def draw_item(
+    choices: Choices,
+    schema: KeySchema,
+    local: Sequence[str] = (),
+    taken: set[tuple[str, ...]] | None = None,
+) -> ItemT:
+    """An item with the schema's key (unique against `taken`, which it joins) and extras."""
+    item: ItemT = {schema.hash_name: draw_key_value(choices, schema.hash_type, local, site="hash")}
+    if schema.range_name is not None and schema.range_type is not None:
+        item[schema.range_name] = draw_key_value(
+            choices, schema.range_type, local, max_bytes=MAX_RANGE_BYTES, site="range"
+        )
+    if taken is not None:
+        _make_unique(item, schema, taken)
+        taken.add(item_key(item, schema))
+    item.update(draw_extras(choices, schema, local))
+    return item
+
+
+def draw_extras(choices: Choices, schema: KeySchema, local: Sequence[str] = ()) -> ItemT:
+    """Non-key attributes: a geometric number of them, names distinct from the key's."""
+    reserved = {schema.hash_name, schema.range_name}
+    extras: ItemT = {}
+    for _ in range(choices.draw_geometric(2.0, max_value=10, site="extras")):
+        name, value = draw_attribute(choices, local, site="attribute")
+        if name not in reserved and name not in extras:
+            extras[name] = value
+    return extras
+
+
+def _make_unique(item: ItemT, schema: KeySchema, taken: set[tuple[str, ...]]) -> None:
+    """Bump the last key attribute deterministically until the key is new (no redraw, so a
+    collision never shifts the draws after it)."""
+    name = schema.range_name or schema.hash_name
+    original = item[name]
+    n = 1
+    while item_key(item, schema) in taken:
+        n += 1
+        ((tag, value),) = original.items()
+        if tag == "S":
+            item[name] = {"S": f"{value}-{n}"}
+        elif tag == "N":
+            item[name] = {"N": canonical(Decimal(value) + n - 1)}
+        else:
+            raw = base64.b64decode(value) + n.to_bytes(4, "big")
+            item[name] = {"B": base64.b64encode(raw).decode()}
+
+
+@generator(None)
+def draw_table(
+    choices: Choices,
+    spec: TableSpec,
+    local: Sequence[str] = (),
+    *,
+    min_items: int = 0,
+    max_items: int = 0,
+) -> Table:
+    """The table's items; the bounds widen to `min_items`/`max_items` (the records a stream
+    event needs) when the config's `items` range is narrower."""
+    low = max(spec.items_min, min_items)
+    high = max(spec.items_max, max_items, low)
+    n = choices.draw_integer(low, high, site="items")
+    taken: set[tuple[str, ...]] = set()
+    items = []
+    for i in range(n):
+        if i >= low and not fits(choices, 200):
+            break
+        items.append(draw_item(choices, spec.key_schema, local, taken, site="item"))
+    return Table(spec.name, spec.key_schema, tuple(items), spec.stream)

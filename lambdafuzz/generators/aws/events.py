@@ -1,0 +1,335 @@
+"""The triggering event, in two steps: an `EventPlan` drawn after the world, rendered once
+the backend has loaded that world.
+
+Two steps because an SQS event must carry facts only the emulator knows (each message's
+real messageId, receiptHandle and MD5, so a handler can delete what it processed) and
+SNS / stream events name ARNs the backend assigns.  The plan is pure data decided by the
+choices; `render_event(plan, loaded)` only formats.  Every kind uses the same API, even
+those that need nothing from the backend.
+
+Shapes follow the AWS documentation and are checked against the Powertools parser models.
+Labels: `lambdafuzz.Event` > `event.<kind>` > the parts' own labels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from lambdafuzz import labels
+from lambdafuzz.errors import BackendError
+from lambdafuzz.generators.aws import ids
+from lambdafuzz.generators.aws.bodies import draw_body
+from lambdafuzz.generators.aws.http_events import (
+    HttpRequestPlan,
+    draw_request,
+    render_v1,
+    render_v2,
+)
+from lambdafuzz.generators.aws.s3_notifications import (
+    S3RecordPlan,
+    draw_s3_record,
+    render_eventbridge,
+    render_s3_record,
+)
+from lambdafuzz.generators.aws.streams import (
+    StreamRecordPlan,
+    draw_stream_records,
+    render_stream_record,
+)
+from lambdafuzz.generators.aws.world import LoadedWorld, World
+from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.files import draw_file
+from lambdafuzz.target import Target, TriggerKind
+
+KIND_LABELS: Final = {
+    TriggerKind.S3: labels.S3_EVENT,
+    TriggerKind.SQS: labels.SQS_EVENT,
+    TriggerKind.SNS: labels.SNS_EVENT,
+    TriggerKind.DYNAMODB_STREAM: labels.DYNAMODB_STREAM_EVENT,
+    TriggerKind.APIGATEWAY: labels.APIGATEWAY_EVENT,
+    TriggerKind.APIGATEWAY_V2: labels.APIGATEWAY_V2_EVENT,
+    TriggerKind.EVENTBRIDGE: labels.EVENTBRIDGE_EVENT,
+}
+#: Sources and detail types of custom EventBridge events (no bucket to describe).
+CUSTOM_SOURCES: Final = ("com.example.orders", "custom.app", "aws.events")
+CUSTOM_DETAIL_TYPES: Final = ("Order Placed", "Scheduled Event", "Item Updated")
+
+
+@dataclass(slots=True, frozen=True)
+class SqsRecordPlan:
+    queue: str
+    index: int  # position of the message in `World.queue(queue).messages` / `LoadedWorld.messages`
+    receive_count: int
+    receive_delay_ms: int  # first receive, after SentTimestamp
+
+
+@dataclass(slots=True, frozen=True)
+class SnsRecordPlan:
+    topic: str
+    message: str
+    subject: str | None
+    attributes: tuple[tuple[str, str], ...]
+    time_ms: int
+    seed: bytes
+
+
+@dataclass(slots=True, frozen=True)
+class BridgePlan:
+    """An EventBridge event: an S3 "Object Created" (`s3` set) or a custom event."""
+
+    s3: S3RecordPlan | None
+    source: str = ""
+    detail_type: str = ""
+    detail_json: str = "{}"
+    time_ms: int = ids.EPOCH_MS
+    seed: bytes = bytes(8)
+
+
+RecordPlanT = (
+    S3RecordPlan | SqsRecordPlan | SnsRecordPlan | StreamRecordPlan | HttpRequestPlan | BridgePlan
+)
+
+
+@dataclass(slots=True, frozen=True)
+class EventPlan:
+    """What the event will say, decided by the choices; `render_event` makes it a dict.
+    API Gateway and EventBridge events have exactly one record (the request / event)."""
+
+    kind: TriggerKind
+    source: str | None
+    records: tuple[RecordPlanT, ...]
+
+
+# =========================================================================== drawing
+@generator(labels.EVENT)
+def draw_event_plan(
+    choices: Choices, target: Target, world: World, local: Sequence[str] = ()
+) -> EventPlan:
+    """The event for `target`'s trigger, consistent with `world` (generated before it)."""
+    trigger = target.trigger
+    kind = trigger.kind
+    with choices.scope(KIND_LABELS[kind], site=f"event:{kind.value}"):
+        if kind is TriggerKind.S3:
+            count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
+            records: tuple[RecordPlanT, ...] = tuple(
+                draw_s3_record(choices, world.buckets, bucket=trigger.source, site="record")
+                for _ in range(count)
+            )
+        elif kind is TriggerKind.SQS:
+            records = _draw_sqs(choices, target, world)
+        elif kind is TriggerKind.SNS:
+            records = _draw_sns(choices, target, world)
+        elif kind is TriggerKind.DYNAMODB_STREAM:
+            assert trigger.source is not None  # config guarantees a table with a stream
+            count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
+            records = draw_stream_records(choices, world.table(trigger.source), count, local)
+        elif kind is TriggerKind.EVENTBRIDGE:
+            records = (_draw_bridge(choices, trigger.source, world),)
+        else:
+            version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
+            request = draw_request(choices, version=version, body_format=trigger.body, local=local)
+            records = (request,)
+    return EventPlan(kind, trigger.source, records)
+
+
+def _draw_sqs(choices: Choices, target: Target, world: World) -> tuple[SqsRecordPlan, ...]:
+    """Records for the first messages of the queue: the ones Lambda received."""
+    trigger = target.trigger
+    assert trigger.source is not None  # config guarantees a queue
+    queue = world.queue(trigger.source)
+    high = min(trigger.records_max, len(queue.messages))
+    count = choices.draw_integer(min(trigger.records_min, high), high, site="records")
+    records = []
+    for index in range(count):
+        receive_count = 1 + choices.draw_geometric(0.1, max_value=10, site="receive-count")
+        delay = choices.draw_geometric(50.0, max_value=60_000, site="receive-delay")
+        records.append(SqsRecordPlan(queue.name, index, receive_count, delay))
+    return tuple(records)
+
+
+def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecordPlan, ...]:
+    trigger = target.trigger
+    assert trigger.source is not None  # config guarantees a topic
+    count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
+    records = []
+    for _ in range(count):
+        with choices.scope(labels.SNS_MESSAGE, site="message"):
+            message = draw_body(
+                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+            )
+            subject = None
+            if choices.draw_boolean(0.3, site="subject?"):
+                subject = choices.draw_string(min_size=1, max_size=40, site="subject")
+            attributes = _draw_sns_attributes(choices)
+        seed = ids.draw_seed(choices)
+        records.append(
+            SnsRecordPlan(
+                trigger.source, message, subject, attributes, ids.draw_time_ms(choices), seed
+            )
+        )
+    return tuple(records)
+
+
+def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
+    if not choices.draw_boolean(0.2, site="attributes?"):
+        return ()
+    name = choices.draw_string(min_size=1, max_size=12, site="attribute-name")
+    value = choices.draw_string(min_size=1, max_size=24, site="attribute-value")
+    return ((name, value),)
+
+
+def _draw_bridge(choices: Choices, bucket: str | None, world: World) -> BridgePlan:
+    if bucket is not None:
+        return BridgePlan(draw_s3_record(choices, world.buckets, bucket=bucket, site="record"))
+    source = choices.draw_from_dictionary(
+        lambda: choices.draw_choice(CUSTOM_SOURCES, site="source")
+    )
+    detail_type = choices.draw_choice(CUSTOM_DETAIL_TYPES, site="detail-type")
+    file = draw_file(choices, ("json",), erroneous_p=0.0)
+    try:
+        detail = json.loads(file.data)
+    except ValueError:
+        detail = {"data": file.data.decode("utf-8", errors="replace")}
+    if not isinstance(detail, dict):
+        detail = {"data": detail}
+    detail_json = json.dumps(detail, ensure_ascii=False)
+    return BridgePlan(
+        None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
+    )
+
+
+# =========================================================================== rendering
+def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
+    """The event dict the handler receives, with the backend's facts filled in."""
+    region = loaded.world.region
+    kind = plan.kind
+    if kind is TriggerKind.S3:
+        return {"Records": [render_s3_record(r, region) for r in _only(plan, S3RecordPlan)]}
+    if kind is TriggerKind.SQS:
+        return {"Records": [render_sqs_record(r, loaded) for r in _only(plan, SqsRecordPlan)]}
+    if kind is TriggerKind.SNS:
+        return {"Records": [render_sns_record(r, loaded) for r in _only(plan, SnsRecordPlan)]}
+    if kind is TriggerKind.DYNAMODB_STREAM:
+        return {"Records": [render_stream_record(r, loaded) for r in _only(plan, StreamRecordPlan)]}
+    if kind is TriggerKind.EVENTBRIDGE:
+        (bridge,) = _only(plan, BridgePlan)
+        return render_bridge(bridge, loaded)
+    (request,) = _only(plan, HttpRequestPlan)
+    return (
+        render_v1(request, loaded) if kind is TriggerKind.APIGATEWAY else render_v2(request, loaded)
+    )
+
+
+def _only[T](plan: EventPlan, cls: type[T]) -> list[T]:
+    assert all(isinstance(r, cls) for r in plan.records), f"{plan.kind} plan holds other records"
+    return list(plan.records)  # type: ignore[arg-type]
+
+
+def render_sqs_record(plan: SqsRecordPlan, loaded: LoadedWorld) -> dict[str, Any]:
+    delivered = loaded.messages.get(plan.queue, ())
+    if plan.index >= len(delivered):
+        raise BackendError(
+            f"the loaded world holds {len(delivered)} message(s) for queue {plan.queue!r}; "
+            f"the SQS event needs message #{plan.index} (backend and world disagree)"
+        )
+    message = delivered[plan.index]
+    world_message = loaded.world.queue(plan.queue).messages[plan.index]
+    attributes = {
+        "ApproximateReceiveCount": str(plan.receive_count),
+        "SentTimestamp": str(message.sent_timestamp_ms),
+        "SenderId": sender_id(loaded.world.account_id),
+        "ApproximateFirstReceiveTimestamp": str(message.sent_timestamp_ms + plan.receive_delay_ms),
+    }
+    if world_message.group_id is not None:
+        attributes["SequenceNumber"] = str(10**19 + message.sent_timestamp_ms * 1000 + plan.index)
+        attributes["MessageGroupId"] = world_message.group_id
+        attributes["MessageDeduplicationId"] = world_message.deduplication_id or ""
+    record: dict[str, Any] = {
+        "messageId": message.message_id,
+        "receiptHandle": message.receipt_handle,
+        "body": message.body,
+        "attributes": attributes,
+        "messageAttributes": {
+            name: {
+                "stringValue": value,
+                "stringListValues": [],
+                "binaryListValues": [],
+                "dataType": "String",
+            }
+            for name, value in message.attributes
+        },
+        "md5OfBody": message.md5_of_body,
+        "eventSource": "aws:sqs",
+        "eventSourceARN": loaded.world.arn("sqs", plan.queue),
+        "awsRegion": loaded.world.region,
+    }
+    if message.attributes:
+        record["md5OfMessageAttributes"] = md5_of_message_attributes(message.attributes)
+    return record
+
+
+def sender_id(account: str) -> str:
+    """The IAM user id SQS reports as the sender (an `AIDA...` id, fixed per account)."""
+    return "AIDA" + ids.alnum_id(account.encode(), "sender", 17)
+
+
+def md5_of_message_attributes(attributes: Sequence[tuple[str, str]]) -> str:
+    """SQS's MD5OfMessageAttributes for string attributes: per attribute, sorted by name,
+    length-prefixed name, data type, transport type 1 (string) and value."""
+    digest = hashlib.md5()  # noqa: S324 - SQS defines it so
+    for name, value in sorted(attributes):
+        for part in (name.encode(), b"String"):
+            digest.update(struct.pack(">I", len(part)) + part)
+        encoded = value.encode()
+        digest.update(b"\x01" + struct.pack(">I", len(encoded)) + encoded)
+    return digest.hexdigest()
+
+
+def render_sns_record(plan: SnsRecordPlan, loaded: LoadedWorld) -> dict[str, Any]:
+    region = loaded.world.region
+    topic_arn = loaded.topic_arn(plan.topic)
+    subscription = f"{topic_arn}:{ids.uuid(plan.seed, 'subscription')}"
+    endpoint = f"https://sns.{region}.amazonaws.com"
+    certificate = ids.hex_id(topic_arn.encode(), "certificate", 32, upper=False)
+    return {
+        "EventSource": "aws:sns",
+        "EventVersion": "1.0",
+        "EventSubscriptionArn": subscription,
+        "Sns": {
+            "Type": "Notification",
+            "MessageId": ids.uuid(plan.seed, "message"),
+            "TopicArn": topic_arn,
+            "Subject": plan.subject,
+            "Message": plan.message,
+            "Timestamp": ids.iso_ms(plan.time_ms),
+            "SignatureVersion": "1",
+            "Signature": ids.b64_id(plan.seed, "signature", 64),
+            "SigningCertUrl": f"{endpoint}/SimpleNotificationService-{certificate}.pem",
+            "UnsubscribeUrl": f"{endpoint}/?Action=Unsubscribe&SubscriptionArn={subscription}",
+            "MessageAttributes": {
+                name: {"Type": "String", "Value": value} for name, value in plan.attributes
+            },
+        },
+    }
+
+
+def render_bridge(plan: BridgePlan, loaded: LoadedWorld) -> dict[str, Any]:
+    world = loaded.world
+    if plan.s3 is not None:
+        return render_eventbridge(plan.s3, world.region, world.account_id)
+    return {
+        "version": "0",
+        "id": ids.uuid(plan.seed, "eventbridge"),
+        "detail-type": plan.detail_type,
+        "source": plan.source,
+        "account": world.account_id,
+        "time": ids.iso_seconds(plan.time_ms),
+        "region": world.region,
+        "resources": [],
+        "detail": json.loads(plan.detail_json),
+    }

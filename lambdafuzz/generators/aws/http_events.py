@@ -1,0 +1,315 @@
+"""API Gateway proxy requests (REST API payload 1.0, HTTP API payload 2.0).
+
+A request is drawn once (`HttpRequestPlan`) and rendered in either payload format: method,
+a resource template with path parameters whose values often reuse strings of the world (an
+object key, an item key) so lookups can hit, query parameters (names may repeat), headers,
+cookies, and a body from the file generators (JSON mostly), base64-encoded when binary.
+Labels: `http.path`, `http.query`, `http.headers`, `http.body` under the event's label.
+"""
+
+from __future__ import annotations
+
+import base64
+import string
+import urllib.parse
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from lambdafuzz import labels
+from lambdafuzz.generators.aws import ids
+from lambdafuzz.generators.aws.bodies import file_text
+from lambdafuzz.generators.aws.s3_notifications import source_ip
+from lambdafuzz.generators.aws.world import LoadedWorld
+from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.files import draw_file
+
+METHODS: Final = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
+_METHOD_WEIGHTS: Final = (3.0, 3.0, 1.0, 1.0, 0.5, 0.2, 0.2)
+_BODY_METHODS: Final = frozenset({"POST", "PUT", "PATCH"})
+SEGMENT_ALPHABET: Final = string.ascii_lowercase + string.digits + "-_"
+VALUE_ALPHABET: Final = string.ascii_letters + string.digits + "-_. "
+PARAMETER_NAMES: Final = ("id", "key", "name", "proxy+")
+STAGES: Final = ("prod", "dev", "test", "v1")
+USER_AGENTS: Final = (
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0",
+    "curl/8.5.0",
+    "python-requests/2.32.3",
+    "PostmanRuntime/7.39.0",
+)
+#: Body formats besides JSON when the config names none.
+OTHER_BODY_FORMATS: Final = ("text", "csv", "xml", "image")
+API_ID: Final = "a1b2c3d4e5"
+
+
+@dataclass(slots=True, frozen=True)
+class HttpRequestPlan:
+    version: str  # payload format: "1.0" (REST API) or "2.0" (HTTP API)
+    method: str
+    resource: str  # "/items/{id}"
+    path: str  # "/items/abc", as requested (parameter values percent-encoded)
+    path_parameters: tuple[tuple[str, str], ...]
+    query: tuple[tuple[str, str], ...]  # in request order; names may repeat
+    headers: tuple[tuple[str, str], ...]  # as sent (Title-Case); names may repeat
+    cookies: tuple[str, ...]
+    body: str | None
+    is_base64: bool
+    stage: str
+    default_route: bool  # HTTP API `$default` route instead of "METHOD /resource"
+    time_ms: int
+    seed: bytes
+
+
+def draw_request(
+    choices: Choices, *, version: str, body_format: str | None, local: Sequence[str]
+) -> HttpRequestPlan:
+    method = choices.draw_weighted(METHODS, _METHOD_WEIGHTS, site="method")
+    with choices.scope(labels.HTTP_PATH):
+        resource, path, parameters = _draw_path(choices, local)
+    with choices.scope(labels.HTTP_QUERY):
+        query = _draw_query(choices, local)
+    with choices.scope(labels.HTTP_BODY):
+        body, is_base64, content_type = _draw_body(choices, method, body_format)
+    seed = ids.draw_seed(choices)
+    with choices.scope(labels.HTTP_HEADERS):
+        headers, cookies = _draw_headers(choices, seed, content_type)
+    if version == "1.0":
+        stage, default_route = choices.draw_choice(STAGES, site="stage"), False
+    else:
+        stage = "$default"
+        default_route = choices.draw_boolean(0.3, site="default-route?")
+    time_ms = ids.draw_time_ms(choices)
+    return HttpRequestPlan(
+        version,
+        method,
+        resource,
+        path,
+        parameters,
+        query,
+        headers,
+        cookies,
+        body,
+        is_base64,
+        stage,
+        default_route,
+        time_ms,
+        seed,
+    )
+
+
+def _draw_value(choices: Choices, local: Sequence[str], *, slash: bool) -> str:
+    if local and choices.draw_boolean(0.4, site="reuse?"):
+        value = choices.draw_choice(local, site="reuse")
+    else:
+        value = choices.draw_string(VALUE_ALPHABET, 1, 16, site="value")
+    return (value if slash else value.replace("/", "-")) or "x"
+
+
+def _draw_path(
+    choices: Choices, local: Sequence[str]
+) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    template: list[str] = []
+    concrete: list[str] = []
+    parameters: dict[str, str] = {}
+    count = choices.draw_integer(0, 3, site="segments")
+    for i in range(count):
+        if choices.draw_boolean(0.35, site="parameter?"):
+            name = choices.draw_choice(PARAMETER_NAMES, site="parameter")
+            greedy = name == "proxy+"
+            if (greedy and i < count - 1) or name.rstrip("+") in parameters:
+                name, greedy = f"p{i}", False
+            value = _draw_value(choices, local, slash=greedy)
+            parameters[name.rstrip("+")] = value
+            template.append("{" + name + "}")
+            concrete.append(urllib.parse.quote(value, safe="/" if greedy else ""))
+        else:
+            raw = choices.draw_string(SEGMENT_ALPHABET, 1, 10, site="segment")
+            segment = urllib.parse.quote(raw.replace("/", "-"), safe="") or "x"
+            template.append(segment)
+            concrete.append(segment)
+    return "/" + "/".join(template), "/" + "/".join(concrete), tuple(parameters.items())
+
+
+def _draw_query(choices: Choices, local: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    pairs: list[tuple[str, str]] = []
+    for _ in range(choices.draw_geometric(0.8, max_value=6, site="count")):
+        if pairs and choices.draw_boolean(0.1, site="repeat?"):
+            name = pairs[-1][0]
+        else:
+            name = choices.draw_string(SEGMENT_ALPHABET, 1, 10, site="name") or "q"
+        pairs.append((name, _draw_value(choices, local, slash=True)))
+    return tuple(pairs)
+
+
+def _draw_body(
+    choices: Choices, method: str, body_format: str | None
+) -> tuple[str | None, bool, str | None]:
+    if not choices.draw_boolean(0.9 if method in _BODY_METHODS else 0.05, site="body?"):
+        return None, False, None
+    if body_format is not None:
+        formats: tuple[str, ...] = (body_format,)
+    elif choices.draw_boolean(0.8, site="json?"):
+        formats = ("json",)
+    else:
+        formats = OTHER_BODY_FORMATS
+    file = draw_file(choices, formats, erroneous_p=0.003)
+    text, is_base64 = file_text(file)
+    if not is_base64 and choices.draw_boolean(0.05, site="base64?"):
+        text, is_base64 = base64.b64encode(file.data).decode(), True
+    return text, is_base64, file.content_type
+
+
+def _draw_headers(
+    choices: Choices, seed: bytes, content_type: str | None
+) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
+    agent = choices.draw_choice(USER_AGENTS, site="user-agent")
+    accept = choices.draw_choice(("*/*", "application/json", "text/html,*/*;q=0.8"), site="accept")
+    headers = [
+        ("User-Agent", agent),
+        ("Accept", accept),
+        (
+            "X-Amzn-Trace-Id",
+            f"Root=1-{ids.hex_id(seed, 'trace-time', 8, upper=False)}-"
+            f"{ids.hex_id(seed, 'trace', 24, upper=False)}",
+        ),
+        ("X-Forwarded-For", source_ip(seed)),
+        ("X-Forwarded-Port", "443"),
+        ("X-Forwarded-Proto", "https"),
+    ]
+    if content_type is not None:
+        headers.append(("Content-Type", content_type))
+    if choices.draw_boolean(0.15, site="authorization?"):
+        token = choices.draw_string(string.ascii_letters + string.digits, 8, 32, site="token")
+        headers.append(("Authorization", f"Bearer {token}"))
+    for _ in range(choices.draw_geometric(0.5, max_value=4, site="extra")):
+        name = choices.draw_string(string.ascii_letters + string.digits + "-", 1, 16, site="name")
+        name = "".join(ch for ch in name if ch.isascii() and (ch.isalnum() or ch == "-")) or "X"
+        value = choices.draw_string(VALUE_ALPHABET, 0, 24, site="value")
+        headers.append((name, "".join(ch for ch in value if " " <= ch <= "~")))
+    cookies: list[str] = []
+    if choices.draw_boolean(0.15, site="cookies?"):
+        for i in range(choices.draw_integer(1, 2, site="cookie-count")):
+            value = choices.draw_string(string.ascii_letters + string.digits, 1, 16, site="cookie")
+            cookies.append(f"c{i}={value}")
+    return tuple(headers), tuple(cookies)
+
+
+# --------------------------------------------------------------------------- rendering
+def _context_ids(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
+    return {
+        "accountId": loaded.world.account_id,
+        "apiId": API_ID,
+        "domainName": _host(loaded),
+        "domainPrefix": API_ID,
+    }
+
+
+def _host(loaded: LoadedWorld) -> str:
+    return f"{API_ID}.execute-api.{loaded.world.region}.amazonaws.com"
+
+
+def render_v1(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
+    """A REST API (payload format 1.0) proxy event."""
+    headers = [("Host", _host(loaded)), *plan.headers]
+    if plan.cookies:
+        headers.append(("Cookie", "; ".join(plan.cookies)))
+    single, multi = _single_and_multi(headers)
+    query, multi_query = _single_and_multi(plan.query)
+    agent = single.get("User-Agent", "")
+    return {
+        "resource": plan.resource,
+        "path": plan.path,
+        "httpMethod": plan.method,
+        "headers": single,
+        "multiValueHeaders": multi,
+        "queryStringParameters": query or None,
+        "multiValueQueryStringParameters": multi_query or None,
+        "pathParameters": dict(plan.path_parameters) or None,
+        "stageVariables": None,
+        "requestContext": {
+            **_context_ids(plan, loaded),
+            "extendedRequestId": ids.b64_id(plan.seed, "extended", 12),
+            "httpMethod": plan.method,
+            "identity": {
+                "accessKey": None,
+                "accountId": None,
+                "caller": None,
+                "cognitoAuthenticationProvider": None,
+                "cognitoAuthenticationType": None,
+                "cognitoIdentityId": None,
+                "cognitoIdentityPoolId": None,
+                "principalOrgId": None,
+                "sourceIp": source_ip(plan.seed),
+                "user": None,
+                "userAgent": agent,
+                "userArn": None,
+            },
+            "path": f"/{plan.stage}{plan.path}",
+            "protocol": "HTTP/1.1",
+            "requestId": ids.uuid(plan.seed, "request"),
+            "requestTime": ids.clf_time(plan.time_ms),
+            "requestTimeEpoch": plan.time_ms,
+            "resourceId": ids.alnum_id(plan.seed, "resource", 6).lower(),
+            "resourcePath": plan.resource,
+            "stage": plan.stage,
+        },
+        "body": plan.body,
+        "isBase64Encoded": plan.is_base64,
+    }
+
+
+def render_v2(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
+    """An HTTP API (payload format 2.0) event: lower-case headers, repeats comma-joined."""
+    headers: dict[str, str] = {}
+    for name, value in (("Host", _host(loaded)), *plan.headers):
+        key = name.lower()
+        headers[key] = f"{headers[key]},{value}" if key in headers else value
+    query: dict[str, str] = {}
+    for name, value in plan.query:
+        query[name] = f"{query[name]},{value}" if name in query else value
+    method_resource = "ANY" if "{proxy+}" in plan.resource else plan.method
+    route = "$default" if plan.default_route else f"{method_resource} {plan.resource}"
+    event: dict[str, Any] = {
+        "version": "2.0",
+        "routeKey": route,
+        "rawPath": plan.path,
+        "rawQueryString": urllib.parse.urlencode(plan.query, quote_via=urllib.parse.quote),
+        "headers": headers,
+    }
+    if plan.cookies:
+        event["cookies"] = list(plan.cookies)
+    if query:
+        event["queryStringParameters"] = query
+    if plan.path_parameters and not plan.default_route:
+        event["pathParameters"] = dict(plan.path_parameters)
+    event["requestContext"] = {
+        **_context_ids(plan, loaded),
+        "http": {
+            "method": plan.method,
+            "path": plan.path,
+            "protocol": "HTTP/1.1",
+            "sourceIp": source_ip(plan.seed),
+            "userAgent": headers.get("user-agent", ""),
+        },
+        "requestId": ids.b64_id(plan.seed, "request", 12),
+        "routeKey": route,
+        "stage": plan.stage,
+        "time": ids.clf_time(plan.time_ms),
+        "timeEpoch": plan.time_ms,
+    }
+    if plan.body is not None:
+        event["body"] = plan.body
+    event["isBase64Encoded"] = plan.is_base64
+    return event
+
+
+def _single_and_multi(
+    pairs: Sequence[tuple[str, str]],
+) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """REST API maps: the last value per name, and every value per name."""
+    single: dict[str, str] = {}
+    multi: dict[str, list[str]] = {}
+    for name, value in pairs:
+        single[name] = value
+        multi.setdefault(name, []).append(value)
+    return single, multi

@@ -1,0 +1,96 @@
+"""SQS queues and the messages waiting in them.
+
+A message is a body (see `bodies.py`: a file, an S3 notification, an EventBridge event)
+and sometimes string message attributes.  FIFO queues get a message group (a few groups,
+so ordering within a group matters) and a deduplication id unique per message, so the
+emulator never drops one as a duplicate.  Label: `sqs.message`.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Final
+
+from lambdafuzz import labels
+from lambdafuzz.generators.aws.bodies import draw_body
+from lambdafuzz.generators.aws.world import Bucket, Queue, QueueMessage
+from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.files.budget import fits
+from lambdafuzz.target import QueueSpec
+
+ATTRIBUTE_NAME_ALPHABET: Final = string.ascii_letters + string.digits + "_-."
+ATTRIBUTE_VALUE_ALPHABET: Final = string.ascii_letters + string.digits + " -_.:/@"
+#: Bodies of queues that do not trigger the handler (it reads them itself, if at all).
+OTHER_QUEUE_BODY: Final = "json"
+
+
+@generator(labels.SQS_MESSAGE)
+def draw_message(
+    choices: Choices,
+    *,
+    body: str | None,
+    buckets: Sequence[Bucket],
+    fifo: bool,
+    index: int,
+    region: str,
+    account: str,
+) -> QueueMessage:
+    text = draw_body(choices, body, buckets, region=region, account=account)
+    attributes = draw_message_attributes(choices)
+    if not fifo:
+        return QueueMessage(text, attributes)
+    group = f"group-{choices.draw_integer(0, 2, site='group')}"
+    return QueueMessage(text, attributes, group_id=group, deduplication_id=f"message-{index}")
+
+
+def draw_message_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
+    """String attributes on one message in five; names avoid the reserved `AWS.`/`Amazon.`
+    prefixes and never start or end with a dot."""
+    if not choices.draw_boolean(0.2, site="attributes?"):
+        return ()
+    found: dict[str, str] = {}
+    for _ in range(choices.draw_integer(1, 3, site="attribute-count")):
+        raw = choices.draw_string(ATTRIBUTE_NAME_ALPHABET, 1, 16, site="attribute-name")
+        name = "".join(ch for ch in raw if ch in ATTRIBUTE_NAME_ALPHABET).strip(".")
+        name = name.replace("..", ".")[:256] or "attribute"
+        if name.lower().startswith(("aws.", "amazon.")):
+            name = "x-" + name
+        value = choices.draw_string(ATTRIBUTE_VALUE_ALPHABET, 1, 24, site="attribute-value")
+        found[name] = value or "-"
+    return tuple(found.items())
+
+
+@generator(None)
+def draw_queue(
+    choices: Choices,
+    spec: QueueSpec,
+    *,
+    body: str | None,
+    buckets: Sequence[Bucket],
+    region: str,
+    account: str,
+    min_messages: int = 0,
+    max_messages: int = 0,
+) -> Queue:
+    """The queue's messages; the bounds widen to `min_messages`/`max_messages` (the records
+    an SQS event needs) when the config's `messages` range is narrower."""
+    low = max(spec.messages_min, min_messages)
+    high = max(spec.messages_max, max_messages, low)
+    n = choices.draw_integer(low, high, site="messages")
+    messages = []
+    for i in range(n):
+        if i >= low and not fits(choices, 200):
+            break
+        message = draw_message(
+            choices,
+            body=body,
+            buckets=buckets,
+            fifo=spec.fifo,
+            index=i,
+            region=region,
+            account=account,
+            site="message",
+        )
+        messages.append(message)
+    return Queue(spec.name, tuple(messages), spec.fifo)

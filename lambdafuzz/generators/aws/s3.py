@@ -1,0 +1,142 @@
+"""S3 buckets and objects: keys shaped like real uploads, content from the file generators.
+
+An object is its file (drawn first, so the key can carry the file's extension), its key
+(prefix from the config, a stem that is fresh or a dictionary constant, the extension the
+file generator chose, which an erroneous file may have dropped or changed), a content type
+and sometimes user metadata.  Labels: `s3.bucket` > `s3.object` > `lambdafuzz.S3ObjectKey`
+/ `lambdafuzz.File` / `s3.metadata`.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from lambdafuzz import labels
+from lambdafuzz.generators.aws.world import Bucket, S3Object
+from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.files import GeneratedFile, draw_file
+from lambdafuzz.generators.files.budget import fits
+from lambdafuzz.target import BucketSpec, ObjectsSpec
+
+#: Stems of ordinary uploads.
+KEY_ALPHABET: Final = string.ascii_letters + string.digits + "-_."
+#: Stems as users really name files: spaces, `+`, parentheses, `%`, non-ASCII.  Each of
+#: these is encoded differently in an S3 event, which is where handlers go wrong.
+WIDE_KEY_ALPHABET: Final = KEY_ALPHABET + " +()&=,@!'$;:%~" + "éüß日本"
+FOLDER_ALPHABET: Final = string.ascii_lowercase + string.digits + "-_"
+METADATA_NAME_ALPHABET: Final = string.ascii_lowercase + string.digits + "-"
+METADATA_VALUE_ALPHABET: Final = string.ascii_letters + string.digits + " -_.:/=+"
+#: S3 caps keys at 1,024 UTF-8 bytes.
+MAX_KEY_BYTES: Final = 1024
+#: What S3 stores when an upload names no content type, and what many clients send.
+FALLBACK_CONTENT_TYPES: Final = ("binary/octet-stream", "application/octet-stream")
+
+
+@generator(labels.S3_OBJECT_KEY)
+def draw_object_key(choices: Choices, *, prefixes: Sequence[str] = (), extension: str = "") -> str:
+    """`prefix + stem + .extension`; without configured prefixes, now and then a folder."""
+    if prefixes:
+        prefix = choices.draw_choice(prefixes, site="prefix")
+    elif choices.draw_boolean(0.1, site="folder?"):
+        prefix = choices.draw_string(FOLDER_ALPHABET, 1, 12, site="folder") + "/"
+    else:
+        prefix = ""
+    wide = choices.draw_boolean(0.15, site="wide?")
+    stem = choices.draw_string(WIDE_KEY_ALPHABET if wide else KEY_ALPHABET, 1, 24, site="stem")
+    return _fit_key(prefix + _clean(stem), f".{extension}" if extension else "")
+
+
+def _clean(text: str) -> str:
+    """A dictionary constant as a key part: no control characters or lone surrogates (S3
+    would accept some, but its XML listings and most clients would not)."""
+    kept = "".join(
+        ch for ch in text if ch >= " " and ch != "\x7f" and not "\ud800" <= ch <= "\udfff"
+    )
+    return kept or "x"
+
+
+def _fit_key(base: str, suffix: str) -> str:
+    room = MAX_KEY_BYTES - len(suffix.encode())
+    while len(base.encode()) > room:
+        base = base[: len(base) // 2]
+    return (base or "x") + suffix
+
+
+@generator(labels.S3_OBJECT)
+def draw_object(choices: Choices, spec: ObjectsSpec, taken: set[str] | None = None) -> S3Object:
+    """One object of `spec`'s formats; its key avoids `taken` (and is added to it)."""
+    file = draw_file(choices, spec.formats, erroneous_p=spec.erroneous_p)
+    key = draw_object_key(choices, prefixes=spec.prefixes, extension=file.extension)
+    if taken is not None:
+        key = _unique(key, file.suffix, taken)
+        taken.add(key)
+    content_type = choices.draw_weighted(
+        (file.content_type, *FALLBACK_CONTENT_TYPES), (0.9, 0.05, 0.05), site="content-type"
+    )
+    return S3Object(
+        key=key,
+        data=file.data,
+        content_type=content_type,
+        format=object_format(file),
+        metadata=draw_metadata(choices),
+    )
+
+
+def object_format(file: GeneratedFile) -> str:
+    """`csv`, or `erroneous:truncated:csv` for a file broken on purpose."""
+    return f"erroneous:{file.erroneous}:{file.format}" if file.erroneous else file.format
+
+
+def _unique(key: str, suffix: str, taken: set[str]) -> str:
+    """The same key with `-2`, `-3`, ... before its extension when it is taken already."""
+    if key not in taken:
+        return key
+    base = key[: len(key) - len(suffix)] if suffix and key.endswith(suffix) else key
+    n = 2
+    while f"{base}-{n}{suffix}" in taken:
+        n += 1
+    return f"{base}-{n}{suffix}"
+
+
+@generator(labels.S3_METADATA)
+def draw_metadata(choices: Choices) -> tuple[tuple[str, str], ...]:
+    """User metadata (`x-amz-meta-*`) on one object in five: lower-case names, ASCII values."""
+    if not choices.draw_boolean(0.2, site="metadata?"):
+        return ()
+    pairs: dict[str, str] = {}
+    for _ in range(choices.draw_integer(1, 3, site="count")):
+        raw = choices.draw_string(METADATA_NAME_ALPHABET, 1, 12, site="name")
+        name = "".join(ch for ch in raw.lower() if ch in METADATA_NAME_ALPHABET) or "x"
+        value = choices.draw_string(METADATA_VALUE_ALPHABET, 0, 24, site="value")
+        pairs[name] = "".join(ch if " " <= ch <= "~" else "?" for ch in value)
+    return tuple(pairs.items())
+
+
+@generator(labels.S3_BUCKET)
+def draw_bucket(choices: Choices, spec: BucketSpec) -> Bucket:
+    """The bucket's objects; an output bucket (no `objects`) stays empty."""
+    objects_spec = spec.objects
+    if objects_spec is None:
+        return Bucket(spec.name)
+    n = choices.draw_integer(objects_spec.min, objects_spec.max, site="objects")
+    taken: set[str] = set()
+    objects = []
+    for i in range(n):
+        if i >= objects_spec.min and not fits(choices, 400):
+            break  # optional objects stop before the input runs out of draws
+        objects.append(draw_object(choices, objects_spec, taken, site="object"))
+    return Bucket(spec.name, tuple(objects))
+
+
+def key_strings(buckets: Iterable[Bucket]) -> tuple[str, ...]:
+    """Every key of the world, its base name and its stems (`a/b.csv.gz` -> `b.csv.gz`,
+    `b.csv`, `b`): strings a handler may look up elsewhere (a table, a path parameter)."""
+    found: dict[str, None] = {}
+    for bucket in buckets:
+        for obj in bucket.objects:
+            base = obj.key.rsplit("/", 1)[-1]
+            found.update(dict.fromkeys((obj.key, base, base.rsplit(".", 1)[0], base.split(".")[0])))
+    found.pop("", None)
+    return tuple(found)

@@ -1,0 +1,102 @@
+"""One fuzzing input for a target: a `World` and the `EventPlan` of its trigger.
+
+The world comes first (buckets, then tables, queues, topics), the event after it, so the
+event can only name what exists.  Strings the world generated (object keys and stems) are
+handed on as a *local dictionary*: table keys and API paths reuse them, so a lookup of an
+uploaded object's name in a table can hit.  Every resource draws under a call site named
+after it (`bucket:uploads`, `table:grades`), so in execution-indexed replay a change to one
+resource leaves the draws of the others where they were.
+
+Labels: the world's draws under `lambdafuzz.World`, the event's under `lambdafuzz.Event`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from lambdafuzz import labels
+from lambdafuzz.generators.aws.dynamodb import draw_table
+from lambdafuzz.generators.aws.events import EventPlan, draw_event_plan, render_event
+from lambdafuzz.generators.aws.queues import draw_queue
+from lambdafuzz.generators.aws.s3 import draw_bucket, key_strings
+from lambdafuzz.generators.aws.world import LoadedWorld, Table, Topic, World
+from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.target import Target, TriggerKind
+
+_DEFAULTS = World()
+
+
+@dataclass(slots=True, frozen=True)
+class GeneratedInput:
+    """What one choice sequence generates: the AWS state, and the event to send into it."""
+
+    world: World
+    event: EventPlan
+
+    def render_event(self, loaded: LoadedWorld) -> dict[str, Any]:
+        """The event dict, once a backend has loaded `world` and reported `loaded`."""
+        return render_event(self.event, loaded)
+
+
+def generate_input(choices: Choices, target: Target) -> GeneratedInput:
+    """The world of `target`'s resources, then its trigger's event."""
+    world = draw_world(choices, target)
+    event = draw_event_plan(choices, target, world, world_strings(world))
+    return GeneratedInput(world, event)
+
+
+@generator(labels.WORLD)
+def draw_world(choices: Choices, target: Target) -> World:
+    trigger = target.trigger
+    resources = target.resources
+    region, account = _DEFAULTS.region, _DEFAULTS.account_id
+    buckets = tuple(
+        draw_bucket(choices, spec, site=f"bucket:{spec.name}") for spec in resources.buckets
+    )
+    local = key_strings(buckets)
+    tables = []
+    for spec in resources.tables:
+        low = high = 0
+        if trigger.kind is TriggerKind.DYNAMODB_STREAM and trigger.source == spec.name:
+            low, high = trigger.records_min, trigger.records_max  # changes need items
+        table = draw_table(
+            choices, spec, local, min_items=low, max_items=high, site=f"table:{spec.name}"
+        )
+        tables.append(table)
+    queues = []
+    for spec in resources.queues:
+        is_source = trigger.kind is TriggerKind.SQS and trigger.source == spec.name
+        queue = draw_queue(
+            choices,
+            spec,
+            body=trigger.body if is_source else None,
+            buckets=buckets,
+            region=region,
+            account=account,
+            min_messages=trigger.records_min if is_source else 0,
+            max_messages=trigger.records_max if is_source else 0,
+            site=f"queue:{spec.name}",
+        )
+        queues.append(queue)
+    topics = tuple(Topic(spec.name) for spec in resources.topics)
+    return World(buckets, tuple(tables), tuple(queues), topics, region, account)
+
+
+def world_strings(world: World) -> tuple[str, ...]:
+    """Object keys and stems, then the string key values of table items: what the event
+    may reuse (an API path parameter naming an existing object or item)."""
+    found = dict.fromkeys(key_strings(world.buckets))
+    found.update(dict.fromkeys(_table_strings(world.tables)))
+    return tuple(found)
+
+
+def _table_strings(tables: Iterable[Table]) -> Iterable[str]:
+    for table in tables:
+        names = (table.key_schema.hash_name, table.key_schema.range_name)
+        for item in table.items:
+            for name in names:
+                value = item.get(name) if name else None
+                if value and "S" in value:
+                    yield value["S"]

@@ -1,0 +1,136 @@
+"""ZIP archives of other generated files, and gzip-compressed files.
+
+Entries get nested directory names (sometimes with explicit directory entries, sometimes
+without, as real tools differ), a drawn timestamp and compression method; an archive is
+now and then empty.  What goes inside comes from a `member` callback (the dispatcher's
+`member_file`), which keeps this module free of the format table and bounds the nesting.
+
+Output is byte-for-byte reproducible: entry timestamps are drawn, gzip's mtime is 0 and
+no file name is stored in the gzip header.  Entry names never contain `..` or a leading
+`/`: a handler that extracts a zip must not be able to write outside its target while the
+fuzzer runs it in-process.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import zipfile
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final
+
+from lambdafuzz import labels
+from lambdafuzz.errors import InvalidArgument
+from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.dates import datetimes
+from lambdafuzz.generators.files.alphabets import NAME
+from lambdafuzz.generators.files.budget import fits
+
+if TYPE_CHECKING:
+    from lambdafuzz.generators.files.dispatch import GeneratedFile
+
+MemberT = Callable[[Choices, int], "GeneratedFile"]
+GzipMemberT = Callable[[Choices, int], bytes]
+
+DIRECTORIES: Final = ("data", "images", "reports", "2024", "archive", "in", "__MACOSX", "tmp")
+STEMS: Final = ("data", "report", "image", "photo", "export", "grades", "readme", "IMG_0001")
+MAX_ENTRIES: Final = 8
+
+
+def _segment(choices: Choices, known: tuple[str, ...], site: str) -> str:
+    """A path segment: vocabulary or fresh/dictionary, without `/`, `\\`, NUL or a lone dot."""
+    if choices.draw_boolean(0.6, site=f"{site}-common?"):
+        return choices.draw_choice(known, site=site)
+    raw = choices.draw_string(NAME + "-. ", 1, 12, site=site)
+    cleaned = "".join("_" if ch in "/\\\0" or ord(ch) < 32 else ch for ch in raw).strip(".")
+    return cleaned or "_"
+
+
+@generator(labels.ZIP_ENTRY_NAME)
+def _entry_name(choices: Choices, extension: str, is_dir: bool) -> str:
+    depth = choices.draw_geometric(0.6, max_value=3, site="depth")
+    parts = [_segment(choices, DIRECTORIES, "directory") for _ in range(depth)]
+    if is_dir:
+        parts.append(_segment(choices, DIRECTORIES, "directory"))
+        return "/".join(parts) + "/"
+    stem = _segment(choices, STEMS, "stem").replace(".", "_")
+    parts.append(f"{stem}.{extension}" if extension else stem)
+    return "/".join(parts)
+
+
+@generator(labels.ZIP_ENTRY)
+def _entry(choices: Choices, member: MemberT, depth: int) -> tuple[zipfile.ZipInfo, bytes]:
+    is_dir = choices.draw_boolean(0.1, site="directory?")
+    data = b""
+    extension = ""
+    if not is_dir:
+        inner = member(choices, depth + 1)
+        data, extension = inner.data, inner.extension
+    name = _entry_name(choices, extension, is_dir)
+    stamp = datetimes(choices, min_year=1980, max_year=2099)
+    info = zipfile.ZipInfo(name, date_time=stamp.timetuple()[:6])
+    if is_dir:
+        info.external_attr = 0o40755 << 16 | 0x10  # what ZipFile.mkdir writes
+    else:
+        info.external_attr = 0o644 << 16
+        deflate = choices.draw_boolean(0.7, site="deflate?")
+        info.compress_type = zipfile.ZIP_DEFLATED if deflate else zipfile.ZIP_STORED
+    return info, data
+
+
+@generator(labels.ZIP_ARCHIVE)
+def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int = 0) -> bytes:
+    """A zip archive of generated files; `depth` is this archive's nesting level."""
+    if member is None:
+        from lambdafuzz.generators.files.dispatch import member_file
+
+        member = member_file
+    if depth < 0:
+        raise InvalidArgument(f"zip_archives: depth={depth!r} must be >= 0")
+    n = 0
+    if not choices.draw_boolean(0.05, site="empty?"):
+        n = choices.draw_geometric(1.5, min_value=1, max_value=MAX_ENTRIES, site="entries")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        names: set[str] = set()
+        for _ in range(n):
+            if not fits(choices, 1500):
+                break
+            info, data = _entry(choices, member, depth)
+            if info.filename in names:
+                continue  # zipfile warns on duplicates; the first entry wins
+            names.add(info.filename)
+            with_parents = (
+                choices.draw_boolean(0.3, site="parents?")
+                if "/" in info.filename.rstrip("/")
+                else False
+            )
+            if with_parents:
+                _add_parents(archive, info, names)
+            archive.writestr(info, data)
+    return buffer.getvalue()
+
+
+def _add_parents(archive: zipfile.ZipFile, info: zipfile.ZipInfo, names: set[str]) -> None:
+    """Explicit entries for the directories above `info`, as `zip -r` writes them."""
+    parts = info.filename.rstrip("/").split("/")[:-1]
+    for i in range(1, len(parts) + 1):
+        name = "/".join(parts[:i]) + "/"
+        if name not in names:
+            names.add(name)
+            parent = zipfile.ZipInfo(name, date_time=info.date_time)
+            parent.external_attr = 0o40755 << 16 | 0x10
+            archive.writestr(parent, b"")
+
+
+@generator(labels.GZIP_FILE)
+def gzip_files(choices: Choices, *, member: GzipMemberT | None = None, depth: int = 0) -> bytes:
+    """The gzip of a generated file (deterministic: mtime 0, no stored name)."""
+    if member is None:
+        from lambdafuzz.generators.files.dispatch import member_file
+
+        def member(c: Choices, d: int) -> bytes:
+            return member_file(c, d).data
+
+    level = choices.draw_integer(1, 9, site="level")
+    return gzip.compress(member(choices, depth + 1), compresslevel=level, mtime=0)

@@ -1,0 +1,237 @@
+"""PNG, JPEG and GIF images through Pillow, with EXIF metadata for JPEG.
+
+Pixels are drawn one chunk of `CHUNK_PIXELS` pixels of a row per `draw_bytes`, never per
+pixel: a 20x20 RGB image costs ~100 draws, fast to make, and still far more draws than its
+~20 EXIF draws.  That imbalance is the point (SpotOn): the branch-deciding metadata is a
+small part of the sequence, so uniform mutation rarely touches it and type-targeted
+mutation (`image.exif`, `datetime.datetime`) is needed to reach it.
+
+EXIF is drawn after the pixels under its own frame, so in either replay mode rewriting the
+EXIF draws leaves every pixel draw, and therefore the decoded pixels, unchanged.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Final
+
+from lambdafuzz import labels
+from lambdafuzz.errors import InvalidArgument
+from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.dates import datetimes
+from lambdafuzz.generators.files.budget import room
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+IMAGE_FORMATS: Final = ("png", "jpeg", "gif")
+PIL_FORMATS: Final = {"png": "PNG", "jpeg": "JPEG", "gif": "GIF"}
+#: Modes per format and their weights; CMYK JPEGs are rare but break many thumbnailers.
+MODES: Final = {
+    "png": (("RGB", "RGBA", "L", "P"), (4, 2, 2, 1)),
+    "jpeg": (("RGB", "L", "CMYK"), (8, 2, 1)),
+    "gif": (("P", "L"), (3, 1)),
+}
+BYTES_PER_PIXEL: Final = {"RGB": 3, "RGBA": 4, "L": 1, "P": 1, "CMYK": 4}
+#: Pixels per `draw_bytes`: a 4x1 tile.  Per-row draws would make pixels only ~half of an
+#: EXIF-bearing JPEG's draws at the default sizes; per-pixel draws would be slow.
+CHUNK_PIXELS: Final = 4
+
+EXIF_IFD: Final = 0x8769
+GPS_IFD: Final = 0x8825
+TAG_DATETIME: Final = 306
+TAG_ORIENTATION: Final = 274
+TAG_MAKE: Final = 271
+TAG_MODEL: Final = 272
+TAG_DATETIME_ORIGINAL: Final = 36867
+EXIF_DATE_FORMAT: Final = "%Y:%m:%d %H:%M:%S"
+MAKES: Final = ("Canon", "NIKON CORPORATION", "Apple", "SONY", "FUJIFILM", "samsung", "Google")
+MODELS: Final = ("iPhone 12", "Canon EOS 5D Mark IV", "NIKON D750", "ILCE-7M3", "Pixel 7", "X-T4")
+_ASCII: Final = "".join(chr(c) for c in range(32, 127))
+
+
+@dataclass(slots=True, frozen=True)
+class Exif:
+    """The EXIF tags written (None: tag absent)."""
+
+    date_time_original: dt.datetime | None
+    date_time: dt.datetime | None
+    orientation: int | None
+    make: str | None
+    model: str | None
+    gps: tuple[float, float] | None  # latitude, longitude in degrees
+
+
+@dataclass(slots=True, frozen=True)
+class GeneratedImage:
+    data: bytes
+    format: str  # png | jpeg | gif
+    width: int
+    height: int
+    mode: str
+    exif: Exif | None
+
+
+def _validate(
+    fmt: str | None, min_side: int, max_side: int, mean_side: float, exif: bool | None
+) -> None:
+    if fmt is not None and fmt not in IMAGE_FORMATS:
+        raise InvalidArgument(f"images: format={fmt!r}; valid: {', '.join(IMAGE_FORMATS)}")
+    if not 1 <= min_side <= max_side <= 4096:
+        raise InvalidArgument(
+            f"images: need 1 <= min_side <= max_side <= 4096, got {min_side}, {max_side}"
+        )
+    if not mean_side > 0:
+        raise InvalidArgument(f"images: mean_side={mean_side!r} must be positive")
+    if exif and fmt not in (None, "jpeg"):
+        raise InvalidArgument(f"images: exif=True needs format='jpeg', not {fmt!r}")
+
+
+@generator(labels.PIL_IMAGE)
+def images(
+    choices: Choices,
+    *,
+    format: str | None = None,  # noqa: A002 - the word every image API uses
+    min_side: int = 1,
+    max_side: int = 64,
+    mean_side: float = 20.0,
+    exif: bool | None = None,
+) -> GeneratedImage:
+    """An encoded image; sides geometric with mean about `mean_side` within the bounds.
+
+    `exif`: JPEG only; True always writes EXIF, False never, None draws it (80%)."""
+    _validate(format, min_side, max_side, mean_side, exif)
+    if format is None:
+        format = choices.draw_choice(IMAGE_FORMATS if exif is None else ("jpeg",), site="format")
+    with choices.scope(labels.IMAGE_SIZE):
+        mean = max(mean_side - min_side, 0.5)
+        width = choices.draw_geometric(mean, min_value=min_side, max_value=max_side, site="width")
+        height = choices.draw_geometric(mean, min_value=min_side, max_value=max_side, site="height")
+    width, height = _fit(choices, width, height, min_side)
+    modes, weights = MODES[format]
+    mode = choices.draw_weighted(modes, weights, site="mode")
+    image = _pixels(choices, mode, width, height)
+    metadata = None
+    if format == "jpeg":
+        metadata = _exif(choices, exif)
+    data = _encode(choices, image, format, metadata)
+    return GeneratedImage(data, format, width, height, mode, metadata)
+
+
+def _fit(choices: Choices, width: int, height: int, min_side: int) -> tuple[int, int]:
+    """Halve the larger side until the pixel draws fit the choice budget (deterministic)."""
+    budget = room(choices) - 256
+    while height * math.ceil(width / CHUNK_PIXELS) > budget and max(width, height) > min_side:
+        if width >= height:
+            width = max(min_side, width // 2)
+        else:
+            height = max(min_side, height // 2)
+    return width, height
+
+
+@generator(labels.IMAGE_PIXELS)
+def _pixels(choices: Choices, mode: str, width: int, height: int) -> Image.Image:
+    from PIL import Image
+
+    bpp = BYTES_PER_PIXEL[mode]
+    palette = choices.draw_bytes(768, 768, site="palette") if mode == "P" else None
+    chunks = [(min(CHUNK_PIXELS, width - x) * bpp) for x in range(0, width, CHUNK_PIXELS)]
+    raw = b"".join(choices.draw_bytes(n, n, site="chunk") for _ in range(height) for n in chunks)
+    image = Image.frombytes(mode, (width, height), raw)
+    if palette is not None:
+        image.putpalette(palette)
+    return image
+
+
+def _ascii(text: str) -> str:
+    """EXIF ASCII: printable 7-bit, no NUL (which would end the string early)."""
+    return "".join(ch if " " <= ch <= "~" else "?" for ch in text)
+
+
+def _maker(choices: Choices, known: tuple[str, ...], site: str) -> str:
+    if choices.draw_boolean(0.8, site=f"{site}-known?"):
+        return choices.draw_choice(known, site=site)
+    return _ascii(choices.draw_string(_ASCII, 1, 24, site=site))
+
+
+@generator(labels.IMAGE_EXIF)
+def _exif(choices: Choices, present: bool | None) -> Exif | None:
+    if present is None:
+        present = choices.draw_boolean(0.8, site="exif?")
+    if not present:
+        return None
+    original = (
+        datetimes(choices, site="DateTimeOriginal")
+        if choices.draw_boolean(0.9, site="DateTimeOriginal?")
+        else None
+    )
+    stamp = (
+        datetimes(choices, site="DateTime") if choices.draw_boolean(0.7, site="DateTime?") else None
+    )
+    orientation = (
+        choices.draw_integer(1, 8, site="Orientation")
+        if choices.draw_boolean(0.5, site="Orientation?")
+        else None
+    )
+    make = _maker(choices, MAKES, "Make") if choices.draw_boolean(0.6, site="Make?") else None
+    model = _maker(choices, MODELS, "Model") if choices.draw_boolean(0.5, site="Model?") else None
+    gps = None
+    if choices.draw_boolean(0.3, site="GPS?"):
+        gps = (
+            choices.draw_float(-90.0, 90.0, site="latitude"),
+            choices.draw_float(-180.0, 180.0, site="longitude"),
+        )
+    return Exif(original, stamp, orientation, make, model, gps)
+
+
+def _dms(value: float) -> tuple[object, ...]:
+    from PIL.TiffImagePlugin import IFDRational
+
+    value = abs(value)
+    degrees = int(value)
+    minutes = int((value - degrees) * 60)
+    hundredths = round(((value - degrees) * 60 - minutes) * 6000)
+    return (IFDRational(degrees, 1), IFDRational(minutes, 1), IFDRational(hundredths, 100))
+
+
+def exif_block(metadata: Exif) -> Image.Exif:
+    """The Pillow `Exif` object for `metadata` (IFD0, Exif IFD, GPS IFD)."""
+    from PIL import Image
+
+    block = Image.Exif()
+    if metadata.date_time is not None:
+        block[TAG_DATETIME] = metadata.date_time.strftime(EXIF_DATE_FORMAT)
+    if metadata.orientation is not None:
+        block[TAG_ORIENTATION] = metadata.orientation
+    if metadata.make is not None:
+        block[TAG_MAKE] = metadata.make
+    if metadata.model is not None:
+        block[TAG_MODEL] = metadata.model
+    if metadata.date_time_original is not None:
+        block.get_ifd(EXIF_IFD)[TAG_DATETIME_ORIGINAL] = metadata.date_time_original.strftime(
+            EXIF_DATE_FORMAT
+        )
+    if metadata.gps is not None:
+        latitude, longitude = metadata.gps
+        gps = block.get_ifd(GPS_IFD)
+        gps[1] = "N" if latitude >= 0 else "S"
+        gps[2] = _dms(latitude)
+        gps[3] = "E" if longitude >= 0 else "W"
+        gps[4] = _dms(longitude)
+    return block
+
+
+def _encode(choices: Choices, image: Image.Image, fmt: str, metadata: Exif | None) -> bytes:
+    buffer = io.BytesIO()
+    if fmt == "jpeg":
+        quality = choices.draw_integer(30, 95, site="quality")
+        options: dict[str, object] = {"quality": quality}
+        if metadata is not None:
+            options["exif"] = exif_block(metadata)
+        image.save(buffer, "JPEG", **options)
+    else:
+        image.save(buffer, PIL_FORMATS[fmt])
+    return buffer.getvalue()

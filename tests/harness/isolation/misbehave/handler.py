@@ -1,0 +1,37 @@
+"""Handlers that misbehave in every way a worker must survive."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+
+def sleeps_forever(event, context):
+    while True:
+        time.sleep(1)
+
+
+def exits_hard(event, context):
+    os._exit(3)
+
+
+def calls_sys_exit(event, context):
+    sys.exit(4)
+
+
+def allocates_forever(event, context):
+    hoard = []
+    while True:
+        hoard.append(bytearray(64 * 1024 * 1024))
+
+
+def returns_ok(event, context):
+    return {"statusCode": 200, "records": len(event["Records"])}
+
+
+def leaks_state(event, context, _seen=[]):  # noqa: B006 - the leak is the point
+    _seen.append(1)
+    if len(_seen) % 2:
+        return "odd"
+    return "even"

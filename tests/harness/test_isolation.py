@@ -1,0 +1,86 @@
+"""Workers survive handlers that hang, exit, or exhaust memory; the campaign goes on."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from pathlib import Path
+
+import pytest
+
+from lambdafuzz.config import load_config
+from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.harness.invoke import Status
+from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+
+HERE = Path(__file__).parent / "isolation"
+
+
+def spec_for(function: str, **changes) -> WorkerSpec:
+    target = dataclasses.replace(load_config(HERE / "lambdafuzz.yaml"), handler_function=function)
+    return WorkerSpec(target=target, **changes)
+
+
+def request(seed: int = 1) -> TestRequest:
+    return TestRequest({}, seed, ReplayMode.EXECUTION_INDEXED)
+
+
+@pytest.fixture
+def closing():
+    workers = []
+    yield workers.append
+    for w in workers:
+        w.close()
+
+
+def test_hang_is_reported_within_timeout_and_next_test_runs(closing):
+    worker = Worker(spec_for("sleeps_forever"))
+    closing(worker)
+    start = time.monotonic()
+    result = worker.run(request())
+    elapsed = time.monotonic() - start
+    assert result.status is Status.HANG
+    assert elapsed < 1 + 1.0, elapsed  # timeout_s + 1 s
+    assert "timed out" in result.failure.message
+    assert len(result.recording) > 0  # the input was regenerated locally, so it can be saved
+    assert worker.restarts == 1
+    again = worker.run(request(2))
+    assert again.status is Status.HANG  # a fresh worker ran the next test
+
+
+def test_os_exit_is_a_failure_with_its_cause(closing):
+    worker = Worker(spec_for("exits_hard"))
+    closing(worker)
+    result = worker.run(request())
+    assert result.status is Status.FAILURE
+    assert result.failure.exception_type == "WorkerDied"
+    assert "exit status 3" in result.failure.message
+    assert worker.restarts == 1
+
+
+def test_sys_exit_is_caught_inside_the_worker(closing):
+    worker = Worker(spec_for("calls_sys_exit"))
+    closing(worker)
+    result = worker.run(request())
+    assert result.status is Status.FAILURE
+    assert result.failure.exception_type == "SystemExit"
+    assert worker.restarts == 0
+
+
+def test_unbounded_allocation_is_stopped_by_the_memory_limit(closing):
+    worker = Worker(spec_for("allocates_forever", memory_limit_mb=256))
+    closing(worker)
+    result = worker.run(request())
+    assert result.status is Status.FAILURE
+    assert result.failure.exception_type in ("MemoryError", "WorkerDied")
+    follow_up = worker.run(request(3))
+    assert follow_up.status is Status.FAILURE  # the worker (or its replacement) still runs tests
+
+
+def test_well_behaved_handler_returns_valid_with_coverage(closing):
+    worker = Worker(spec_for("returns_ok"))
+    closing(worker)
+    result = worker.run(request())
+    assert result.status is Status.VALID
+    assert "'statusCode': 200" in result.return_value
+    assert worker.info.app_arms_total > 0
