@@ -28,8 +28,17 @@ format: venv
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+DEMO_LAMBDA ?= gradebook
+DEMO_SECONDS ?= 30
+
+# Exit status 1 means "failures found", which is what a demo hopes to show.
 demo: venv
-	$(PY) -m lambdafuzz demo
+	@rm -rf out/demo
+	$(VENV)/bin/lambdafuzz fuzz benchmarks/lambdas/$(DEMO_LAMBDA) --time $(DEMO_SECONDS) --out out/demo; \
+	  status=$$?; [ $$status -le 1 ] || exit $$status
+	@echo ""
+	@echo "Replay a failure:  $(VENV)/bin/lambdafuzz repro out/demo/failures/<file>.json"
+	@echo "Shrink it:         $(VENV)/bin/lambdafuzz minimize out/demo/failures/<file>.json"
 
 bench: venv
 	$(PY) benchmarks/throughput.py

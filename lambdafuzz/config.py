@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import types
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -37,6 +36,7 @@ from lambdafuzz.target import (
     REFERENCE_ATTRIBUTES,
     STREAM_VIEW_TYPES,
     BucketSpec,
+    FrozenMap,
     ObjectsSpec,
     OutcomeRules,
     QueueSpec,
@@ -65,6 +65,7 @@ __all__ = [
     "load_config",
     "reference_value",
     "resolve_env",
+    "target_from_dict",
 ]
 
 CONFIG_NAME = "lambdafuzz.yaml"
@@ -285,7 +286,7 @@ class _Builder:
             root=root,
             app_packages=packages,
             trigger=trigger,
-            env=types.MappingProxyType(env),
+            env=FrozenMap(env),
             timeout_s=float(m.timeout_s),
             memory_mb=m.memory_mb,
             dictionary=tuple(dict.fromkeys(m.dictionary)),
@@ -618,3 +619,16 @@ def _walk_py(root: Path, limit: int) -> Iterator[Path]:
         if count > limit:
             return
         yield path
+
+
+def target_from_dict(data: dict[str, Any], source: Path) -> Target:
+    """Validate a mapping shaped like lambdafuzz.yaml that was built, not read (from a SAM
+    template by `lambdafuzz.sam`); `source` is the file it came from and the base of `root`.
+    Errors name `source` without a line (the mapping has no YAML nodes)."""
+    file = Path(source).resolve()
+    where = Locator(file, None)
+    try:
+        model = _ConfigModel.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc, where, _ConfigModel, _DESCRIPTIONS) from None
+    return _Builder(model, where, file).target()

@@ -115,7 +115,8 @@ class Locator:
         return line
 
     def where(self, loc: Sequence[Any]) -> str:
-        return f"{self.file}:{self.line(loc)}"
+        """`file:line`, or just the file for a mapping built in code (no YAML nodes)."""
+        return str(self.file) if self.root is None else f"{self.file}:{self.line(loc)}"
 
     def error(
         self, loc: Sequence[Any], value: Any, expected: str, suggestion: Any = None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import re
 import types
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +42,33 @@ REFERENCE_ATTRIBUTES: Mapping[str, tuple[str, ...]] = types.MappingProxyType(
         "topics": ("arn", "name"),
     }
 )
+
+
+class FrozenMap(Mapping[str, str]):
+    """An immutable, hashable mapping that pickles (targets travel to worker processes,
+    and `types.MappingProxyType` cannot be pickled)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, str] | None = None) -> None:
+        self._data = dict(data or {})
+
+    def __getitem__(self, key: str) -> str:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __hash__(self) -> int:
+        return hash(frozenset(self._data.items()))
+
+    def __repr__(self) -> str:
+        return f"FrozenMap({self._data!r})"
+
+
 #: `${kind.name.attribute}` inside an env value.
 REFERENCE = re.compile(r"\$\{([^}]*)\}")
 

@@ -97,7 +97,7 @@ def _analyze(
     walker = InfluenceWalker(graph, labelling)
 
     targets: list[CodeTarget] = []
-    for pm in modules:
+    for pm in sorted(modules, key=lambda m: str(m.source.path)):
         for raw in collect_targets(pm):
             influence = walker.walk(graph.node_of(op) for op in raw.operands)
             targets.append(
@@ -130,8 +130,9 @@ def _analyze(
         handler=handler_name,
         targets=tuple(targets),
         unified=unify(targets),
-        constants=strings,
-        numeric_constants=numbers,
+        constants=tuple(str(c.value) for c in strings),
+        numeric_constants=tuple(c.value for c in numbers),  # type: ignore[misc]
+        constant_details=strings + numbers,
         match=match_report(targets, produced_labels),
         elapsed_s=0.0,
     )

@@ -17,12 +17,31 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import libcst as cst
+from libcst.metadata import GlobalScope
 
 from .model import Constant
 from .sources import ParsedModule
 
 STRING_METHODS = frozenset(
-    ["startswith", "endswith", "split", "rsplit", "replace", "find", "rfind", "index", "rindex", "count", "partition", "rpartition", "removeprefix", "removesuffix", "strip", "lstrip", "rstrip"]
+    [
+        "startswith",
+        "endswith",
+        "split",
+        "rsplit",
+        "replace",
+        "find",
+        "rfind",
+        "index",
+        "rindex",
+        "count",
+        "partition",
+        "rpartition",
+        "removeprefix",
+        "removesuffix",
+        "strip",
+        "lstrip",
+        "rstrip",
+    ]
 )
 MAPPING_METHODS = frozenset({"get", "pop", "setdefault"})
 RESOURCE_KEYWORDS = frozenset(
@@ -73,7 +92,8 @@ def collect_constants(
     numeric: bool = False,
     all_strings: bool = False,
 ) -> tuple[tuple[Constant, ...], tuple[Constant, ...]]:
-    """(string constants, numeric constants) of module-level code and reachable functions.
+    """(string constants, numeric constants) of module-level code and reachable functions,
+    each sorted by value; numbers only with `numeric=True`.
 
     `reachable` holds module-qualified function names (as in the dependency graph); None
     means every function.
@@ -104,6 +124,7 @@ class _Collector(cst.CSTVisitor):
         self.skip_depth = 0  # >0 inside an unreachable function
         self.quiet: set[cst.CSTNode] = set()  # docstrings and log-message literals
         self.concat_depth = 0
+        self.module_literals = _module_literals(pm.tree)
 
     # --- reachability --------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -166,8 +187,22 @@ class _Collector(cst.CSTVisitor):
     # --- the positions that make a literal interesting ---------------------------------------
     def visit_Comparison(self, node: cst.Comparison) -> None:
         for operand in [node.left, *(c.comparator for c in node.comparisons)]:
+            operand = self._module_constant(operand)
             self._add_string(operand, "compare")
             self._add_number(operand, "compare")
+
+    def _module_constant(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """`year == TARGET_YEAR` compares with the literal `TARGET_YEAR` is bound to."""
+        if not isinstance(expr, cst.Name) or expr.value not in self.module_literals:
+            return expr
+        scope = self.pm.scopes.get(expr)
+        try:
+            assigns = scope[expr.value] if scope is not None else ()  # type: ignore[index]
+        except Exception:
+            return expr
+        if assigns and all(isinstance(a.scope, GlobalScope) for a in assigns):
+            return self.module_literals[expr.value]
+        return expr
 
     def visit_DictElement(self, node: cst.DictElement) -> None:
         self._add_string(node.key, "dict_key")
@@ -232,6 +267,26 @@ class _Collector(cst.CSTVisitor):
 
     def leave_ConcatenatedString(self, original_node: cst.ConcatenatedString) -> None:
         self.concat_depth -= 1
+
+
+def _module_literals(tree: cst.Module) -> dict[str, cst.BaseExpression]:
+    """Module-level `NAME = <literal>` bindings (assigned exactly once)."""
+    found: dict[str, cst.BaseExpression] = {}
+    seen: set[str] = set()
+    for stmt in tree.body:
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if isinstance(small, cst.Assign) and len(small.targets) == 1:
+                target = small.targets[0].target
+                if isinstance(target, cst.Name):
+                    name = target.value
+                    if name in seen:
+                        found.pop(name, None)
+                    elif _string(small.value) is not None or _number(small.value) is not None:
+                        found[name] = small.value
+                    seen.add(name)
+    return found
 
 
 def _string(expr: cst.BaseExpression) -> str | None:

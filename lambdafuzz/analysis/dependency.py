@@ -15,6 +15,13 @@ Edges carry a mode that says what the label propagation (`labelling.py`) may car
   event paths, not receiver kinds;
 * FLOW: only influence (operands, receivers, indexes): nothing, the walk still follows it.
 
+Control dependence is added on top of the paper's def-use edges, as CONTROL edges (carry
+nothing, and count double in distances: a weaker influence than data flow): a variable
+assigned, a value returned or a container appended to inside an `if`/`while`/`case` body
+also depends on that statement's condition.  Without it, `return DailySurvey` under
+`if "Daily_Survey" in key:` would make the caller's branch on the result look independent
+of the input.
+
 Calls into application functions add argument -> parameter and return -> call-site edges
 (context-insensitive); library calls are not entered: their node depends on the receiver
 and the arguments, and the type table says what they return.
@@ -22,7 +29,7 @@ and the arguments, and the type table says what they return.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import libcst as cst
 from libcst.metadata import Assignment, BuiltinAssignment, ImportAssignment, QualifiedNameSource
@@ -30,7 +37,8 @@ from libcst.metadata import Assignment, BuiltinAssignment, ImportAssignment, Qua
 from . import type_table as T
 from .sources import ParsedModule
 
-COPY, ELEMENT, FLOW = 0, 1, 2
+COPY, ELEMENT, FLOW, CONTROL = 0, 1, 2, 3
+MAX_GUARDS = 8  # enclosing conditions a definition depends on (innermost kept)
 _SELF_NAMES = ("self", "cls")
 
 
@@ -95,11 +103,17 @@ class DependencyGraph:
         return node_id
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Ctx:
     pm: ParsedModule
     fn: FunctionInfo | None
     caller: str  # reachability key: function qualname or "<module>:mod"
+    guards: tuple[int, ...] = ()  # conditions of the enclosing if/while/for/case bodies
+
+    def guarded(self, guard: int | None) -> _Ctx:
+        if guard is None:
+            return self
+        return replace(self, guards=(*self.guards, guard)[-MAX_GUARDS:])
 
 
 def build_graph(modules: list[ParsedModule]) -> DependencyGraph:
@@ -348,21 +362,18 @@ class _Builder:
         if isinstance(s, cst.SimpleStatementLine):
             for small in s.body:
                 self.small(small, ctx)
-        elif isinstance(s, cst.If):
-            self.expr(s.test, ctx)
-            self.stmts(_body_statements(s.body), ctx)
+        elif isinstance(s, (cst.If, cst.While)):
+            inner = ctx.guarded(self.expr(s.test, ctx))
+            self.stmts(_body_statements(s.body), inner)
             if s.orelse is not None:
-                self.stmt(s.orelse, ctx)
+                self.stmt(s.orelse, inner)
         elif isinstance(s, cst.Else):
             self.stmts(_body_statements(s.body), ctx)
-        elif isinstance(s, cst.While):
-            self.expr(s.test, ctx)
-            self.stmts(_body_statements(s.body), ctx)
-            if s.orelse is not None:
-                self.stmt(s.orelse, ctx)
         elif isinstance(s, cst.For):
             it = self.iter_node(s.iter, ctx)
             self.bind(s.target, it, None, ctx)
+            # not a guard: "the body ran because the collection was not empty" would tie
+            # every variable of a loop body to the iterable, drowning the data flow
             self.stmts(_body_statements(s.body), ctx)
             if s.orelse is not None:
                 self.stmt(s.orelse, ctx)
@@ -384,19 +395,21 @@ class _Builder:
                 self.stmts(_body_statements(s.finalbody.body), ctx)
         elif isinstance(s, cst.Match):
             subject = self.expr(s.subject, ctx)
+            inner = ctx.guarded(subject)
             for case in s.cases:
                 for capture in _pattern_captures(case.pattern):
                     self.bind(capture, subject, None, ctx, mode=ELEMENT)
                 for value in _pattern_values(case.pattern):
                     self.expr(value, ctx)
+                body_ctx = inner
                 if case.guard is not None:
-                    self.expr(case.guard, ctx)
-                self.stmts(_body_statements(case.body), ctx)
+                    body_ctx = inner.guarded(self.expr(case.guard, ctx))
+                self.stmts(_body_statements(case.body), body_ctx)
         elif isinstance(s, cst.ClassDef):
             self.stmts(
                 [b for b in _body_statements(s.body) if not isinstance(b, cst.FunctionDef)], ctx
             )
-        elif isinstance(s, cst.FunctionDef):
+        elif isinstance(s, cst.FunctionDef) and ctx.fn is not None:
             qual = self._qual_of(s, ctx)
             if qual is not None:  # a nested def is reachable when its parent is
                 self.graph.calls.setdefault(ctx.caller, set()).add(qual)
@@ -425,9 +438,12 @@ class _Builder:
             target = self.store_target(s.target, ctx)
             if target is not None:
                 self.dep(target, value, ELEMENT)
+                self.control(target, ctx)
         elif isinstance(s, cst.Return):
-            if s.value is not None and ctx.fn is not None:
-                self.dep(ctx.fn.ret, self.expr(s.value, ctx), COPY)
+            if ctx.fn is not None:
+                if s.value is not None:
+                    self.dep(ctx.fn.ret, self.expr(s.value, ctx), COPY)
+                self.control(ctx.fn.ret, ctx)
         elif isinstance(s, cst.Raise):
             if s.exc is not None:
                 self.expr(s.exc, ctx)
@@ -477,6 +493,7 @@ class _Builder:
             node = self._store_name(target, ctx)
             if node is not None:
                 self.dep(node, value, mode)
+                self.control(node, ctx)
                 self.graph.expr_nodes[target] = node
             return node
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -510,6 +527,13 @@ class _Builder:
                 self.dep(owner, value, ELEMENT)
             return None
         return None
+
+    def control(self, node: int, ctx: _Ctx) -> None:
+        """`node` is defined under the enclosing conditions: depend on them (CONTROL)."""
+        deps = self.graph.nodes[node].deps
+        for guard in ctx.guards:
+            if (guard, CONTROL) not in deps and guard != node:
+                deps.append((guard, CONTROL))
 
     def _self_field(self, node: cst.Attribute, ctx: _Ctx) -> int | None:
         fn = ctx.fn
@@ -699,7 +723,7 @@ class _Builder:
                 self.dep(node, n, FLOW)
             if method in ("client", "resource") and e.args:
                 self._factory(node_obj, method, e)
-            self._side_effects(node, method, recv, e, positional, keywords)
+            self._side_effects(node, method, recv, positional, keywords, ctx)
             return node
 
         qual = self._library_name(func, pm)
@@ -736,14 +760,15 @@ class _Builder:
         node: int,
         method: str,
         recv: int | None,
-        e: cst.Call,
         positional: list[int | None],
         keywords: dict[str, int | None],
+        ctx: _Ctx,
     ) -> None:
         nodes = self.graph.nodes
         if method in T.MUTATING_METHODS and recv is not None and nodes[recv].op in ("var", "field"):
             for n in [*positional, *keywords.values()]:
                 self.dep(recv, n, ELEMENT)
+            self.control(recv, ctx)
         for table in (T.DOWNLOAD_METHODS, T.DOWNLOAD_METHODS_RESOURCE):
             if method in table:
                 index, kw = table[method]

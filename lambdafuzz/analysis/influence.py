@@ -1,24 +1,27 @@
 """Influencing types of a branch: walk the def-use graph backward from its operands.
 
-Breadth-first from the condition's operand nodes (distance 0) along `Node.deps`; every
-visited node contributes its labels at the distance it was first reached (SpotOn's type
-collection pass).  Generic labels and internal receiver kinds are dropped, as the paper
+Shortest paths from the condition's operand nodes (distance 0) along `Node.deps`; every
+node reached contributes its labels at its distance (SpotOn's type collection pass).  A
+def-use edge counts 1, as in the paper; a control-dependence edge (our addition) counts
+`CONTROL_WEIGHT`, so data flow stays the nearer explanation.  Generic labels and internal receiver kinds are dropped, as the paper
 drops `String` and primitives.  The same walk decides whether the branch is
 input-dependent: it is when it reaches the Lambda event or a read of generated data.
 """
 
 from __future__ import annotations
 
-from collections import deque
+import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lambdafuzz import labels as L
 
 from . import type_table as T
-from .dependency import DependencyGraph
+from .dependency import CONTROL, DependencyGraph
 from .labelling import Labelling
 from .model import InfluencingType
+
+CONTROL_WEIGHT = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,20 +58,24 @@ class InfluenceWalker:
         sources = self.labelling.sources
         best: dict[str, int] = {}
         dist = dict.fromkeys(roots, 0)
-        queue = deque(roots)
+        heap = [(0, r) for r in roots]
+        done: set[int] = set()
         dependent = False
-        while queue:
-            i = queue.popleft()
-            d = dist[i]
+        while heap:
+            d, i = heapq.heappop(heap)
+            if i in done:
+                continue
+            done.add(i)
             if i in sources:
                 dependent = True
             for label in labels[i]:
                 if label not in best and reportable(label):
                     best[label] = d
-            for m, _ in nodes[i].deps:
-                if m not in dist:
-                    dist[m] = d + 1
-                    queue.append(m)
+            for m, mode in nodes[i].deps:
+                nd = d + (CONTROL_WEIGHT if mode == CONTROL else 1)
+                if nd < dist.get(m, nd + 1):
+                    dist[m] = nd
+                    heapq.heappush(heap, (nd, m))
         types = tuple(
             InfluencingType(label, d)
             for label, d in sorted(best.items(), key=lambda x: (x[1], x[0]))

@@ -15,11 +15,8 @@ from typing import Any
 #: Bumped whenever the analysis would produce a different result for the same sources.
 ANALYSIS_VERSION = 1
 
-#: A runtime coverage arm as the harness keys it: (file, from_line, to_line).
+#: A runtime coverage arm as the harness places it: (file, from_line, to_line).
 ArmKeyT = tuple[str, int, int]
-
-#: `to_line` of an arm that leaves the function (implicit return); see `CodeTarget.line_pairs`.
-EXIT_LINE = -1
 
 
 class TargetKind(StrEnum):
@@ -48,10 +45,11 @@ class InfluencingType:
 class CodeTarget:
     """One arm of one branch: the thing the fuzzer tries to cover (SpotOn's code target).
 
-    `line_pairs` are the (from_line, to_line) pairs under which the harness may observe this
-    arm on CPython 3.12/3.13 (several candidates, best effort; `EXIT_LINE` stands for "leaves
-    the function").  `index` is the operand index of a boolean operator, the case index of a
-    `match` or the handler index of a `try`; 0 otherwise.
+    `line_pairs` are candidate (from_line, to_line) pairs of the harness's `ArmSite` for this
+    arm (best effort, see `targets.py`; a negative to_line is minus the first line of the
+    code object the arm leaves, coverage.py's convention).  `index` is the operand index of
+    a boolean operator, the case index of a `match` or the handler index of a `try`; 0
+    otherwise.
     """
 
     id: str
@@ -93,7 +91,7 @@ class UnifiedType:
 
 @dataclass(frozen=True, slots=True)
 class Constant:
-    """A literal the fuzzer may want to draw, with why it was collected and where."""
+    """A collected literal with why it was collected (`kinds`) and where (`module:line`)."""
 
     value: str | int | float
     kinds: tuple[str, ...]
@@ -117,7 +115,12 @@ class MatchReport:
 
 @dataclass(frozen=True, slots=True)
 class AnalysisResult:
-    """Static analysis of one application: targets with types, unified map, constants."""
+    """Static analysis of one application: targets with types, unified map, constants.
+
+    `constants` is SpotOn's constant-string table (what string draws may pick);
+    `numeric_constants` is empty unless the analysis ran with `numeric=True`;
+    `constant_details` says for each of them why and where it was collected.
+    """
 
     version: int
     digest: str
@@ -125,10 +128,11 @@ class AnalysisResult:
     handler: str | None
     targets: tuple[CodeTarget, ...]
     unified: tuple[UnifiedType, ...]
-    constants: tuple[Constant, ...]
-    numeric_constants: tuple[Constant, ...]
+    constants: tuple[str, ...]
+    numeric_constants: tuple[int | float, ...]
+    constant_details: tuple[Constant, ...]
     match: MatchReport
-    elapsed_s: float
+    elapsed_s: float = field(compare=False)  # how long this run took, not part of the result
     from_cache: bool = field(default=False, compare=False)
 
     # --- views the fuzzer uses -------------------------------------------------------------
@@ -137,8 +141,8 @@ class AnalysisResult:
         return {u.label: u.distance for u in self.unified}
 
     def dictionary(self) -> tuple[str, ...]:
-        """The constant strings, in a stable order (SpotOn's constant-string lookup table)."""
-        return tuple(c.value for c in self.constants if isinstance(c.value, str))
+        """The constant strings, sorted (SpotOn's constant-string lookup table)."""
+        return self.constants
 
     def target(self, target_id: str) -> CodeTarget:
         """Look a target up by id (raises KeyError)."""
@@ -195,8 +199,9 @@ def _result_to_dict(r: AnalysisResult) -> dict[str, Any]:
             for t in r.targets
         ],
         "unified": [[u.label, u.distance, u.target, u.targets] for u in r.unified],
-        "constants": [_constant_to_dict(c) for c in r.constants],
-        "numeric_constants": [_constant_to_dict(c) for c in r.numeric_constants],
+        "constants": list(r.constants),
+        "numeric_constants": list(r.numeric_constants),
+        "constant_details": [_constant_to_dict(c) for c in r.constant_details],
         "match": {
             "total": r.match.total,
             "matched": r.match.matched,
@@ -241,8 +246,9 @@ def _result_from_dict(d: dict[str, Any]) -> AnalysisResult:
         handler=d["handler"],
         targets=targets,
         unified=tuple(UnifiedType(a, int(b), c, int(n)) for a, b, c, n in d["unified"]),
-        constants=tuple(_constant_from_dict(c) for c in d["constants"]),
-        numeric_constants=tuple(_constant_from_dict(c) for c in d["numeric_constants"]),
+        constants=tuple(d["constants"]),
+        numeric_constants=tuple(d["numeric_constants"]),
+        constant_details=tuple(_constant_from_dict(c) for c in d["constant_details"]),
         match=MatchReport(
             int(m["total"]), int(m["matched"]), tuple(m["produced"]), tuple(m["unmatched"])
         ),

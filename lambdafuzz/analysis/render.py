@@ -43,10 +43,10 @@ def render_text(result: AnalysisResult, *, root: str | None = None) -> str:
     if not result.unified:
         lines.append("  (none)")
     lines.append("")
-    strings = [repr(c.value) for c in result.constants]
+    strings = [repr(c) for c in result.constants]
     lines.append(f"Constant strings ({len(strings)}): " + (", ".join(strings) or "(none)"))
     if result.numeric_constants:
-        numbers = ", ".join(repr(c.value) for c in result.numeric_constants)
+        numbers = ", ".join(repr(c) for c in result.numeric_constants)
         lines.append(f"Numeric constants ({len(result.numeric_constants)}): {numbers}")
     lines.append("")
     m = result.match

@@ -113,7 +113,7 @@ def discover(app_roots: Iterable[Path], handler_module: str | None = None) -> li
             log.warning("analysis-missing-root: %s does not exist; skipped", root)
             continue
         is_pkg = (root / "__init__.py").exists() or root.name == handler_top
-        prefix = [root.name] if is_pkg else []
+        prefix = _package_parts(root) if is_pkg else []
         for path in sorted(root.rglob("*.py")):
             rel = path.relative_to(root)
             if any(part in SKIPPED_DIRS or part.startswith(".") for part in rel.parts[:-1]):
@@ -127,6 +127,16 @@ def discover(app_roots: Iterable[Path], handler_module: str | None = None) -> li
             if parts:
                 _add(found, path.resolve(), parts, is_init)
     return sorted(found.values(), key=lambda s: str(s.path))
+
+
+def _package_parts(root: Path) -> list[str]:
+    """Dotted name of a package directory: `app/pkg/sub` -> [pkg, sub] when `pkg` is a package."""
+    parts = [root.name]
+    parent = root.parent
+    while (parent / "__init__.py").exists() and parent != parent.parent:
+        parts.insert(0, parent.name)
+        parent = parent.parent
+    return parts
 
 
 def _add(found: dict[Path, SourceFile], path: Path, parts: list[str], is_package: bool) -> None:

@@ -1,35 +1,39 @@
 """Code targets: both arms of every branch in application code (SpotOn's then/else sides).
 
-Besides the condition, each arm gets the (from_line, to_line) pairs under which CPython
-3.12/3.13 `sys.monitoring` BRANCH events report it, so the fuzzer can tell covered targets
-from uncovered ones.  Those pairs were read off real BRANCH events (see
-tests/analysis/test_line_pairs.py); the rules, best effort:
+Besides the condition, each arm gets the (from_line, to_line) pairs under which the
+harness reports it (`lambdafuzz.harness.coverage.ArmSite`), so the fuzzer can tell covered
+targets from uncovered ones.  The harness's convention: `from_line` is the line of the
+jump; `to_line` is the first *other* line the arm reaches along straight-line code, the
+jump's own line when the arm runs into another conditional jump on that line first
+(`a and b` on one line, a loop's back-jump to its header), or minus the first line of the
+code object when it returns or raises first (coverage.py's convention).
 
-* the jump sits on the line of the condition's *last* operand (`if a and\\n b:` jumps
-  on b's line; `not x` on x's line); `for` jumps on the `for` line, `case`/`except` on
-  their own lines;
-* a taken arm lands on the first line of the block it enters; falling out of a block lands
-  on the next statement, or, at the end of a block, on the loop header (jump back), the
-  `with` line (`__exit__`), the `finally` block, or the branch's own line (3.13 attributes
-  the implicit `return None` and back-jumps to it; `EXIT_LINE` is offered as well);
-* `for` bodies and matched `case`/`except` arms usually land on the header line itself
-  (the store of the loop target / the match binding), so that pair is offered too.
+Predicting that from source is best effort; the rules (checked against the harness's own
+scan in tests/analysis/test_line_pairs.py):
 
-Several arms can therefore share a pair (a one-line ternary reports (L, L) for both arms);
-coverage matching is a superset test, never an exact one.
+* the jump sits on the line of the condition's *last* operand (`if a and\\n b:` jumps on
+  b's line; `not x` on x's line); `for` jumps on the `for` line, `case`/`except` on theirs;
+* entering an indented block reaches its first line; a one-line block (`if x: y = 1`)
+  runs through to wherever the statement continues;
+* leaving a block reaches the next statement or, at the end of a block, the loop header
+  (back-jump), the `with` line (`__exit__`), the `else`/`finally` block of a `try`, or the
+  code object's exit;
+* a value-context `and`/`or`, ternary or comprehension continues with its statement.
+
+Arms may share a pair (both arms of a one-line ternary continue with the next line), and
+an arm may carry several candidate pairs; matching coverage to targets is a lookup of
+candidate pairs, never an exact one-to-one mapping.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import libcst as cst
 
-from .model import EXIT_LINE, TargetKind
+from .model import TargetKind
 from .sources import ParsedModule
 
-ParentsT = Mapping[cst.CSTNode, cst.CSTNode]
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
 
 
@@ -54,6 +58,7 @@ def collect_targets(pm: ParsedModule) -> list[RawTarget]:
     """All code targets of one module, in source order."""
     collector = _TargetCollector(pm)
     pm.tree.visit(collector)
+    collector.targets.sort(key=lambda t: (t.line, t.id.rpartition(":")[0], t.arm != "true"))
     return collector.targets
 
 
@@ -73,6 +78,7 @@ class _TargetCollector(cst.CSTVisitor):
         self.pm = pm
         self.targets: list[RawTarget] = []
         self._scope: list[str] = []
+        self._firstlines: list[int] = [1]  # first line of each enclosing code object
         # Parents of every node visited so far (all ancestors of the current node are in
         # it); cheaper than libcst's ParentNodeProvider pass.
         self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
@@ -88,28 +94,115 @@ class _TargetCollector(cst.CSTVisitor):
         super().on_leave(original_node)
         self._stack.pop()
 
-    # --- enclosing function name (libcst's `f.<locals>.g` convention) -------------------
-    def _qualname(self) -> str:
-        return ".".join(self._scope) if self._scope else "<module>"
-
+    # --- enclosing function (libcst's `f.<locals>.g` naming) and code object ------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._scope.append(node.name.value)
-        self._scope.append("<locals>")
+        self._scope += [node.name.value, "<locals>"]
+        self._firstlines.append(_code_first_line(self.pm, node))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         del self._scope[-2:]
+        self._firstlines.pop()
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._scope.append(node.name.value)
+        self._firstlines.append(_code_first_line(self.pm, node))
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._scope.pop()
+        self._firstlines.pop()
 
     def _function(self) -> str:
-        qual = self._qualname()
-        if qual.endswith(".<locals>"):
-            qual = qual[: -len(".<locals>")]
-        return qual
+        qual = ".".join(self._scope) if self._scope else "<module>"
+        return qual.removesuffix(".<locals>")
+
+    def _exit(self) -> int:
+        return -self._firstlines[-1]
+
+    # --- where control goes ----------------------------------------------------------------
+    def after(self, stmt: cst.CSTNode) -> list[int]:
+        """Lines control reaches when `stmt` completes normally."""
+        pm, parents = self.pm, self.parents
+        node = stmt
+        while True:
+            parent = parents.get(node)
+            if parent is None:
+                return [self._exit()]
+            if isinstance(parent, cst.If) and parent.orelse is node:  # end of an elif chain
+                node = parent
+                continue
+            if not isinstance(parent, (cst.IndentedBlock, cst.Module)):
+                node = parent
+                continue
+            body = list(parent.body)
+            i = _index(body, node)
+            if i is not None and i + 1 < len(body):
+                return [entry_line(pm, body[i + 1])]
+            owner = parents.get(parent) if isinstance(parent, cst.IndentedBlock) else None
+            if owner is None or isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
+                return [self._exit()]
+            if isinstance(owner, cst.For) and owner.body is parent:
+                return [pm.line(owner)]
+            if isinstance(owner, cst.While) and owner.body is parent:
+                return [branch_line(pm, owner.test)]
+            if isinstance(owner, cst.With):
+                return [pm.line(owner)]
+            if isinstance(owner, (cst.Try, cst.TryStar)) and owner.body is parent:
+                if owner.orelse is not None:
+                    return [first_line(pm, owner.orelse.body)]
+                if owner.finalbody is not None:
+                    return [first_line(pm, owner.finalbody.body)]
+            elif isinstance(owner, (cst.ExceptHandler, cst.ExceptStarHandler, cst.Else)):
+                grand = parents.get(owner)
+                if isinstance(grand, (cst.Try, cst.TryStar)) and grand.finalbody is not None:
+                    return [first_line(pm, grand.finalbody.body)]
+            node = owner
+
+    def enter(
+        self, body: cst.BaseSuite, stmt: cst.CSTNode, loop_line: int | None = None
+    ) -> list[int]:
+        """Lines an arm entering `body` reaches (a one-line body runs on through)."""
+        if isinstance(body, cst.IndentedBlock) and body.body:
+            return [entry_line(self.pm, body.body[0])]
+        if isinstance(body, cst.SimpleStatementSuite) and body.body:
+            last = body.body[-1]
+            if isinstance(last, (cst.Return, cst.Raise)):
+                return [self._exit()]
+        if loop_line is not None:
+            return [loop_line]
+        return self.after(stmt)
+
+    def after_expr(self, expr: cst.CSTNode) -> list[int]:
+        """Where a value-context branch continues: with its statement, or back at the
+        innermost loop of the comprehension whose element it computes."""
+        node = expr
+        while True:
+            parent = self.parents.get(node)
+            if parent is None:
+                return [self._exit()]
+            if isinstance(node, (cst.Return, cst.Raise)):
+                return [self._exit()]
+            if isinstance(parent, cst.SimpleStatementLine | cst.SimpleStatementSuite):
+                return self.after(parent)
+            if isinstance(parent, cst.BaseCompoundStatement):
+                return [self.pm.line(parent)]
+            if isinstance(parent, _COMPREHENSIONS) and node is not parent.for_in:
+                return [self.pm.line(_innermost_for(parent.for_in).iter)]
+            if isinstance(parent, cst.Lambda):
+                return [-self.pm.line(parent)]
+            node = parent
+
+    def _if_false(self, owner: cst.If | cst.While) -> list[int]:
+        orelse = owner.orelse
+        if isinstance(orelse, cst.If):
+            return [entry_line(self.pm, orelse)]
+        if isinstance(orelse, cst.Else):
+            return self.enter(orelse.body, owner)
+        return self.after(owner)
+
+    def _if_true(self, owner: cst.If | cst.While) -> list[int]:
+        if isinstance(owner, cst.While):
+            return self.enter(owner.body, owner, loop_line=branch_line(self.pm, owner.test))
+        return self.enter(owner.body, owner)
 
     # --- emitting --------------------------------------------------------------------------
     def _emit(
@@ -118,17 +211,18 @@ class _TargetCollector(cst.CSTVisitor):
         kind: TargetKind,
         condition_node: cst.CSTNode,
         operands: list[cst.BaseExpression],
-        arms: list[tuple[str, list[tuple[int, int]]]],
+        arms: list[tuple[str, list[int], list[int]]],
         *,
         index: int = 0,
         condition: str | None = None,
-        line: int | None = None,
     ) -> None:
+        """One RawTarget per arm; an arm is (name, from_lines, to_lines)."""
         pm = self.pm
-        line = pm.line(node) if line is None else line
+        line = pm.line(node)
         col = pm.column(node)
         text = condition if condition is not None else pm.code(condition_node)
-        for arm, pairs in arms:
+        for arm, sources, dests in arms:
+            pairs = {(a, b) for a in sources for b in dests}
             self.targets.append(
                 RawTarget(
                     id=f"{pm.source.module}:{line}:{col}:{kind.value}:{index}:{arm}",
@@ -140,79 +234,65 @@ class _TargetCollector(cst.CSTVisitor):
                     arm=arm,
                     index=index,
                     condition=text,
-                    line_pairs=tuple(sorted(set(pairs))),
+                    line_pairs=tuple(sorted(pairs)),
                     operands=tuple(operands),
                 )
             )
 
     # --- constructs --------------------------------------------------------------------
     def visit_If(self, node: cst.If) -> None:
-        pm = self.pm
         parent = self.parents.get(node)
         is_elif = isinstance(parent, cst.If) and parent.orelse is node
-        src = branch_line(pm, node.test)
-        true = [(src, first_line(pm, node.body))]
-        if isinstance(node.orelse, cst.If):
-            false = [(src, branch_entry_line(pm, node.orelse.test))]
-        elif isinstance(node.orelse, cst.Else):
-            false = [(src, first_line(pm, node.orelse.body))]
-        else:
-            false = [(src, s) for s in successor_lines(pm, self.parents, node, src)]
+        src = [branch_line(self.pm, node.test)]
         self._emit(
             node,
             TargetKind.ELIF if is_elif else TargetKind.IF,
             node.test,
             condition_operands(node.test),
-            [("true", true), ("false", false)],
+            [("true", src, self._if_true(node)), ("false", src, self._if_false(node))],
         )
 
     def visit_While(self, node: cst.While) -> None:
-        pm = self.pm
         if _is_constant_true(node.test):
             return
-        src = branch_line(pm, node.test)
-        true = [(src, first_line(pm, node.body)), (src, src)]
-        if node.orelse is not None:
-            false = [(src, first_line(pm, node.orelse.body))]
-        else:
-            false = [(src, s) for s in successor_lines(pm, self.parents, node, src)]
+        src = [branch_line(self.pm, node.test)]
         self._emit(
             node,
             TargetKind.WHILE,
             node.test,
             condition_operands(node.test),
-            [("true", true), ("false", false)],
+            [("true", src, self._if_true(node)), ("false", src, self._if_false(node))],
         )
 
     def visit_For(self, node: cst.For) -> None:
         pm = self.pm
-        src = pm.line(node)
-        body = [(src, src), (src, first_line(pm, node.body))]
+        src = [pm.line(node)]
+        body = self.enter(node.body, node, loop_line=pm.line(node))
         if node.orelse is not None:
-            empty = [(src, first_line(pm, node.orelse.body)), (src, src)]
+            empty = self.enter(node.orelse.body, node)
         else:
-            empty = [(src, s) for s in successor_lines(pm, self.parents, node, src)]
+            empty = self.after(node)
         self._emit(
             node,
             TargetKind.FOR,
             node.iter,
             [node.iter],
-            [("true", body), ("false", empty)],
+            [("true", src, body), ("false", src, empty)],
             condition=f"{pm.code(node.target)} in {pm.code(node.iter)}",
         )
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         pm = self.pm
-        src = branch_line(pm, node.test)
+        line = branch_line(pm, node.test)
+        rest = self.after_expr(node)
+        true = [pm.line(node.body)] if pm.line(node.body) != line else rest
+        false = [pm.line(node.orelse)] if pm.line(node.orelse) != line else rest
         self._emit(
             node,
             TargetKind.IFEXP,
             node.test,
             condition_operands(node.test),
-            [
-                ("true", [(src, pm.line(node.body))]),
-                ("false", [(src, pm.line(node.orelse))]),
-            ],
+            [("true", [line], true), ("false", [line], false)],
         )
 
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
@@ -226,26 +306,33 @@ class _TargetCollector(cst.CSTVisitor):
             return  # the top of the chain handles the flattened operands
         operands = _flatten(node)
         is_and = isinstance(node.operator, cst.And)
-        # Short-circuit destination: in an if/while test it is that statement's arm.
         owner = parent if isinstance(parent, (cst.If, cst.While)) and parent.test is node else None
+        rest = self.after_expr(node) if owner is None else []
         for i, operand in enumerate(operands[:-1]):
-            src = branch_line(pm, operand)
-            nxt = branch_entry_line(pm, operands[i + 1])
+            line = branch_line(pm, operand)
+            nxt_line = pm.line(operands[i + 1])
             if owner is not None:
-                stmt_true = [first_line(pm, owner.body)]
-                stmt_false = _false_lines(pm, self.parents, owner, src)
-                short = stmt_false if is_and else stmt_true
+                short = self._if_false(owner) if is_and else self._if_true(owner)
+                cont = [nxt_line]
             else:
-                short = [src, pm.end_line(node)]
-            cont = [(src, nxt)]
-            cut = [(src, s) for s in short]
-            arms = [("true", cont), ("false", cut)] if is_and else [("true", cut), ("false", cont)]
+                # value context: the result flows on with the statement (or into another
+                # jump on this line, e.g. an enclosing `if`)
+                short = [*rest, line]
+                if nxt_line != line:
+                    cont = [nxt_line]
+                elif i + 1 < len(operands) - 1:
+                    cont = [line]
+                else:
+                    cont = [*rest, line]
+            arms = (
+                [("true", cont), ("false", short)] if is_and else [("true", short), ("false", cont)]
+            )
             self._emit(
                 operand,
                 TargetKind.BOOLOP,
                 operand,
                 condition_operands(operand),
-                arms,
+                [(arm, [line], dests) for arm, dests in arms],
                 index=i,
             )
 
@@ -255,12 +342,9 @@ class _TargetCollector(cst.CSTVisitor):
         for i, case in enumerate(cases):
             if case.guard is None and _irrefutable(case.pattern):
                 continue
-            src = pm.line(case)
-            true = [(src, first_line(pm, case.body)), (src, src)]
-            if i + 1 < len(cases):
-                false = [(src, pm.line(cases[i + 1])), (src, src)]
-            else:
-                false = [(src, s) for s in successor_lines(pm, self.parents, node, src)]
+            src = [pm.line(case)]
+            true = self.enter(case.body, node)
+            false = [pm.line(cases[i + 1])] if i + 1 < len(cases) else self.after(node)
             text = "case " + pm.code(case.pattern)
             operands: list[cst.BaseExpression] = [node.subject]
             if case.guard is not None:
@@ -271,7 +355,7 @@ class _TargetCollector(cst.CSTVisitor):
                 TargetKind.MATCH,
                 case.pattern,
                 operands,
-                [("true", true), ("false", false)],
+                [("true", src, true), ("false", src, false)],
                 index=i,
                 condition=text,
             )
@@ -283,37 +367,74 @@ class _TargetCollector(cst.CSTVisitor):
         for i, handler in enumerate(handlers):
             if handler.type is None:
                 continue  # a bare `except:` always matches: no branch
-            src = pm.line(handler)
-            true = [(src, src), (src, first_line(pm, handler.body))]
-            nxt = pm.line(handlers[i + 1]) if i + 1 < len(handlers) else src
+            src = [pm.line(handler)]
+            true = self.enter(handler.body, node)
+            false = [pm.line(handlers[i + 1])] if i + 1 < len(handlers) else [self._exit()]
             self._emit(
                 handler,
                 TargetKind.EXCEPT,
                 handler.type,
                 raising,
-                [("true", true), ("false", [(src, nxt)])],
+                [("true", src, true), ("false", src, false)],
                 index=i,
                 condition="except " + pm.code(handler.type),
             )
 
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        pm = self.pm
+        comp = self._comprehension(node)
+        sources = sorted({pm.line(node), pm.line(node.iter)})
+        if node.ifs:
+            inner: cst.CSTNode | None = node.ifs[0].test
+        elif node.inner_for_in is not None:
+            inner = node.inner_for_in.iter
+        else:
+            inner = _element(comp)
+        body = sources + ([pm.line(inner)] if inner is not None else [])
+        # exhausted: an inner loop jumps back to the enclosing one, the outermost ends the
+        # comprehension (its result is stored on the comprehension's first line)
+        outer = self.parents.get(node)
+        if isinstance(outer, cst.CompFor):
+            done = [pm.line(outer.iter)]
+            elt = _element(comp)
+            if elt is not None:
+                done.append(pm.line(elt))
+        else:
+            done = self.after_expr(comp) if comp is not None else [self._exit()]
+            if comp is not None:
+                done.append(pm.line(comp))
+                if isinstance(comp, cst.GeneratorExp):
+                    done.append(-pm.line(comp))
+        self._emit(
+            node,
+            TargetKind.FOR,
+            node.iter,
+            [node.iter],
+            [("true", sources, body), ("false", sources, done)],
+            condition=f"{pm.code(node.target)} in {pm.code(node.iter)}",
+        )
+
     def visit_CompIf(self, node: cst.CompIf) -> None:
         pm = self.pm
-        src = branch_line(pm, node.test)
-        comp = self.parents.get(node)
-        while comp is not None and not isinstance(comp, _COMPREHENSIONS):
-            comp = self.parents.get(comp)
-        elt = _comprehension_element(comp)
-        true = [(src, src)] + ([(src, pm.line(elt))] if elt is not None else [])
+        line = branch_line(pm, node.test)
+        elt = _element(self._comprehension(node))
+        true = [line] + ([pm.line(elt)] if elt is not None else [])
         self._emit(
             node,
             TargetKind.COMPREHENSION,
             node.test,
             condition_operands(node.test),
-            [("true", true), ("false", [(src, src)])],
+            [("true", [line], true), ("false", [line], [line])],
         )
 
+    def _comprehension(self, node: cst.CSTNode) -> cst.CSTNode | None:
+        comp = self.parents.get(node)
+        while comp is not None and not isinstance(comp, _COMPREHENSIONS):
+            comp = self.parents.get(comp)
+        return comp
 
-# --- line helpers (shared with tests) ----------------------------------------------------
+
+# --- line helpers ---------------------------------------------------------------------------
 def branch_line(pm: ParsedModule, test: cst.BaseExpression) -> int:
     """Line of the jump that decides `test`: its last operand's line, through `not`/`and`/`or`."""
     while True:
@@ -325,75 +446,31 @@ def branch_line(pm: ParsedModule, test: cst.BaseExpression) -> int:
             return pm.line(test)
 
 
-def branch_entry_line(pm: ParsedModule, test: cst.BaseExpression) -> int:
-    """Line where evaluating `test` starts (where a jump *to* the test lands)."""
-    return pm.line(test)
+def entry_line(pm: ParsedModule, stmt: cst.CSTNode) -> int:
+    """First line a statement executes (its test / iterable / context expression)."""
+    if isinstance(stmt, (cst.If, cst.While)):
+        return pm.line(stmt.test)
+    if isinstance(stmt, cst.For):
+        return pm.line(stmt.iter)
+    if isinstance(stmt, cst.With) and stmt.items:
+        return pm.line(stmt.items[0].item)
+    if isinstance(stmt, cst.Match):
+        return pm.line(stmt.subject)
+    if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+        return _code_first_line(pm, stmt)
+    return pm.line(stmt)
 
 
 def first_line(pm: ParsedModule, body: cst.BaseSuite) -> int:
-    """First line of a block (the header line for a one-line `if x: y` suite)."""
+    """First line of a block (the header line for a one-line suite)."""
     if isinstance(body, cst.IndentedBlock) and body.body:
-        return pm.line(body.body[0])
+        return entry_line(pm, body.body[0])
     return pm.line(body)
 
 
-def successor_lines(pm: ParsedModule, parents: ParentsT, stmt: cst.CSTNode, src: int) -> list[int]:
-    """Where control goes after `stmt` completes normally (candidates, see module doc)."""
-    lines, direct = _successors(pm, parents, stmt)
-    return lines if direct else [*lines, src]
-
-
-def _successors(pm: ParsedModule, parents: ParentsT, stmt: cst.CSTNode) -> tuple[list[int], bool]:
-    """Candidate lines, and whether they are a plain next statement (no back-jump or exit)."""
-    node = stmt
-    direct = True  # false once we leave a block through its end
-    while True:
-        parent = parents.get(node)
-        if parent is None:
-            return [EXIT_LINE], False
-        if isinstance(parent, cst.If) and parent.orelse is node:  # elif: the chain's end
-            node = parent
-            continue
-        if isinstance(parent, (cst.IndentedBlock, cst.Module)):
-            body = list(parent.body)
-            i = _index(body, node)
-            if i is not None and i + 1 < len(body):
-                return [pm.line(body[i + 1])], direct
-            direct = False
-            owner = parents.get(parent) if isinstance(parent, cst.IndentedBlock) else None
-            if owner is None or isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
-                return [EXIT_LINE], False
-            if isinstance(owner, (cst.For, cst.While)) and owner.body is parent:
-                return [pm.line(owner)], False
-            if isinstance(owner, cst.With):
-                return [pm.line(owner), *_successors(pm, parents, owner)[0]], False
-            if isinstance(owner, cst.Try) and owner.body is parent:
-                if owner.orelse is not None:
-                    return [first_line(pm, owner.orelse.body)], False
-                if owner.finalbody is not None:
-                    return [first_line(pm, owner.finalbody.body)], False
-                node = owner
-                continue
-            if isinstance(owner, (cst.ExceptHandler, cst.Else)):
-                grand = parents.get(owner)
-                if isinstance(grand, cst.Try) and grand.finalbody is not None:
-                    return [first_line(pm, grand.finalbody.body)], False
-                node = owner
-                continue
-            node = owner
-            continue
-        node = parent
-
-
-def _false_lines(
-    pm: ParsedModule, parents: ParentsT, owner: cst.If | cst.While, src: int
-) -> list[int]:
-    orelse = owner.orelse
-    if isinstance(orelse, cst.If):
-        return [branch_entry_line(pm, orelse.test)]
-    if isinstance(orelse, cst.Else):
-        return [first_line(pm, orelse.body)]
-    return successor_lines(pm, parents, owner, src)
+def _code_first_line(pm: ParsedModule, node: cst.FunctionDef | cst.ClassDef) -> int:
+    """`co_firstlineno`: the first decorator's line, else the `def`/`class` line."""
+    return pm.line(node.decorators[0]) if node.decorators else pm.line(node)
 
 
 def _index(body: list[cst.CSTNode], node: cst.CSTNode) -> int | None:
@@ -427,7 +504,13 @@ def _irrefutable(pattern: cst.MatchPattern) -> bool:
     return False
 
 
-def _comprehension_element(comp: cst.CSTNode | None) -> cst.BaseExpression | None:
+def _innermost_for(comp_for: cst.CompFor) -> cst.CompFor:
+    while comp_for.inner_for_in is not None:
+        comp_for = comp_for.inner_for_in
+    return comp_for
+
+
+def _element(comp: cst.CSTNode | None) -> cst.BaseExpression | None:
     if isinstance(comp, cst.DictComp):
         return comp.key
     if isinstance(comp, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):

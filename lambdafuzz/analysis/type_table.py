@@ -244,7 +244,48 @@ METHODS: tuple[MethodRule, ...] = tuple(
 #: String/bytes/file methods whose result is derived from the receiver: labels survive
 #: (`key.rsplit(".", 1)` of an S3 key is still the key, `obj["Body"].read()` still the object).
 PRESERVING_METHODS = frozenset(
-    ["read", "readline", "readlines", "read1", "getvalue", "decode", "encode", "split", "rsplit", "splitlines", "partition", "rpartition", "strip", "lstrip", "rstrip", "lower", "upper", "casefold", "title", "capitalize", "swapcase", "replace", "removeprefix", "removesuffix", "zfill", "ljust", "rjust", "center", "expandtabs", "translate", "get", "items", "values", "keys", "copy", "pop", "setdefault", "groups", "group", "groupdict"]
+    [
+        "read",
+        "readline",
+        "readlines",
+        "read1",
+        "getvalue",
+        "decode",
+        "encode",
+        "split",
+        "rsplit",
+        "splitlines",
+        "partition",
+        "rpartition",
+        "strip",
+        "lstrip",
+        "rstrip",
+        "lower",
+        "upper",
+        "casefold",
+        "title",
+        "capitalize",
+        "swapcase",
+        "replace",
+        "removeprefix",
+        "removesuffix",
+        "zfill",
+        "ljust",
+        "rjust",
+        "center",
+        "expandtabs",
+        "translate",
+        "get",
+        "items",
+        "values",
+        "keys",
+        "copy",
+        "pop",
+        "setdefault",
+        "groups",
+        "group",
+        "groupdict",
+    ]
 )
 
 #: Methods whose result is built from their *arguments* (`"/".join(parts)`).
@@ -253,7 +294,21 @@ ARG_PRESERVING_METHODS = frozenset({"join", "format"})
 #: Methods that store their arguments into the receiver (`rows.append(row)`): the receiver
 #: variable then depends on the argument.
 MUTATING_METHODS = frozenset(
-    ["append", "extend", "insert", "add", "update", "appendleft", "extendleft", "setdefault", "put", "put_nowait", "write", "writelines", "push"]
+    [
+        "append",
+        "extend",
+        "insert",
+        "add",
+        "update",
+        "appendleft",
+        "extendleft",
+        "setdefault",
+        "put",
+        "put_nowait",
+        "write",
+        "writelines",
+        "push",
+    ]
 )
 
 #: boto3 methods that write an object's content into an argument: the argument then

@@ -4,6 +4,10 @@ Unification: a label influencing several targets keeps the distance it has in th
 with the most influencing types (paper §III-B: that target is the likeliest to be covered
 by tweaking its types).  Ties go to the smaller distance, then to the smaller target id,
 so the result is deterministic.
+
+`except` targets (not branches in the paper's Java bytecode) only decide a label's
+distance when no other target has it: their operands are every call of the `try` body, so
+they have the most types, all at distance 0, and would flatten the whole map.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from lambdafuzz import labels as L
 
-from .model import CodeTarget, MatchReport, UnifiedType
+from .model import CodeTarget, MatchReport, TargetKind, UnifiedType
 
 
 def vocabulary() -> frozenset[str]:
@@ -27,16 +31,17 @@ def vocabulary() -> frozenset[str]:
 
 def unify(targets: Sequence[CodeTarget]) -> tuple[UnifiedType, ...]:
     """The unified map D as a sorted table (nearest first)."""
-    chosen: dict[str, tuple[int, int, str]] = {}
+    chosen: dict[str, tuple[bool, int, int, str]] = {}
     counts: dict[str, int] = {}
     for t in targets:
         size = len(t.types)
+        secondary = t.kind is TargetKind.EXCEPT
         for it in t.types:
             counts[it.label] = counts.get(it.label, 0) + 1
-            candidate = (-size, it.distance, t.id)
+            candidate = (secondary, -size, it.distance, t.id)
             if it.label not in chosen or candidate < chosen[it.label]:
                 chosen[it.label] = candidate
-    table = [UnifiedType(label, d, tid, counts[label]) for label, (_, d, tid) in chosen.items()]
+    table = [UnifiedType(label, d, tid, counts[label]) for label, (_, _, d, tid) in chosen.items()]
     table.sort(key=lambda u: (u.distance, u.label))
     return tuple(table)
 

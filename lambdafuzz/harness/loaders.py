@@ -23,11 +23,13 @@ from typing import Any, Protocol
 
 from lambdafuzz.errors import BackendError
 from lambdafuzz.generators.aws.world import (
+    Bucket,
     DeliveredMessage,
     ItemT,
     LoadedWorld,
     Queue,
     QueueMessage,
+    S3Object,
     Table,
     World,
 )
@@ -92,6 +94,8 @@ def _b64(value: str | bytes) -> bytes:
 
 _MAX_ITEM_BYTES = 405_000  # moto's limit (DynamoDB's 400 KB measured as moto measures it)
 _MAX_MESSAGE_CHARS = 262_144  # SQS's 256 KiB; moto counts characters
+_META_NAME = re.compile(r"^[A-Za-z0-9\-_.]+$")
+_META_VALUE = re.compile(r"^(?:[!-~](?:[ -~]*[!-~])?)?$")  # printable ASCII, no edge blanks
 _SQS_ATTRIBUTE_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
 # Characters SQS accepts in a body (#x9 #xA #xD #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF).
 _SQS_BAD_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
@@ -168,6 +172,26 @@ def check_queue(queue: Queue) -> None:
         raise BackendError(f"queue {queue.name!r} is not FIFO but a message has a MessageGroupId")
 
 
+def check_object(bucket: Bucket, obj: S3Object) -> None:
+    """Reject, in every loader alike, an object S3 would refuse or change on the way in.
+
+    Metadata travels as HTTP headers (`x-amz-meta-NAME`): names are header tokens, values
+    printable ASCII without surrounding blanks (HTTP strips them) - in-process moto would
+    store anything, moto-server and real S3 would not.
+    """
+    where = f"bucket {bucket.name!r} object {obj.key!r}"
+    if not obj.key or len(obj.key.encode("utf-8")) > 1024:
+        raise BackendError(f"{where}: a key must be 1..1024 UTF-8 bytes")
+    for name, value in obj.metadata:
+        if not _META_NAME.match(name):
+            raise BackendError(f"{where}: metadata name {name!r} is not an HTTP header token")
+        if not _META_VALUE.match(value):
+            raise BackendError(
+                f"{where}: metadata {name}={value!r} must be printable ASCII without leading or "
+                "trailing blanks (it travels as an HTTP header)"
+            )
+
+
 def check_message(queue: Queue, index: int, message: QueueMessage) -> None:
     """Reject, in every loader alike, a message SQS's SendMessage would refuse."""
     where = f"queue {queue.name!r} message {index}"
@@ -240,6 +264,7 @@ class MotoDirectLoader:
                 fake_bucket = s3.create_bucket(bucket.name, world.region)
                 for obj in bucket.objects:
                     where = f"bucket {bucket.name!r} object {obj.key!r}"
+                    check_object(bucket, obj)
                     key = s3.put_object(bucket.name, obj.key, obj.data, storage="STANDARD")
                     metadata = {"Content-Type": obj.content_type}
                     for name, value in obj.metadata:
@@ -458,6 +483,7 @@ class Boto3Loader:
                 c["s3"].create_bucket(**create)
                 for obj in bucket.objects:
                     where = f"bucket {bucket.name!r} object {obj.key!r}"
+                    check_object(bucket, obj)
                     c["s3"].put_object(
                         Bucket=bucket.name,
                         Key=obj.key,

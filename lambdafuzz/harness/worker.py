@@ -169,9 +169,17 @@ class WorkerRuntime:
                 Status.INVALID, choices.recording(), {}, generator_error=f"{type(exc).__name__}: {exc}"
             )
         t1 = time.perf_counter()
-        self.backend.reset()
-        loaded = self.backend.load(generated.world)
-        event = render_event(generated.event, loaded)
+        try:
+            self.backend.reset()
+            loaded = self.backend.load(generated.world)
+            event = render_event(generated.event, loaded)
+        except Exception as exc:  # noqa: BLE001 - a world the emulator refuses is our bug, not the handler's
+            return TestResult(
+                Status.INVALID,
+                choices.recording(),
+                {},
+                generator_error=f"loading the world failed: {type(exc).__name__}: {exc}",
+            )
         t2 = time.perf_counter()
         context = LambdaContext(
             target.handler_function,

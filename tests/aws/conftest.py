@@ -6,22 +6,16 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from aws_config_files import write_config
 
 from lambdafuzz.config import Target, load_config
 
 MakeTargetT = Callable[[str], Target]
 
 
-def write_config(directory: Path, text: str) -> Path:
-    directory.mkdir(parents=True, exist_ok=True)
-    (directory / "app.py").write_text("def handler(event, context):\n    return None\n")
-    path = directory / "lambdafuzz.yaml"
-    path.write_text(text)
-    return path
-
-
 @pytest.fixture
 def make_target(tmp_path: Path) -> MakeTargetT:
+    """Load a config text (written with an `app.py` handler) into a Target."""
     counter = iter(range(1_000))
 
     def make(text: str) -> Target:

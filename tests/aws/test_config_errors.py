@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 
 import pytest
-from conftest import write_config
+from aws_config_files import write_config
 
 from lambdafuzz.config import TriggerKind, load_config, resolve_env
 from lambdafuzz.errors import ConfigError
@@ -64,6 +65,7 @@ def test_good_config_loads_into_dataclasses(tmp_path):
     assert (table.key_schema.hash_name, table.key_schema.range_type) == ("id", "N")
     assert target.outcomes.invalid_status_codes == (400,)
     assert target.outcomes.status_from == "statusCode"
+    assert pickle.loads(pickle.dumps(target)) == target  # targets travel to workers
 
 
 def test_resolve_env_substitutes_backend_facts(tmp_path):
@@ -80,7 +82,9 @@ def test_resolve_env_substitutes_backend_facts(tmp_path):
     assert env["TOPIC"] == "arn=arn:aws:sns:us-east-1:123456789012:alerts"  # fallback ARN
 
 
-@pytest.mark.parametrize("path", sorted(BENCHMARKS.glob("*/lambdafuzz.yaml")), ids=lambda p: p.parent.name)
+@pytest.mark.parametrize(
+    "path", sorted(BENCHMARKS.glob("*/lambdafuzz.yaml")), ids=lambda p: p.parent.name
+)
 def test_benchmark_configs_load(path):
     target = load_config(path)
     assert target.trigger.kind is TriggerKind.S3
@@ -187,7 +191,9 @@ def test_unknown_format_suggests(tmp_path):
 
 
 def test_min_above_max(tmp_path):
-    message = error_for(tmp_path, GOOD.replace("items: {min: 0, max: 5}", "items: {min: 6, max: 5}"))
+    message = error_for(
+        tmp_path, GOOD.replace("items: {min: 0, max: 5}", "items: {min: 6, max: 5}")
+    )
     assert "resources.tables[0].items.max" in message and "max >= min (6)" in message
 
 
@@ -202,7 +208,9 @@ def test_duplicate_key(tmp_path):
 
 
 def test_fifo_queue_needs_fifo_suffix(tmp_path):
-    message = error_for(tmp_path, GOOD.replace("{name: jobs, messages", "{name: jobs, fifo: true, messages"))
+    message = error_for(
+        tmp_path, GOOD.replace("{name: jobs, messages", "{name: jobs, fifo: true, messages")
+    )
     assert "resources.queues[0].name" in message and "Did you mean 'jobs.fifo'?" in message
 
 

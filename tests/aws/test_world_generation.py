@@ -43,8 +43,36 @@ resources:
 """
 
 
-def config(trigger: str) -> str:
-    return f"handler: app.handler\ntrigger: {trigger}\n{RESOURCES}"
+#: Lighter worlds for the tests that generate hundreds (files cost ~1 ms each).
+BUCKET_ONLY = """\
+resources:
+  buckets:
+    - name: uploads
+      objects: {min: 1, max: 2, formats: [json, text], prefixes: ["in/", "in/sub dir/"]}
+"""
+TABLES = """\
+resources:
+  buckets:
+    - name: uploads
+      objects: {min: 1, max: 2, formats: [json]}
+  tables:
+    - name: by-string
+      hash_key: {name: id, type: S}
+      items: {min: 1, max: 5}
+    - name: by-number
+      hash_key: {name: n, type: N}
+      range_key: {name: ts, type: S}
+      items: {min: 0, max: 5}
+      stream: NEW_AND_OLD_IMAGES
+    - name: by-binary
+      hash_key: {name: b, type: B}
+      range_key: {name: r, type: B}
+      items: {min: 0, max: 3}
+"""
+
+
+def config(trigger: str, resources: str = RESOURCES) -> str:
+    return f"handler: app.handler\ntrigger: {trigger}\n{resources}"
 
 
 def generate(target, seed, prefix=(), mode=ReplayMode.LINEAR):
@@ -55,11 +83,17 @@ def generate(target, seed, prefix=(), mode=ReplayMode.LINEAR):
 @pytest.mark.parametrize("mode", list(ReplayMode))
 @pytest.mark.parametrize(
     "trigger",
-    ["s3", "{kind: sqs, body: s3-event}", "dynamodb-stream", "apigateway-v2", "{kind: sns, body: csv}"],
+    [
+        "s3",
+        "{kind: sqs, body: s3-event}",
+        "dynamodb-stream",
+        "apigateway-v2",
+        "{kind: sns, body: csv}",
+    ],
 )
 def test_same_sequence_same_world_and_event(make_target, trigger, mode):
     target = make_target(config(trigger))
-    for seed in range(15):
+    for seed in range(8):
         generated, choices = generate(target, seed)
         recording = choices.recording()
         again, replay = generate(target, seed + 10_000, recording.prefix(mode), mode)
@@ -70,16 +104,19 @@ def test_same_sequence_same_world_and_event(make_target, trigger, mode):
 
 
 def test_items_obey_key_schemas_and_keys_are_unique(make_target):
-    target = make_target(config("s3"))
+    target = make_target(config("s3", TABLES))
     seen_types: Counter[str] = Counter()
-    for seed in range(150):
+    for seed in range(100):
         world = generate(target, seed)[0].world
         for table in world.tables:
             schema = table.key_schema
             keys = [item_key(item, schema) for item in table.items]
             assert len(keys) == len(set(keys)), f"seed={seed} table={table.name}"
             for item in table.items:
-                for name, kind in ((schema.hash_name, schema.hash_type), (schema.range_name, schema.range_type)):
+                for name, kind in (
+                    (schema.hash_name, schema.hash_type),
+                    (schema.range_name, schema.range_type),
+                ):
                     if name is None:
                         continue
                     ((tag, value),) = item[name].items()
@@ -97,7 +134,7 @@ def test_items_obey_key_schemas_and_keys_are_unique(make_target):
 
 
 def test_table_keys_reuse_object_names(make_target):
-    target = make_target(config("s3"))
+    target = make_target(config("s3", TABLES))
     hits = 0
     for seed in range(200):
         world = generate(target, seed)[0].world
@@ -110,7 +147,7 @@ def test_table_keys_reuse_object_names(make_target):
 
 
 def test_s3_event_keys_decode_to_world_objects(make_target):
-    target = make_target(config("{kind: s3, records: {min: 1, max: 3}}"))
+    target = make_target(config("{kind: s3, records: {min: 1, max: 3}}", BUCKET_ONLY))
     records = missing = encoded = 0
     for seed in range(400):
         generated, _ = generate(target, seed)
@@ -169,9 +206,9 @@ def _reference_md5(attributes):
 
 
 def test_stream_records_agree_with_the_table(make_target):
-    target = make_target(config("{kind: dynamodb-stream, records: {min: 1, max: 4}}"))
+    target = make_target(config("{kind: dynamodb-stream, records: {min: 1, max: 4}}", TABLES))
     names: Counter[str] = Counter()
-    for seed in range(150):
+    for seed in range(100):
         generated, _ = generate(target, seed)
         table = generated.world.table("by-number")
         keys = {item_key(item, table.key_schema) for item in table.items}
@@ -183,7 +220,9 @@ def test_stream_records_agree_with_the_table(make_target):
             else:
                 assert plan.new_image in table.items, f"seed={seed}"
                 if plan.event_name == "MODIFY":
-                    assert item_key(plan.old_image, table.key_schema) == item_key(plan.new_image, table.key_schema)
+                    assert item_key(plan.old_image, table.key_schema) == item_key(
+                        plan.new_image, table.key_schema
+                    )
     assert set(names) == {"INSERT", "MODIFY", "REMOVE"}, names
 
 
@@ -196,7 +235,9 @@ def test_labels_on_world_and_event_draws(make_target):
     generated, choices = generate(target, 3)
     recording = choices.recording()
     for stack in _labels_of(choices, labels.S3_OBJECT_KEY):
-        assert stack[:3] == (labels.WORLD, labels.S3_BUCKET, labels.S3_OBJECT) or labels.EVENT in stack
+        assert (
+            stack[:3] == (labels.WORLD, labels.S3_BUCKET, labels.S3_OBJECT) or labels.EVENT in stack
+        )
     for stack in _labels_of(choices, labels.FILE):
         assert labels.S3_OBJECT in stack or labels.SQS_MESSAGE in stack
     for stack in _labels_of(choices, labels.DYNAMODB_KEY):
@@ -220,7 +261,10 @@ def test_labels_on_world_and_event_draws(make_target):
 @pytest.mark.parametrize(
     ("trigger", "expected"),
     [
-        ("apigateway", {labels.APIGATEWAY_EVENT, labels.HTTP_PATH, labels.HTTP_HEADERS, labels.HTTP_QUERY}),
+        (
+            "apigateway",
+            {labels.APIGATEWAY_EVENT, labels.HTTP_PATH, labels.HTTP_HEADERS, labels.HTTP_QUERY},
+        ),
         ("apigateway-v2", {labels.APIGATEWAY_V2_EVENT, labels.HTTP_HEADERS}),
         ("{kind: sns, body: csv}", {labels.SNS_EVENT, labels.SNS_MESSAGE, labels.CSV_FILE}),
         ("dynamodb-stream", {labels.DYNAMODB_STREAM_EVENT}),

@@ -67,6 +67,14 @@ def test_single_quotes_protect_commas(aws, handler, s3_event):
     assert len(items(aws)) == 1
 
 
+def test_carriage_return_line_ends_are_rows(aws, handler, s3_event):
+    # The file is read with newline="", so a bare "\r" ends a row instead of raising csv.Error.
+    put_csv(aws, "OLD.csv", HEADER.replace("\n", "\r") + rows(2).replace("\n", "\r"))
+
+    assert handler.lambda_handler(s3_event(BUCKET, "OLD.csv"), None) == "SUCCESS"
+    assert len(items(aws)) == 2
+
+
 def test_tick_drops_only_the_last_extension(aws, handler, s3_event):
     put_csv(aws, "prices/BRK.B.csv", HEADER + rows(1))
 

@@ -81,11 +81,15 @@ def draw_number(choices: Choices, local: Sequence[str] = ()) -> str:
 
 
 def _is_number(text: str) -> bool:
+    """Whether DynamoDB accepts `text` as a number: 38 significant digits, magnitude
+    within 1E-130 .. 9.99E+125 (a reused "1e999999" would otherwise blow up)."""
     try:
         value = Decimal(text)
     except ArithmeticError:
         return False
-    return value.is_finite() and len(text) <= 38 and text.strip() == text
+    if not value.is_finite() or text.strip() != text:
+        return False
+    return value == 0 or (-130 <= value.adjusted() <= 125 and len(value.as_tuple().digits) <= 38)
 
 
 def canonical(value: Decimal) -> str:
@@ -166,7 +170,7 @@ def _draw_set(choices: Choices, kind: str, local: Sequence[str]) -> AttributeVal
 
 
 def draw_attribute_name(choices: Choices) -> str:
-    """An attribute name: 1 to 64 characters, a dictionary constant now and then."""
+    """An attribute name: 1 to 12 characters, or a dictionary constant (cut to 255)."""
     name = choices.draw_string(NAME_ALPHABET, 1, 12, site="name")
     return name[:255] or "a"
 

@@ -104,6 +104,15 @@ class EventPlan:
     source: str | None
     records: tuple[RecordPlanT, ...]
 
+    def received_messages(self) -> dict[str, int]:
+        """Queue -> how many of its first messages the event carries: what a backend must
+        have received (in flight, with receipt handles); the rest stay visible."""
+        found: dict[str, int] = {}
+        for record in self.records:
+            if isinstance(record, SqsRecordPlan):
+                found[record.queue] = max(found.get(record.queue, 0), record.index + 1)
+        return found
+
 
 # =========================================================================== drawing
 @generator(labels.EVENT)

@@ -57,7 +57,7 @@ def draw_message_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
         if name.lower().startswith(("aws.", "amazon.")):
             name = "x-" + name
         value = choices.draw_string(ATTRIBUTE_VALUE_ALPHABET, 1, 24, site="attribute-value")
-        found[name] = value or "-"
+        found[name] = value[:1024] or "-"
     return tuple(found.items())
 
 

@@ -110,7 +110,7 @@ def draw_metadata(choices: Choices) -> tuple[tuple[str, str], ...]:
         raw = choices.draw_string(METADATA_NAME_ALPHABET, 1, 12, site="name")
         name = "".join(ch for ch in raw.lower() if ch in METADATA_NAME_ALPHABET) or "x"
         value = choices.draw_string(METADATA_VALUE_ALPHABET, 0, 24, site="value")
-        pairs[name] = "".join(ch if " " <= ch <= "~" else "?" for ch in value)
+        pairs[name[:64]] = "".join(ch if " " <= ch <= "~" else "?" for ch in value[:256])
     return tuple(pairs.items())
 
 

@@ -130,7 +130,7 @@ def _file(
     if erroneous_p > 0.0:
         with choices.scope(labels.ERRONEOUS):
             if choices.draw_boolean(erroneous_p, site="erroneous?"):
-                file = _corrupt(choices, file, depth)
+                file = _corrupt(choices, file)
     return file
 
 
@@ -231,12 +231,12 @@ _CONTENT: Final[dict[str, Callable[[Choices, int], tuple[bytes, str]]]] = {
 
 
 # ------------------------------------------------------------------------- corruption
-def _corrupt(choices: Choices, file: GeneratedFile, depth: int) -> GeneratedFile:
+def _corrupt(choices: Choices, file: GeneratedFile) -> GeneratedFile:
     kind = choices.draw_choice(CORRUPTIONS, site="kind")
     extension, data = file.extension, file.data
     if kind == "wrong-extension":
         wrong = [e for e in _WRONG_EXTENSIONS if e != extension and rejection(e, data)]
-        extension = choices.draw_choice(wrong, site="extension") if wrong else ""
+        extension = choices.draw_choice(wrong, site="extension") if wrong else extension
     elif kind == "missing-extension":
         extension = ""
     elif kind == "truncated":

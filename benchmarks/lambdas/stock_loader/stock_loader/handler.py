@@ -58,7 +58,7 @@ def lambda_handler(event: dict[str, Any], context: Any) -> str:
 
     response = s3.get_object(Bucket=bucket, Key=key)
     text = response["Body"].read().decode("utf-8", errors="replace")
-    rows = csv.reader(io.StringIO(text), quotechar="'")
+    rows = csv.reader(io.StringIO(text, newline=""), quotechar="'")
     next(rows, None)  # header
 
     items = []

@@ -1,0 +1,235 @@
+"""A campaign's failures as the files CI systems read: JUnit XML and SARIF 2.1.0.
+
+JUnit follows the Ant/Jenkins layout (testsuites > testsuite > properties, testcase*,
+system-out, system-err), one testcase per unique failure, so a CI test tab lists each bug
+once however often it recurred; a campaign without failures is one passing testcase that
+summarises it (a suite with no testcase reads as "no tests ran" in most CI systems).
+SARIF places each failure at its innermost application frame, relative to the target's
+root, so code scanning annotates the line that raised.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import socket
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from lambdafuzz import __version__
+from lambdafuzz.report.out_dir import CampaignDir, FailureEntry, read_campaign_dir
+from lambdafuzz.target import Target
+
+SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SRCROOT = "SRCROOT"
+#: XML 1.0 forbids most control characters even escaped; fuzzed messages contain them.
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+
+def _xml_text(text: str) -> str:
+    return _XML_ILLEGAL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+def _summary(c: CampaignDir) -> str:
+    s = c.stats
+    return (
+        f"lambdafuzz {s.get('strategy', '?')} campaign (seed {s.get('seed', '?')}) on {c.handler}: "
+        f"{s.get('execs', 0)} executions in {s.get('elapsed_s', 0)} s, "
+        f"branches {s.get('app_branches_covered', 0)}/{s.get('app_branches_total', 0)}, "
+        f"corpus {s.get('corpus_size', 0)}, unique failures {len(c.failures)}"
+    )
+
+
+def _reproduce(entry: FailureEntry) -> str:
+    return f"Reproduce: lambdafuzz repro {entry.path}\nMinimize:  lambdafuzz minimize {entry.path}"
+
+
+# =========================================================================== JUnit
+def junit_tree(out_dir: Path | str) -> ET.ElementTree:
+    c = read_campaign_dir(out_dir)
+    elapsed = f"{float(c.stats.get('elapsed_s', 0.0)):.3f}"
+    suite_name = f"lambdafuzz.{c.handler}"
+    tests = max(1, len(c.failures))
+    stamp_source = Path(out_dir) / "stats.json"
+    mtime = stamp_source.stat().st_mtime if stamp_source.is_file() else time.time()
+    root = ET.Element(
+        "testsuites",
+        name="lambdafuzz",
+        tests=str(tests),
+        failures=str(len(c.failures)),
+        errors="0",
+        time=elapsed,
+    )
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        package="lambdafuzz",
+        id="0",
+        name=suite_name,
+        timestamp=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(mtime)),
+        hostname=socket.gethostname() or "localhost",
+        tests=str(tests),
+        failures=str(len(c.failures)),
+        errors="0",
+        skipped="0",
+        time=elapsed,
+    )
+    properties = ET.SubElement(suite, "properties")
+    for key in ("strategy", "seed", "execs", "app_branches_covered", "app_branches_total", "corpus_size"):
+        if key in c.stats:
+            ET.SubElement(properties, "property", name=key, value=str(c.stats[key]))
+    if c.campaign.get("config"):
+        ET.SubElement(properties, "property", name="config", value=str(c.campaign["config"]))
+    for entry in c.failures:
+        case = ET.SubElement(suite, "testcase", name=_xml_text(entry.signature), classname=suite_name, time="0")
+        failure = ET.SubElement(
+            case,
+            "failure",
+            message=_xml_text(f"{entry.exception_type}: {entry.message}"[:1000]),
+            type=_xml_text(entry.exception_type),
+        )
+        failure.text = _xml_text(
+            f"{entry.signature} ({entry.hits} hit{'s' if entry.hits != 1 else ''})\n\n"
+            f"{entry.traceback}\n{_reproduce(entry)}\n"
+        )
+    if not c.failures:
+        case = ET.SubElement(suite, "testcase", name="campaign", classname=suite_name, time=elapsed)
+        ET.SubElement(case, "system-out").text = _xml_text(_summary(c))
+    ET.SubElement(suite, "system-out").text = _xml_text(_summary(c))
+    ET.SubElement(suite, "system-err").text = _xml_text("\n".join(c.problems))
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write_junit(out_dir: Path | str, path: Path | str) -> Path:
+    """Write the campaign in `out_dir` as JUnit XML to `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    junit_tree(out_dir).write(path, encoding="utf-8", xml_declaration=True)
+    return path
+
+
+# =========================================================================== SARIF
+def _source_location(location: str, target: Target, base: Path) -> tuple[str, int] | None:
+    """"pkg/file.py:31" (relative to an app dir's parent) -> (uri relative to base, 31)."""
+    from lambdafuzz.harness.invoke import app_dirs
+
+    file, sep, line = location.rpartition(":")
+    if not sep or not line.isdigit():
+        return None
+    for app_dir in app_dirs(target):
+        candidate = Path(os.path.dirname(app_dir)) / file
+        if candidate.is_file():
+            return Path(os.path.relpath(candidate.resolve(), base)).as_posix(), int(line)
+    return Path(file).as_posix(), int(line)
+
+
+def _handler_location(target: Target, base: Path) -> tuple[str, int]:
+    """Where the handler function is defined: the location of failures without a frame
+    (hangs, dead workers, failure status codes)."""
+    module = target.root.joinpath(*target.handler_module.split("."))
+    path = module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
+    line = 1
+    try:
+        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.match(rf"\s*(async\s+)?def\s+{re.escape(target.handler_function)}\b", text):
+                line = number
+                break
+    except OSError:
+        pass
+    return Path(os.path.relpath(path.resolve(), base)).as_posix(), line
+
+
+def sarif_log(out_dir: Path | str, target: Target, *, uri_base: Path | None = None) -> dict[str, Any]:
+    """The SARIF log of a campaign; artifact URIs are relative to `uri_base` (the target's
+    root by default), which `originalUriBaseIds.SRCROOT` records as an absolute URI."""
+    c = read_campaign_dir(out_dir)
+    base = Path(uri_base or target.root).resolve()
+    rules: list[dict[str, Any]] = []
+    rule_index: dict[str, int] = {}
+    results = []
+    for entry in c.failures:
+        rule_id = entry.exception_type
+        if rule_id not in rule_index:
+            rule_index[rule_id] = len(rules)
+            rules.append(
+                {
+                    "id": rule_id,
+                    "name": re.sub(r"[^A-Za-z0-9]", "", rule_id.rpartition(".")[2]) or "Failure",
+                    "shortDescription": {"text": f"The handler raised {rule_id}"},
+                    "fullDescription": {
+                        "text": f"lambdafuzz generated an AWS world and event on which the "
+                        f"handler {c.handler} failed with {rule_id}."
+                    },
+                    "defaultConfiguration": {"level": "error"},
+                    "help": {"text": "Replay the saved input with `lambdafuzz repro FILE` to debug it."},
+                    "properties": {"tags": ["fuzzing", "reliability"]},
+                }
+            )
+        found = _source_location(entry.location, target, base) if entry.location else None
+        uri, line = found or _handler_location(target, base)
+        message = f"{entry.signature}: {entry.message}" if entry.message else entry.signature
+        results.append(
+            {
+                "ruleId": rule_id,
+                "ruleIndex": rule_index[rule_id],
+                "level": "error",
+                "message": {"text": message[:2000]},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": uri, "uriBaseId": SRCROOT},
+                            "region": {"startLine": max(1, line)},
+                        }
+                    }
+                ],
+                "partialFingerprints": {
+                    "lambdafuzzSignature/v1": hashlib.sha256(entry.signature.encode()).hexdigest()
+                },
+                "properties": {
+                    "signature": entry.signature,
+                    "hits": entry.hits,
+                    "reproducer": str(entry.path),
+                },
+            }
+        )
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "lambdafuzz",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {SRCROOT: {"uri": base.as_uri() + "/"}},
+                "invocations": [
+                    {
+                        "executionSuccessful": True,
+                        "toolExecutionNotifications": [
+                            {"message": {"text": problem}, "level": "warning"} for problem in c.problems
+                        ],
+                    }
+                ],
+                "results": results,
+                "properties": {"summary": _summary(c), "stats": dict(c.stats)},
+            }
+        ],
+    }
+
+
+def write_sarif(out_dir: Path | str, path: Path | str, target: Target, *, uri_base: Path | None = None) -> Path:
+    """Write the campaign in `out_dir` as a SARIF 2.1.0 log to `path`."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = sarif_log(out_dir, target, uri_base=uri_base)
+    path.write_text(json.dumps(data, indent=1, default=repr) + "\n", encoding="utf-8")
+    return path

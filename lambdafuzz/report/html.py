@@ -1,0 +1,335 @@
+"""`report.html`: one self-contained page about a campaign, readable offline and in CI
+artifacts (no external URL is loaded; the plot is an inline PNG, or SVG without matplotlib).
+
+Sections: summary, coverage over time, per-type targeting statistics (spoton), failures
+(traceback, world, event, minimized reproducer) and the application source with every
+branch arm marked covered or not.  Every piece of campaign data is escaped: worlds and
+events are fuzzer-made strings and routinely contain markup.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from lambdafuzz import __version__
+from lambdafuzz.report.html_style import CSS
+from lambdafuzz.report.out_dir import (
+    CampaignDir,
+    FailureEntry,
+    PlotRow,
+    campaign_target,
+    offline_event,
+    read_campaign_dir,
+    read_coverage,
+    read_plot_rows,
+)
+from lambdafuzz.target import Target
+
+REPORT_NAME = "report.html"
+#: Source files above this size are listed but not rendered (a vendored blob in scope).
+MAX_SOURCE_BYTES = 400_000
+
+
+def esc(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _pretty(value: Any) -> str:
+    return json.dumps(value, indent=1, ensure_ascii=False, default=repr)
+
+
+# =========================================================================== plot
+def plot_png(rows: Sequence[PlotRow]) -> bytes:
+    """Branches and valid branches over time and over executions, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 3.4), dpi=100)
+    for i, (axis, label) in enumerate((("time_s", "seconds"), ("execs", "executions"))):
+        ax = fig.add_subplot(1, 2, i + 1)
+        xs = [getattr(r, axis) for r in rows]
+        ax.step(xs, [r.branches for r in rows], where="post", label="branches", color="#1f6feb")
+        ax.step(xs, [r.valid_branches for r in rows], where="post", label="valid branches", color="#2da44e")
+        ax.set_xlabel(label)
+        ax.set_ylabel("branch arms covered")
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="lower right")
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    return buffer.getvalue()
+
+
+def plot_svg(rows: Sequence[PlotRow]) -> str:
+    """The same plot (over executions only) drawn by hand, for installs without matplotlib."""
+    width, height, pad = 640, 240, 40
+    top_x = max([r.execs for r in rows] + [1])
+    top_y = max([r.branches for r in rows] + [1])
+
+    def point(x: float, y: float) -> str:
+        return f"{pad + x / top_x * (width - 2 * pad):.1f},{height - pad - y / top_y * (height - 2 * pad):.1f}"
+
+    def line(values: Iterable[tuple[int, int]], color: str) -> str:
+        points = " ".join(point(x, y) for x, y in values)
+        return f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{points}"/>'
+
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
+        f'<rect width="100%" height="100%" fill="white"/>'
+        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="black"/>'
+        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>'
+        + line(((r.execs, r.branches) for r in rows), "#1f6feb")
+        + line(((r.execs, r.valid_branches) for r in rows), "#2da44e")
+        + f'<text x="{width / 2}" y="{height - 8}" text-anchor="middle">executions (max {top_x})</text>'
+        f'<text x="8" y="{pad - 10}">branches (max {top_y})</text></svg>'
+    )
+
+
+def _plot_section(rows: Sequence[PlotRow]) -> str:
+    if not rows:
+        return "<p class='note'>No plot_data.csv rows: the campaign ended before its first report.</p>"
+    try:
+        src = "data:image/png;base64," + base64.b64encode(plot_png(rows)).decode()
+    except ImportError:
+        src = "data:image/svg+xml;base64," + base64.b64encode(plot_svg(rows).encode()).decode()
+    return (
+        f'<img id="coverage-plot" src="{src}" alt="branch coverage over time and executions">'
+        "<p class='note'>Blue: branch arms covered by any input; green: by valid inputs.</p>"
+    )
+
+
+# =========================================================================== sections
+def _summary_section(c: CampaignDir, target: Target | None) -> str:
+    s = c.stats
+    total = s.get("app_branches_total") or 0
+    covered = s.get("app_branches_covered") or 0
+    pct = f" ({100.0 * covered / total:.1f}%)" if total else ""
+    rows = [
+        ("handler", c.handler),
+        ("config", c.campaign.get("config", "?")),
+        ("strategy", f"{s.get('strategy', c.campaign.get('strategy', '?'))} (seed {s.get('seed', '?')})"),
+        ("executions", f"{s.get('execs', 0)} in {s.get('elapsed_s', 0)} s ({s.get('execs_per_sec', 0)}/s)"),
+        ("valid executions", s.get("valid_execs", 0)),
+        ("branch arms covered", f"{covered}/{total}{pct}; by valid inputs {s.get('valid_branches_covered', 0)}"),
+        ("corpus", s.get("corpus_size", 0)),
+        ("unique failures", f"{len(c.failures)} ({s.get('failure_hits', 0)} hits)"),
+        (
+            "time",
+            f"handler {s.get('time_in_handler_s', 0)} s, generation {s.get('time_in_generation_s', 0)} s, "
+            f"reset+load {s.get('time_in_reset_load_s', 0)} s",
+        ),
+        ("stability", "-" if s.get("stability_pct") is None else f"{s['stability_pct']}%"),
+        ("workers", f"{s.get('workers', 1)} (restarts {s.get('worker_restarts', 0)})"),
+    ]
+    if target is not None:
+        rows.append(("trigger", f"{target.trigger.kind} {target.trigger.source or ''}".strip()))
+    body = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
+    problems = "".join(f"<li>{esc(p)}</li>" for p in c.problems)
+    return f"<table class='summary'>{body}</table>" + (f"<ul class='problems'>{problems}</ul>" if problems else "")
+
+
+def _targeting_section(c: CampaignDir) -> str:
+    targeting = c.stats.get("targeting") or {}
+    if not targeting:
+        return (
+            f"<p class='note'>No type-targeted mutation in this campaign "
+            f"(strategy {esc(c.stats.get('strategy', '?'))}; only spoton targets types).</p>"
+        )
+    rows = []
+    for label, counts in sorted(targeting.items(), key=lambda kv: -kv[1].get("children", 0)):
+        children = int(counts.get("children", 0))
+        saved = int(counts.get("saved", 0))
+        rate = f"{100.0 * saved / children:.1f}%" if children else "-"
+        rows.append(f"<tr><td><code>{esc(label)}</code></td><td>{children}</td><td>{saved}</td><td>{rate}</td></tr>")
+    return (
+        "<table class='targeting'><tr><th>type</th><th>targeted children</th><th>saved</th>"
+        f"<th>saved per child</th></tr>{''.join(rows)}</table>"
+    )
+
+
+def _details(title: str, body: str, *, open_: bool = False, css: str = "") -> str:
+    attrs = " open" if open_ else ""
+    return f"<details class='{css}'{attrs}><summary>{esc(title)}</summary>{body}</details>"
+
+
+def _failure_section(c: CampaignDir, target: Target | None) -> str:
+    if not c.failures:
+        return "<p class='note ok'>No failures.</p>"
+    parts = []
+    for i, entry in enumerate(c.failures):
+        parts.append(_one_failure(i, entry, target))
+    return "".join(parts)
+
+
+def _one_failure(i: int, entry: FailureEntry, target: Target | None) -> str:
+    info = entry.info
+    event, origin = offline_event(entry.saved, target) if target is not None else (entry.saved.event, "saved")
+    event_note = {
+        "saved": "",
+        "regenerated": " (regenerated from the choice sequence without an emulator: "
+        "receipt handles and message ids are placeholders)",
+    }.get(origin, f" ({origin})")
+    meta = (
+        f"<p>{esc(entry.hits)} hit(s); first at execution {esc(info.get('first_exec', '?'))} "
+        f"({esc(info.get('first_time_s', '?'))} s); status {esc(info.get('status', entry.saved.outcome))}; "
+        f"provenance <code>{esc(entry.saved.provenance)}</code></p>"
+        f"<p>Reproduce: <code>lambdafuzz repro {esc(entry.path)}</code></p>"
+    )
+    body = meta + f"<h4>Traceback</h4><pre class='traceback'>{esc(entry.traceback or entry.message)}</pre>"
+    body += _details("World that triggers it", f"<pre>{esc(_pretty(entry.saved.world))}</pre>", open_=True)
+    body += _details(f"Event{event_note}", f"<pre>{esc(_pretty(event))}</pre>", open_=True)
+    if entry.minimized is not None:
+        body += _minimized(entry.minimized)
+    else:
+        body += (
+            f"<p class='note'>No minimized reproducer yet: "
+            f"<code>lambdafuzz minimize {esc(entry.path)}</code> writes one.</p>"
+        )
+    title = f"{entry.signature}: {entry.message}"[:300]
+    return f"<section class='failure' id='failure-{i}'><h3>{esc(title)}</h3>{body}</section>"
+
+
+def _minimized(path: Path) -> str:
+    from lambdafuzz.errors import CorpusError
+    from lambdafuzz.fuzzer.corpus import load_input
+
+    try:
+        saved = load_input(path)
+    except CorpusError as exc:
+        return f"<p class='note'>Minimized reproducer unreadable: {esc(exc)}</p>"
+    body = (
+        f"<p><code>{esc(path.name)}</code>: {len(saved.sequence.values())} choices "
+        f"({esc(saved.provenance)})</p>"
+        f"<pre>{esc(_pretty(saved.world))}</pre>"
+    )
+    if saved.event is not None:
+        body += f"<h4>Event</h4><pre>{esc(_pretty(saved.event))}</pre>"
+    return f"<div class='minimized'>{_details('Minimized reproducer', body, open_=True)}</div>"
+
+
+# =========================================================================== source
+def _source_section(out_dir: Path, target: Target | None) -> str:
+    if target is None:
+        return "<p class='note'>Source unavailable: the campaign's config could not be loaded.</p>"
+    from lambdafuzz.harness.coverage import ArmKey, Scope, scan_arms
+    from lambdafuzz.harness.invoke import app_dirs
+
+    scope = Scope.of(app_dirs(target))
+    catalog = scan_arms(scope)
+    coverage = read_coverage(out_dir)
+    covered: dict[ArmKey, dict[str, Any]] = {}
+    for arm in coverage["covered"]:
+        try:
+            covered[ArmKey(*arm["arm"])] = arm
+        except (TypeError, KeyError):
+            continue
+    parts = [
+        "<p class='legend'><span class='line full'>all arms covered</span> "
+        "<span class='line partial'>some arms covered</span> "
+        "<span class='line none'>no arm covered</span> "
+        "<span class='arm arm-covered'>arm covered</span> "
+        "<span class='arm arm-uncovered'>arm not covered</span> "
+        "(hover an arm for from_line &rarr; to_line)</p>"
+    ]
+    for file_arms in catalog.files:
+        parts.append(_source_file(file_arms, covered))
+    if not catalog.files:
+        parts.append("<p class='note'>No application source files in scope.</p>")
+    return "".join(parts)
+
+
+def _arm_label(site: Any) -> str:
+    to = "exit" if site.to_line < 0 else str(site.to_line)
+    return f"{site.from_line}&rarr;{to}"
+
+
+def _source_file(file_arms: Any, covered: dict[Any, dict[str, Any]]) -> str:
+    path = Path(file_arms.path)
+    by_line: dict[int, list[Any]] = defaultdict(list)
+    for site in file_arms.sites:
+        by_line[site.from_line].append(site)
+    hit = sum(1 for s in file_arms.sites if s.arm in covered)
+    header = f"{esc(file_arms.key)} &mdash; {hit}/{len(file_arms.sites)} arms covered"
+    if file_arms.error:
+        return f"<h3>{header}</h3><p class='note'>{esc(file_arms.error)}</p>"
+    try:
+        if path.stat().st_size > MAX_SOURCE_BYTES:
+            return f"<h3>{header}</h3><p class='note'>Not rendered: larger than {MAX_SOURCE_BYTES} bytes.</p>"
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError as exc:
+        return f"<h3>{header}</h3><p class='note'>Unreadable: {esc(exc)}</p>"
+    rows = []
+    for number, text in enumerate(lines, 1):
+        sites = by_line.get(number, [])
+        css, markers = "", ""
+        if sites:
+            done = sum(1 for s in sites if s.arm in covered)
+            css = "full" if done == len(sites) else "partial" if done else "none"
+            markers = "".join(_marker(s, covered.get(s.arm)) for s in sorted(sites, key=lambda s: s.to_line))
+        rows.append(
+            f"<tr class='line {css}' id='{esc(file_arms.key)}-L{number}'><td class='no'>{number}</td>"
+            f"<td class='arms'>{markers}</td><td class='code'><pre>{esc(text) or ' '}</pre></td></tr>"
+        )
+    return f"<h3>{header}</h3><table class='source'>{''.join(rows)}</table>"
+
+
+def _marker(site: Any, hit: dict[str, Any] | None) -> str:
+    if hit is None:
+        title = f"line {_plain_label(site)}: never taken ({site.kind})"
+        return f"<span class='arm arm-uncovered' title='{esc(title)}'>{_arm_label(site)}</span>"
+    valid = "valid input" if hit.get("valid") else "only invalid/failing inputs"
+    title = (
+        f"line {_plain_label(site)}: covered ({site.kind}); first at execution "
+        f"{hit.get('first_exec')} ({hit.get('first_s')} s); {valid}"
+    )
+    return f"<span class='arm arm-covered' title='{esc(title)}'>{_arm_label(site)}</span>"
+
+
+def _plain_label(site: Any) -> str:
+    return f"{site.from_line} -> {'exit' if site.to_line < 0 else site.to_line}"
+
+
+# =========================================================================== page
+def render_report(out_dir: Path | str, target: Target | None = None) -> str:
+    """The report page of the campaign in `out_dir` as one HTML string."""
+    out = Path(out_dir)
+    c = read_campaign_dir(out)
+    load_problem = ""
+    if target is None:
+        try:
+            target = campaign_target(c)
+        except Exception as exc:  # noqa: BLE001 - the rest of the report is still worth having
+            load_problem = f"<p class='note'>Config not loaded ({esc(exc)}); source and events omitted.</p>"
+    sections = [
+        ("summary", "Summary", load_problem + _summary_section(c, target)),
+        ("coverage", "Coverage over time", _plot_section(read_plot_rows(out))),
+        ("targeting", "Targeting per type", _targeting_section(c)),
+        ("failures", f"Failures ({len(c.failures)})", _failure_section(c, target)),
+        ("source", "Application source and branch arms", _source_section(out, target)),
+    ]
+    nav = " | ".join(f"<a href='#{key}'>{esc(title)}</a>" for key, title, _ in sections)
+    body = "".join(f"<section id='{key}'><h2>{esc(title)}</h2>{content}</section>" for key, title, content in sections)
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<title>lambdafuzz report: {esc(c.handler)}</title><style>{CSS}</style></head>"
+        f"<body><header><h1>lambdafuzz report: {esc(c.handler)}</h1><nav>{nav}</nav></header>"
+        f"{body}<footer>lambdafuzz {esc(__version__)} &middot; {esc(out.resolve())}</footer></body></html>\n"
+    )
+
+
+def write_report(out_dir: Path | str, path: Path | str | None = None, target: Target | None = None) -> Path:
+    """Write `report.html` (into `out_dir` unless `path` is given); returns its path."""
+    from lambdafuzz.fuzzer.corpus import write_text_atomic
+
+    destination = Path(path) if path is not None else Path(out_dir) / REPORT_NAME
+    write_text_atomic(destination, render_report(out_dir, target))
+    return destination

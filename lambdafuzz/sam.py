@@ -1,0 +1,809 @@
+"""A SAM or CloudFormation template -> the same validated `Target` a lambdafuzz.yaml gives.
+
+Users already describe their functions in `template.yaml`; re-describing them for the
+fuzzer is the step that keeps a tool from being adopted.  This module reads the template
+(YAML with CloudFormation's short tags, or JSON), builds the mapping a lambdafuzz.yaml for
+one function would hold, and validates it with `config.target_from_dict`, so both paths
+share every check.  Whatever the template says that lambdafuzz does not model (layers, VPC,
+IAM, unknown resource types, event types without a generator) is *listed* in
+`TemplateImport.unsupported`, never dropped silently; `load_template_target` logs each as a
+`warning [sam-unsupported]` line.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from lambdafuzz.config_source import Locator, nearest
+from lambdafuzz.errors import ConfigError
+from lambdafuzz.target import Target
+
+log = logging.getLogger("lambdafuzz.sam")
+
+FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
+#: Resource types that become emulated resources, by the lambdafuzz.yaml section they fill.
+RESOURCE_KINDS = {
+    "AWS::S3::Bucket": "buckets",
+    "AWS::DynamoDB::Table": "tables",
+    "AWS::Serverless::SimpleTable": "tables",
+    "AWS::SQS::Queue": "queues",
+    "AWS::SNS::Topic": "topics",
+}
+#: Values of CloudFormation pseudo parameters inside the emulator (account as in World).
+PSEUDO = {
+    "AWS::Region": "us-east-1",
+    "AWS::AccountId": "123456789012",
+    "AWS::StackName": "lambdafuzz",
+    "AWS::StackId": "arn:aws:cloudformation:us-east-1:123456789012:stack/lambdafuzz/0",
+    "AWS::Partition": "aws",
+    "AWS::URLSuffix": "amazonaws.com",
+}
+#: Objects of a bucket that triggers the handler, when nothing narrows them.
+DEFAULT_OBJECTS = {"min": 1, "max": 3, "formats": ["any"]}
+DEFAULT_ITEMS = {"min": 0, "max": 3}
+#: Records per event are capped so inputs stay small; a lambdafuzz.yaml may raise it.
+MAX_RECORDS = 5
+#: S3 key suffix filter -> the file format whose files end that way.
+SUFFIX_FORMATS = {
+    ".csv": "csv", ".csv.gz": "csv.gz", ".json": "json", ".xml": "xml", ".txt": "text",
+    ".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".gif": "gif", ".zip": "zip", ".gz": "gzip",
+}  # fmt: skip
+#: Function properties that change nothing lambdafuzz models; the others are listed.
+_IGNORED_PROPERTIES = frozenset(
+    {
+        "Handler", "CodeUri", "Code", "Runtime", "Environment", "Events", "Timeout",
+        "MemorySize", "Description", "FunctionName", "Tags", "Architectures", "Tracing",
+        "AutoPublishAlias", "AutoPublishCodeSha256", "DeploymentPreference", "PackageType",
+        "ReservedConcurrentExecutions", "ProvisionedConcurrencyConfig", "LoggingConfig",
+        "EphemeralStorage", "RuntimeManagementConfig", "PropagateTags", "VersionDescription",
+        "InlineCode", "ImageUri", "ImageConfig",
+    }
+)  # fmt: skip
+_PROPERTY_NOTES = {
+    "Layers": "layer code is not put on sys.path; install what the layers provide into the "
+    "environment lambdafuzz runs in",
+    "VpcConfig": "there is no network model; the handler reaches only the emulator",
+    "Policies": "IAM is not enforced: the emulator allows every call",
+    "Role": "IAM is not enforced: the emulator allows every call",
+    "DeadLetterQueue": "failed invocations are reported as failures, not redelivered",
+    "EventInvokeConfig": "asynchronous invocation settings are not modelled",
+    "FileSystemConfigs": "EFS mounts are not emulated",
+    "SnapStart": "not modelled",
+    "KmsKeyArn": "encryption is not modelled",
+}
+_API_INVALID = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429]
+_API_FAILURE = [500, 502, 503, 504]
+
+
+@dataclass(slots=True, frozen=True)
+class TemplateImport:
+    """One function of a template, as lambdafuzz sees it."""
+
+    function: str  # logical id
+    target: Target
+    config: Mapping[str, Any]  # the lambdafuzz.yaml-shaped mapping the target was built from
+    unsupported: tuple[str, ...]  # what the template says that lambdafuzz does not model
+
+
+@dataclass(slots=True, frozen=True)
+class TemplateFunctions:
+    fuzzable: tuple[str, ...]  # logical ids, in template order
+    skipped: tuple[str, ...]  # "Name: why", for functions lambdafuzz cannot fuzz
+
+
+# =========================================================================== reading
+def is_template(path: Path) -> bool:
+    """Whether a file is a SAM/CloudFormation template rather than a lambdafuzz.yaml."""
+    if path.name in ("lambdafuzz.yaml", "lambdafuzz.yml"):
+        return False
+    try:
+        head = path.read_text(errors="replace")[:20_000]
+    except OSError:
+        return False
+    return "AWSTemplateFormatVersion" in head or "AWS::Serverless" in head or "Transform:" in head
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """SafeLoader that turns CloudFormation short tags into their long forms."""
+
+
+def _construct_tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> Any:
+    name = "Ref" if suffix == "Ref" else "Condition" if suffix == "Condition" else f"Fn::{suffix}"
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt" and isinstance(value, str):
+            value = value.split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    return {name: value}
+
+
+_CfnLoader.add_multi_constructor("!", _construct_tag)
+
+
+@dataclass(slots=True)
+class _Template:
+    path: Path
+    data: dict[str, Any]
+    where: Locator
+
+    @property
+    def resources(self) -> dict[str, Any]:
+        found = self.data.get("Resources")
+        return found if isinstance(found, dict) else {}
+
+    def resource(self, logical_id: str) -> dict[str, Any]:
+        found = self.resources.get(logical_id)
+        return found if isinstance(found, dict) else {}
+
+    def properties(self, logical_id: str) -> dict[str, Any]:
+        found = self.resource(logical_id).get("Properties")
+        return found if isinstance(found, dict) else {}
+
+    def type_of(self, logical_id: str) -> str | None:
+        found = self.resource(logical_id).get("Type")
+        return found if isinstance(found, str) else None
+
+    def globals(self) -> dict[str, Any]:
+        g = self.data.get("Globals")
+        found = g.get("Function") if isinstance(g, dict) else None
+        return found if isinstance(found, dict) else {}
+
+    def error(
+        self, loc: tuple[Any, ...], value: Any, expected: str, suggestion: Any = None
+    ) -> ConfigError:
+        return self.where.error(loc, value, expected, suggestion)
+
+
+def _read(path: Path) -> _Template:
+    file = Path(path).resolve()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the template: {exc}.") from None
+    try:
+        node = yaml.compose(text, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{file}:{mark.line + 1}:{mark.column + 1}" if mark else str(file)
+        raise ConfigError(
+            f"{where}: not a valid template: {getattr(exc, 'problem', exc)}."
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("Resources"), dict):
+        raise ConfigError(
+            f"{file}: no `Resources` mapping; expected a SAM or CloudFormation template."
+        )
+    return _Template(file, data, Locator(file, node))
+
+
+# =========================================================================== functions
+def template_functions(path: Path | str) -> TemplateFunctions:
+    """The template's functions, split into those lambdafuzz can fuzz and those it cannot."""
+    template = _read(Path(path))
+    fuzzable: list[str] = []
+    skipped: list[str] = []
+    for logical_id in template.resources:
+        if template.type_of(logical_id) not in FUNCTION_TYPES:
+            continue
+        reason = _unfuzzable(template, logical_id)
+        if reason is None:
+            fuzzable.append(logical_id)
+        else:
+            skipped.append(f"{logical_id}: {reason}")
+    return TemplateFunctions(tuple(fuzzable), tuple(skipped))
+
+
+def template_function_names(path: Path | str) -> list[str]:
+    """Logical ids of the functions to fuzz, in template order; skipped ones are logged."""
+    functions = template_functions(path)
+    for reason in functions.skipped:
+        log.warning("warning [sam-unsupported]: %s: skipped function %s", path, reason)
+    if not functions.fuzzable:
+        listed = "; ".join(functions.skipped) or "the template defines none"
+        raise ConfigError(
+            f"{path}: no function lambdafuzz can fuzz ({listed}); expected an "
+            f"{' or '.join(FUNCTION_TYPES)} with a Python runtime, local code and a "
+            f"supported event (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)."
+        )
+    return list(functions.fuzzable)
+
+
+def _unfuzzable(template: _Template, logical_id: str) -> str | None:
+    props = {**template.globals(), **template.properties(logical_id)}
+    runtime = props.get("Runtime")
+    if isinstance(runtime, str) and not runtime.startswith("python"):
+        return f"runtime {runtime} (lambdafuzz fuzzes Python handlers)"
+    if props.get("PackageType") == "Image" or "ImageUri" in props:
+        return "a container image function (no local handler code)"
+    if "InlineCode" in props or (
+        isinstance(props.get("Code"), dict) and "ZipFile" in props["Code"]
+    ):
+        return "inline code (put it in a file and point CodeUri at it)"
+    if not isinstance(props.get("Handler"), str):
+        return "no Handler"
+    if not _events(template, logical_id, props)[0]:
+        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)"
+    return None
+
+
+def load_template_target(path: Path | str, function_name: str | None = None) -> Target:
+    """The Target of one function (the only one when `function_name` is None), logging
+    what the template says that lambdafuzz does not model."""
+    imported = load_template(path, function_name)
+    for item in imported.unsupported:
+        log.warning("warning [sam-unsupported]: %s: %s", imported.function, item)
+    return imported.target
+
+
+def load_template(path: Path | str, function_name: str | None = None) -> TemplateImport:
+    from lambdafuzz.config import target_from_dict
+
+    template = _read(Path(path))
+    name = _pick_function(template, function_name)
+    config, unsupported = _Importer(template, name).config()
+    try:
+        target = target_from_dict(config, template.path)
+    except ConfigError as exc:
+        raise ConfigError(
+            f"{template.path}: function {name}: the settings built from the template are "
+            f"invalid (write a lambdafuzz.yaml with `lambdafuzz init --template {Path(path).name} "
+            f"--function {name}` and fix it there): {exc}"
+        ) from None
+    return TemplateImport(name, target, config, tuple(unsupported))
+
+
+def template_config(
+    path: Path | str, function_name: str | None = None
+) -> tuple[str, dict[str, Any], list[str]]:
+    """(function, lambdafuzz.yaml-shaped mapping, unsupported) without validating: for
+    `lambdafuzz init`, which may override parts before validating."""
+    template = _read(Path(path))
+    name = _pick_function(template, function_name)
+    config, unsupported = _Importer(template, name).config()
+    return name, config, unsupported
+
+
+def function_for_handler(path: Path | str, handler: str) -> str | None:
+    """The function of a template whose handler is `handler` (module.function), if one is."""
+    template = _read(Path(path))
+    for logical_id in template.resources:
+        if template.type_of(logical_id) in FUNCTION_TYPES:
+            props = {**template.globals(), **template.properties(logical_id)}
+            spec = props.get("Handler")
+            if isinstance(spec, str) and _module_function(spec) == handler:
+                return logical_id
+    return None
+
+
+def _pick_function(template: _Template, function_name: str | None) -> str:
+    functions = [r for r in template.resources if template.type_of(r) in FUNCTION_TYPES]
+    if function_name is None:
+        if len(functions) == 1:
+            return functions[0]
+        raise ConfigError(
+            f"{template.path}: the template defines {len(functions)} functions "
+            f"({', '.join(functions) or 'none'}); expected --function NAME to choose one."
+        )
+    if function_name not in functions:
+        raise template.error(
+            ("Resources",),
+            function_name,
+            f"the logical id of a function: one of {', '.join(functions) or '(none defined)'}",
+            nearest(function_name, functions),
+        )
+    reason = _unfuzzable(template, function_name)
+    if reason is not None:
+        raise template.error(
+            ("Resources", function_name),
+            function_name,
+            f"a function lambdafuzz can fuzz, not {reason}",
+        )
+    return function_name
+
+
+def _module_function(spec: str) -> str:
+    """A Lambda Python handler string (`dir/module.func` allowed) -> `module.func`."""
+    return spec.replace("/", ".").replace(os.sep, ".")
+
+
+# =========================================================================== events
+@dataclass(slots=True, frozen=True)
+class _Event:
+    name: str
+    kind: str  # a TriggerKind value
+    source: str | None  # logical id of the emitting resource
+    properties: Mapping[str, Any]
+
+
+_EVENT_KINDS = {
+    "S3": "s3",
+    "SQS": "sqs",
+    "SNS": "sns",
+    "DynamoDB": "dynamodb-stream",
+    "Api": "apigateway",
+    "HttpApi": "apigateway-v2",
+    "EventBridgeRule": "eventbridge",
+    "CloudWatchEvent": "eventbridge",
+}
+_SOURCE_PROPERTY = {"S3": "Bucket", "SQS": "Queue", "SNS": "Topic", "DynamoDB": "Stream"}
+
+
+def _events(
+    template: _Template, logical_id: str, props: Mapping[str, Any]
+) -> tuple[list[_Event], list[str]]:
+    """The function's events lambdafuzz can generate, and notes on the others."""
+    supported: list[_Event] = []
+    notes: list[str] = []
+    events = props.get("Events")
+    if isinstance(events, dict):
+        for name, event in events.items():
+            if not isinstance(event, dict):
+                continue
+            kind = event.get("Type")
+            eprops = event.get("Properties") if isinstance(event.get("Properties"), dict) else {}
+            if kind not in _EVENT_KINDS:
+                notes.append(f"Events.{name}: event type {kind} has no generator; not fuzzed")
+                continue
+            source = None
+            if kind in _SOURCE_PROPERTY:
+                source = _logical_ref(eprops.get(_SOURCE_PROPERTY[kind]))
+                if source is None or template.type_of(source) not in RESOURCE_KINDS:
+                    value = eprops.get(_SOURCE_PROPERTY[kind])
+                    notes.append(
+                        f"Events.{name}: {kind} source {value!r} is not a resource of this "
+                        f"template; not fuzzed"
+                    )
+                    continue
+            supported.append(_Event(name, _EVENT_KINDS[kind], source, eprops))
+    for mapping_id in template.resources:  # plain CloudFormation: event source mappings
+        if template.type_of(mapping_id) != "AWS::Lambda::EventSourceMapping":
+            continue
+        mprops = template.properties(mapping_id)
+        if _logical_ref(mprops.get("FunctionName")) != logical_id:
+            continue
+        source = _logical_ref(mprops.get("EventSourceArn"))
+        kind = {"AWS::SQS::Queue": "sqs", "AWS::DynamoDB::Table": "dynamodb-stream"}.get(
+            template.type_of(source or "") or ""
+        )
+        if kind is None:
+            notes.append(
+                f"Resources.{mapping_id}: event source mapping from an unsupported source; not fuzzed"
+            )
+            continue
+        supported.append(_Event(mapping_id, kind, source, mprops))
+    return supported, notes
+
+
+def _logical_ref(value: Any) -> str | None:
+    """The logical id a `!Ref X` / `!GetAtt X.Attr` / `${X.Attr}` refers to."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((key, inner),) = value.items()
+        if key == "Ref" and isinstance(inner, str):
+            return inner
+        if key == "Fn::GetAtt" and isinstance(inner, list) and inner and isinstance(inner[0], str):
+            return inner[0]
+        if key == "Fn::Sub" and isinstance(inner, str):
+            found = re.fullmatch(r"\$\{([A-Za-z0-9]+)(\.[A-Za-z]+)?\}", inner)
+            return found.group(1) if found else None
+    return None
+
+
+# =========================================================================== importing
+class _Importer:
+    """Builds the lambdafuzz.yaml mapping of one function; collects what it cannot carry."""
+
+    def __init__(self, template: _Template, function: str) -> None:
+        self.t = template
+        self.function = function
+        self.props = {**template.globals(), **template.properties(function)}
+        self.loc = ("Resources", function, "Properties")
+        self.unsupported: list[str] = []
+        self._names: dict[str, str] = {}
+
+    def config(self) -> tuple[dict[str, Any], list[str]]:
+        handler, root = self._handler()
+        events, notes = _events(self.t, self.function, self.props)
+        self.unsupported.extend(notes)
+        event = events[0]
+        for other in events[1:]:
+            self.unsupported.append(
+                f"Events.{other.name}: lambdafuzz fuzzes one trigger per function; using "
+                f"Events.{event.name} (choose another in a lambdafuzz.yaml)"
+            )
+        resources = self._resources(event)
+        config: dict[str, Any] = {
+            "handler": handler,
+            "root": root,
+            "app_packages": self._app_packages(handler, root),
+            "trigger": self._trigger(event, resources),
+            "env": self._env(),
+            "timeout_s": self._number("Timeout", 3),
+            "memory_mb": int(self._number("MemorySize", 128)),
+            "resources": resources,
+        }
+        if event.kind in ("apigateway", "apigateway-v2"):
+            config["outcomes"] = {
+                "invalid": {"status_codes": _API_INVALID},
+                "failure": {"status_codes": _API_FAILURE},
+            }
+        self._properties()
+        self._other_resources()
+        return config, self.unsupported
+
+    # --- handler and code -------------------------------------------------------------
+    def _handler(self) -> tuple[str, str]:
+        spec = self.props["Handler"]
+        code = self.props.get("CodeUri", self.props.get("Code", "."))
+        loc = (*self.loc, "CodeUri" if "CodeUri" in self.props else "Code")
+        if not isinstance(code, str) or code.startswith("s3://"):
+            raise self.t.error(
+                loc,
+                code,
+                "a local directory relative to the template (lambdafuzz imports the handler from it)",
+            )
+        root = (self.t.path.parent / code).resolve()
+        if not root.is_dir():
+            raise self.t.error(loc, code, f"an existing directory relative to {self.t.path.parent}")
+        rel = os.path.relpath(root, self.t.path.parent)
+        return _module_function(spec), Path(rel).as_posix()
+
+    def _app_packages(self, handler: str, root: str) -> list[str]:
+        """The handler's package, or every top-level module of a dedicated CodeUri."""
+        top = handler.split(".")[0]
+        base = (self.t.path.parent / root).resolve()
+        if base == self.t.path.parent:
+            return [top]
+        found = [top]
+        for entry in sorted(base.iterdir()):
+            name = entry.stem if entry.suffix == ".py" else entry.name
+            if (
+                not name.isidentifier()
+                or name.startswith(("test", "_", "."))
+                or name in ("conftest", "setup")
+            ):
+                continue
+            is_module = entry.suffix == ".py" and entry.is_file()
+            is_package = entry.is_dir() and (entry / "__init__.py").is_file()
+            if (is_module or is_package) and name not in found:
+                found.append(name)
+        return found
+
+    def _number(self, key: str, default: float) -> float:
+        value = self.props.get(key, default)
+        resolved = self._scalar(value, (*self.loc, key))
+        try:
+            number = float(resolved) if resolved is not None else float(default)
+        except ValueError:
+            raise self.t.error((*self.loc, key), value, "a number") from None
+        return int(number) if number.is_integer() else number
+
+    # --- resources --------------------------------------------------------------------
+    def name_of(self, logical_id: str) -> str:
+        """The physical name lambdafuzz gives a resource: its *Name property, else the
+        logical id (lowercased for buckets, which allow no capitals)."""
+        if logical_id in self._names:
+            return self._names[logical_id]
+        self._names[logical_id] = logical_id  # guards a reference cycle
+        kind_type = self.t.type_of(logical_id) or ""
+        props = self.t.properties(logical_id)
+        key = {
+            "AWS::S3::Bucket": "BucketName",
+            "AWS::DynamoDB::Table": "TableName",
+            "AWS::Serverless::SimpleTable": "TableName",
+            "AWS::SQS::Queue": "QueueName",
+            "AWS::SNS::Topic": "TopicName",
+        }.get(kind_type)
+        name = None
+        if key and key in props:
+            name = self._scalar(props[key], ("Resources", logical_id, "Properties", key))
+            if name is not None and "${" in name:
+                name = None
+        if name is None:
+            name = logical_id.lower() if kind_type == "AWS::S3::Bucket" else logical_id
+            if kind_type == "AWS::SQS::Queue" and props.get("FifoQueue") in (True, "true"):
+                name += ".fifo"
+        self._names[logical_id] = name
+        return name
+
+    def _resources(self, event: _Event) -> dict[str, list[dict[str, Any]]]:
+        sections: dict[str, list[dict[str, Any]]] = {
+            "buckets": [],
+            "tables": [],
+            "queues": [],
+            "topics": [],
+        }
+        event_buckets = self._event_buckets(event)
+        for logical_id in self.t.resources:
+            kind = RESOURCE_KINDS.get(self.t.type_of(logical_id) or "")
+            if kind is None:
+                continue
+            name = self.name_of(logical_id)
+            spec: dict[str, Any] = {"name": name}
+            if kind == "buckets" and logical_id in event_buckets:
+                spec["objects"] = event_buckets[logical_id]
+            elif kind == "tables":
+                spec.update(self._table(logical_id, event))
+            sections[kind].append(spec)
+        return {k: v for k, v in sections.items() if v}
+
+    def _event_buckets(self, event: _Event) -> dict[str, dict[str, Any]]:
+        """Buckets whose objects the event describes, with the objects to generate."""
+        objects = dict(DEFAULT_OBJECTS)
+        if event.kind == "s3" and event.source:
+            rules = (((event.properties.get("Filter") or {}).get("S3Key") or {}).get("Rules")) or []
+            for rule in rules if isinstance(rules, list) else []:
+                if not isinstance(rule, dict):
+                    continue
+                value = rule.get("Value")
+                if rule.get("Name", "").lower() == "prefix" and isinstance(value, str):
+                    objects["prefixes"] = [value]
+                elif rule.get("Name", "").lower() == "suffix" and isinstance(value, str):
+                    fmt = SUFFIX_FORMATS.get(value.lower())
+                    if fmt:
+                        objects["formats"] = [fmt]
+                    self.unsupported.append(
+                        f"Events.{event.name}: suffix filter {value!r}: generated keys do not "
+                        f"always end with it"
+                        + (f"; objects limited to format {fmt}" if fmt else "")
+                    )
+            return {event.source: objects}
+        if event.kind == "sqs" and event.source:
+            return dict.fromkeys(self._buckets_notifying(event.source), objects)
+        if event.kind == "eventbridge":
+            buckets = self._bridge_buckets(event)
+            return dict.fromkeys(buckets[:1], objects)
+        return {}
+
+    def _buckets_notifying(self, queue_id: str) -> list[str]:
+        """Buckets whose NotificationConfiguration sends S3 events to the queue."""
+        found = []
+        for logical_id in self.t.resources:
+            if self.t.type_of(logical_id) != "AWS::S3::Bucket":
+                continue
+            notification = self.t.properties(logical_id).get("NotificationConfiguration") or {}
+            for qc in (
+                notification.get("QueueConfigurations", [])
+                if isinstance(notification, dict)
+                else []
+            ):
+                if isinstance(qc, dict) and _logical_ref(qc.get("Queue")) == queue_id:
+                    found.append(logical_id)
+        return found
+
+    def _bridge_buckets(self, event: _Event) -> list[str]:
+        buckets = [r for r in self.t.resources if self.t.type_of(r) == "AWS::S3::Bucket"]
+        pattern = event.properties.get("Pattern")
+        named = [b for b in buckets if b in repr(pattern) or self.name_of(b) in repr(pattern)]
+        return named or buckets
+
+    def _table(self, logical_id: str, event: _Event) -> dict[str, Any]:
+        props = self.t.properties(logical_id)
+        loc = ("Resources", logical_id, "Properties")
+        spec: dict[str, Any] = {"items": dict(DEFAULT_ITEMS)}
+        if self.t.type_of(logical_id) == "AWS::Serverless::SimpleTable":
+            pk = props.get("PrimaryKey") or {"Name": "id", "Type": "String"}
+            kind = {"String": "S", "Number": "N", "Binary": "B"}.get(pk.get("Type", "String"))
+            if kind is None:
+                raise self.t.error(
+                    (*loc, "PrimaryKey", "Type"), pk.get("Type"), "String, Number or Binary"
+                )
+            spec["hash_key"] = {"name": pk.get("Name", "id"), "type": kind}
+        else:
+            types = {
+                d.get("AttributeName"): d.get("AttributeType")
+                for d in props.get("AttributeDefinitions") or []
+                if isinstance(d, dict)
+            }
+            for entry in props.get("KeySchema") or []:
+                if not isinstance(entry, dict):
+                    continue
+                name = entry.get("AttributeName")
+                role = {"HASH": "hash_key", "RANGE": "range_key"}.get(entry.get("KeyType", ""))
+                if role is None or name not in types:
+                    raise self.t.error(
+                        (*loc, "KeySchema"),
+                        entry,
+                        "KeyType HASH or RANGE on an attribute listed in AttributeDefinitions",
+                    )
+                spec[role] = {"name": name, "type": types[name]}
+            if "hash_key" not in spec:
+                raise self.t.error(
+                    (*loc, "KeySchema"), props.get("KeySchema"), "a KeySchema with a HASH key"
+                )
+            stream = (props.get("StreamSpecification") or {}).get("StreamViewType")
+            if isinstance(stream, str):
+                spec["stream"] = stream
+        if event.kind == "dynamodb-stream" and event.source == logical_id and "stream" not in spec:
+            spec["stream"] = "NEW_AND_OLD_IMAGES"
+            self.unsupported.append(
+                f"Resources.{logical_id}: no StreamSpecification although Events.{event.name} "
+                f"reads its stream; assumed NEW_AND_OLD_IMAGES"
+            )
+        return spec
+
+    def _other_resources(self) -> None:
+        for logical_id in self.t.resources:
+            kind = self.t.type_of(logical_id)
+            if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES:
+                continue
+            if kind == "AWS::Lambda::EventSourceMapping":
+                continue
+            self.unsupported.append(f"Resources.{logical_id}: type {kind} is not emulated")
+
+    def _properties(self) -> None:
+        for key in self.props:
+            if key in _IGNORED_PROPERTIES:
+                continue
+            note = _PROPERTY_NOTES.get(key, "not used by lambdafuzz")
+            self.unsupported.append(f"Properties.{key}: {note}")
+
+    # --- trigger ----------------------------------------------------------------------
+    def _trigger(self, event: _Event, resources: Mapping[str, Any]) -> dict[str, Any]:
+        trigger: dict[str, Any] = {"kind": event.kind}
+        if event.source is not None:
+            trigger["source"] = self.name_of(event.source)
+        elif event.kind == "eventbridge":
+            buckets = [b for b in resources.get("buckets", []) if "objects" in b]
+            if buckets:
+                trigger["source"] = buckets[0]["name"]
+        if event.kind == "sqs" and event.source and self._buckets_notifying(event.source):
+            trigger["body"] = "s3-event"
+        batch = event.properties.get("BatchSize")
+        if event.kind in ("sqs", "dynamodb-stream"):
+            size = batch if isinstance(batch, int) and batch > 0 else 10
+            trigger["records"] = {"min": 1, "max": min(size, MAX_RECORDS)}
+        return trigger
+
+    # --- environment ------------------------------------------------------------------
+    def _env(self) -> dict[str, str]:
+        env: dict[str, str] = {}
+        for source in (self.t.globals(), self.t.properties(self.function)):
+            variables = (source.get("Environment") or {}).get("Variables") or {}
+            for name, value in variables.items() if isinstance(variables, dict) else []:
+                resolved = self._scalar(value, (*self.loc, "Environment", "Variables", name))
+                if resolved is None:
+                    placeholder = _logical_ref(value) or name.lower()
+                    self.unsupported.append(
+                        f"Environment.Variables.{name}: {_short(value)} cannot be resolved; "
+                        f"set to {placeholder!r}"
+                    )
+                    resolved = placeholder
+                env[name] = resolved
+        return env
+
+    def _scalar(self, value: Any, loc: tuple[Any, ...]) -> str | None:
+        """A template value as a string with `${kind.name.attr}` references; None when it
+        cannot be resolved (an unknown function, an import, a missing parameter)."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str | int | float):
+            return str(value)
+        if not (isinstance(value, dict) and len(value) == 1):
+            return None
+        ((fn, arg),) = value.items()
+        if fn == "Ref" and isinstance(arg, str):
+            return self._ref(arg)
+        if fn == "Fn::GetAtt" and isinstance(arg, list) and len(arg) == 2:
+            return self._get_att(str(arg[0]), str(arg[1]))
+        if fn == "Fn::Sub":
+            return self._sub(arg, loc)
+        if (
+            fn == "Fn::Join"
+            and isinstance(arg, list)
+            and len(arg) == 2
+            and isinstance(arg[1], list)
+        ):
+            parts = [self._scalar(p, loc) for p in arg[1]]
+            return None if any(p is None for p in parts) else str(arg[0]).join(parts)  # type: ignore[arg-type]
+        return None
+
+    def _ref(self, name: str) -> str | None:
+        if name in PSEUDO:
+            return PSEUDO[name]
+        params = self.t.data.get("Parameters") or {}
+        if isinstance(params, dict) and name in params:
+            default = (params[name] or {}).get("Default")
+            return None if default is None else str(default)
+        kind = RESOURCE_KINDS.get(self.t.type_of(name) or "")
+        if kind is None:
+            return None
+        resolved = self.name_of(name)
+        return {
+            "queues": f"${{queues.{resolved}.url}}",
+            "topics": f"${{topics.{resolved}.arn}}",
+        }.get(kind, resolved)
+
+    def _get_att(self, logical_id: str, attribute: str) -> str | None:
+        kind = RESOURCE_KINDS.get(self.t.type_of(logical_id) or "")
+        if kind is None:
+            return None
+        name = self.name_of(logical_id)
+        reference = {
+            ("buckets", "Arn"): "arn",
+            ("tables", "Arn"): "arn",
+            ("tables", "StreamArn"): "stream_arn",
+            ("queues", "Arn"): "arn",
+            ("queues", "QueueUrl"): "url",
+            ("topics", "TopicArn"): "arn",
+        }.get((kind, attribute))
+        if reference is not None:
+            return f"${{{kind}.{name}.{reference}}}"
+        if attribute in ("QueueName", "TopicName", "BucketName"):
+            return name
+        return None
+
+    def _sub(self, arg: Any, loc: tuple[Any, ...]) -> str | None:
+        if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], dict):
+            text, variables = arg
+        else:
+            text, variables = arg, {}
+        if not isinstance(text, str):
+            return None
+        failed = False
+
+        def substitute(match: re.Match[str]) -> str:
+            nonlocal failed
+            inner = match.group(1)
+            if inner.startswith("!"):
+                failed = True  # a literal ${...} would read as a lambdafuzz reference
+                return ""
+            if inner in variables:
+                found = self._scalar(variables[inner], loc)
+            elif "." in inner and not inner.startswith("AWS::"):
+                found = self._get_att(*inner.split(".", 1))
+            else:
+                found = self._ref(inner)
+            if found is None:
+                failed = True
+                return ""
+            return found
+
+        result = re.sub(r"\$\{([^}]*)\}", substitute, text)
+        return None if failed else result
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def describe(imported: TemplateImport) -> Iterator[str]:
+    """Lines telling a user what was imported: handler, trigger, resources."""
+    t = imported.target
+    yield f"function {imported.function}: handler {t.handler} from {t.root}"
+    source = f" from {t.trigger.source}" if t.trigger.source else ""
+    yield f"  trigger {t.trigger.kind}{source}"
+    r = t.resources
+    for label, items in (
+        ("buckets", r.buckets),
+        ("tables", r.tables),
+        ("queues", r.queues),
+        ("topics", r.topics),
+    ):
+        if items:
+            yield f"  {label}: {', '.join(i.name for i in items)}"
+
+
+__all__ = [
+    "TemplateFunctions",
+    "TemplateImport",
+    "describe",
+    "is_template",
+    "function_for_handler",
+    "load_template",
+    "load_template_target",
+    "template_config",
+    "template_function_names",
+    "template_functions",
+]

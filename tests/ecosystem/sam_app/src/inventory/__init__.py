@@ -1,0 +1,1 @@
+"""A small inventory app, fuzzed from its SAM template by tests/ecosystem."""
