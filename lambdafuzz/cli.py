@@ -15,6 +15,8 @@ SUBCOMMANDS: dict[str, str] = {
     "repro": "lambdafuzz.cli_replay:repro",
     "minimize": "lambdafuzz.cli_replay:minimize",
     "corpus": "lambdafuzz.cli_replay:corpus",
+    "sample": "lambdafuzz.cli_sample:sample",
+    "analyze": "lambdafuzz.cli_analyze:analyze",
 }
 
 

@@ -19,7 +19,9 @@ BACKENDS = ("moto", "moto-server", "localstack")
 
 def config_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
     """CONFIG: a lambdafuzz.yaml, a directory holding one, or a SAM/CloudFormation template."""
-    return click.argument("config", type=click.Path(exists=True, path_type=Path), default=Path("."))(fn)
+    return click.argument(
+        "config", type=click.Path(exists=True, path_type=Path), default=Path(".")
+    )(fn)
 
 
 def backend_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -80,19 +82,87 @@ def _is_template(path: Path) -> bool:
 """
 )
 @config_argument
-@click.option("--strategy", type=click.Choice(STRATEGIES), default="zest", show_default=True, help="How children are made.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Campaign seed: same seed and --execs, same campaign.")
-@click.option("--execs", "max_execs", type=click.IntRange(min=1), default=None, help="Stop after this many executions.")
-@click.option("--time", "max_seconds", type=click.FloatRange(min=0.1), default=None, help="Stop after this many seconds.")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=Path("out"), show_default=True, help="Output directory (corpus/, failures/, stats.json); resumed when it exists.")
-@click.option("--workers", type=click.IntRange(min=1, max=64), default=1, show_default=True, help="Worker processes running tests in parallel.")
+@click.option(
+    "--strategy",
+    type=click.Choice(STRATEGIES),
+    default="zest",
+    show_default=True,
+    help="How children are made.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    show_default=True,
+    help="Campaign seed: same seed and --execs, same campaign.",
+)
+@click.option(
+    "--execs",
+    "max_execs",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Stop after this many executions.",
+)
+@click.option(
+    "--time",
+    "max_seconds",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Stop after this many seconds.",
+)
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("out"),
+    show_default=True,
+    help="Output directory (corpus/, failures/, stats.json); resumed when it exists.",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1, max=64),
+    default=1,
+    show_default=True,
+    help="Worker processes running tests in parallel.",
+)
 @backend_options
 @function_option
-@click.option("--replay", type=click.Choice(["ei", "linear"]), default="ei", show_default=True, help="How a child's choice sequence is read: by execution index or linearly (Zest).")
-@click.option("--seed-corpus", "seed_corpora", multiple=True, type=click.Path(file_okay=False, exists=True, path_type=Path), help="Start from the inputs in this corpus directory (repeatable).")
-@click.option("--memory-limit", "memory_limit_mb", type=click.IntRange(min=16), default=1024, show_default=True, help="Address-space headroom per worker, in MB.")
-@click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write unique failures as a JUnit XML report.")
-@click.option("--sarif", "sarif_path", type=click.Path(dir_okay=False, path_type=Path), default=None, help="Write unique failures as a SARIF 2.1.0 log.")
+@click.option(
+    "--replay",
+    type=click.Choice(["ei", "linear"]),
+    default="ei",
+    show_default=True,
+    help="How a child's choice sequence is read: by execution index or linearly (Zest).",
+)
+@click.option(
+    "--seed-corpus",
+    "seed_corpora",
+    multiple=True,
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="Start from the inputs in this corpus directory (repeatable).",
+)
+@click.option(
+    "--memory-limit",
+    "memory_limit_mb",
+    type=click.IntRange(min=16),
+    default=1024,
+    show_default=True,
+    help="Address-space headroom per worker, in MB.",
+)
+@click.option(
+    "--junit",
+    "junit_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write unique failures as a JUnit XML report.",
+)
+@click.option(
+    "--sarif",
+    "sarif_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write unique failures as a SARIF 2.1.0 log.",
+)
 @click.option("--quiet", is_flag=True, help="Print only the final summary.")
 def fuzz(
     config: Path,

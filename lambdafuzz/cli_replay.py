@@ -65,12 +65,20 @@ def _pool(target, backend: str, endpoint: str | None):
         raise click.UsageError(str(exc)) from exc
 
 
-@click.command(epilog="Example: lambdafuzz repro out/failures/ZeroDivisionError-at-gradebook-handler-py-31-1a2b3c4d.json")
+@click.command(
+    epilog="Example: lambdafuzz repro out/failures/ZeroDivisionError-at-gradebook-handler-py-31-1a2b3c4d.json"
+)
 @click.argument("input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_config_option
 @function_option
 @backend_options
-def repro(input_file: Path, config: Path | None, function_name: str | None, backend: str, endpoint: str | None) -> None:
+def repro(
+    input_file: Path,
+    config: Path | None,
+    function_name: str | None,
+    backend: str,
+    endpoint: str | None,
+) -> None:
     """Replay one saved input: print its world, event, outcome and traceback.
 
     Exit status 1 when it fails (FAILURE or HANG), 0 otherwise.
@@ -83,7 +91,9 @@ def repro(input_file: Path, config: Path | None, function_name: str | None, back
     target = load_target(_find_config(input_file, config), function_name)
     pool = _pool(target, backend, endpoint)
     try:
-        request = TestRequest(saved.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=True)
+        request = TestRequest(
+            saved.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=True
+        )
         result = pool.workers[0].run(request)
     finally:
         pool.close()
@@ -100,13 +110,28 @@ def repro(input_file: Path, config: Path | None, function_name: str | None, back
     sys.exit(int(ExitCode.FAILURES_FOUND if result.status >= Status.FAILURE else ExitCode.OK))
 
 
-@click.command(epilog="Example: lambdafuzz minimize out/failures/KeyError-at-app-py-12-0badc0de.json")
+@click.command(
+    epilog="Example: lambdafuzz minimize out/failures/KeyError-at-app-py-12-0badc0de.json"
+)
 @click.argument("input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @_config_option
 @function_option
 @backend_options
-@click.option("--max-attempts", type=click.IntRange(min=1), default=400, show_default=True, help="Replays to spend at most.")
-@click.option("--time", "max_seconds", type=click.FloatRange(min=1), default=120.0, show_default=True, help="Seconds to spend at most.")
+@click.option(
+    "--max-attempts",
+    type=click.IntRange(min=1),
+    default=400,
+    show_default=True,
+    help="Replays to spend at most.",
+)
+@click.option(
+    "--time",
+    "max_seconds",
+    type=click.FloatRange(min=1),
+    default=120.0,
+    show_default=True,
+    help="Seconds to spend at most.",
+)
 def minimize(
     input_file: Path,
     config: Path | None,
@@ -138,12 +163,25 @@ def minimize(
         original, _ = run(saved.sequence.prefix(saved.mode))
         if original is None:
             raise click.UsageError(f"{input_file} does not fail any more; nothing to minimize")
-        outcome = shrink(saved.sequence, original, run, saved.mode, max_attempts=max_attempts, max_seconds=max_seconds)
-        final = worker.run(TestRequest(outcome.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=True))
+        outcome = shrink(
+            saved.sequence,
+            original,
+            run,
+            saved.mode,
+            max_attempts=max_attempts,
+            max_seconds=max_seconds,
+        )
+        final = worker.run(
+            TestRequest(
+                outcome.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=True
+            )
+        )
     finally:
         pool.close()
     if final.failure is None or final.failure.signature != original:
-        raise click.ClickException("the minimized input no longer reproduces; kept the original only")
+        raise click.ClickException(
+            "the minimized input no longer reproduces; kept the original only"
+        )
     out = input_file.with_name(input_file.name.removesuffix(".json") + ".min.json")
     save_input(
         out,
@@ -172,12 +210,20 @@ def corpus() -> None:
     """Work with a saved corpus."""
 
 
-@corpus.command("replay", epilog="Example: lambdafuzz corpus replay out/corpus --config app/lambdafuzz.yaml")
+@corpus.command(
+    "replay", epilog="Example: lambdafuzz corpus replay out/corpus --config app/lambdafuzz.yaml"
+)
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @_config_option
 @function_option
 @backend_options
-def corpus_replay(directory: Path, config: Path | None, function_name: str | None, backend: str, endpoint: str | None) -> None:
+def corpus_replay(
+    directory: Path,
+    config: Path | None,
+    function_name: str | None,
+    backend: str,
+    endpoint: str | None,
+) -> None:
     """Replay every input in DIRECTORY and print the branch coverage they reach."""
     from lambdafuzz.fuzzer.corpus import iter_inputs
     from lambdafuzz.harness.invoke import Status
@@ -194,7 +240,9 @@ def corpus_replay(directory: Path, config: Path | None, function_name: str | Non
             if isinstance(item, Exception):
                 click.echo(f"warning [corpus-corrupt]: skipped {item}", err=True)
                 continue
-            result = pool.workers[0].run(TestRequest(item.sequence.prefix(item.mode), item.seed, item.mode))
+            result = pool.workers[0].run(
+                TestRequest(item.sequence.prefix(item.mode), item.seed, item.mode)
+            )
             arms.update(result.coverage)
             counts[result.status] += 1
             if result.failure is not None:

@@ -168,3 +168,8 @@ def _write_atomic(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+from lambdafuzz.cli_sample_world import world  # noqa: E402 - attached last, imports only click
+
+sample.add_command(world)

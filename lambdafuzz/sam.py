@@ -2,50 +2,41 @@
 
 Users already describe their functions in `template.yaml`; re-describing them for the
 fuzzer is the step that keeps a tool from being adopted.  This module reads the template
-(YAML with CloudFormation's short tags, or JSON), builds the mapping a lambdafuzz.yaml for
-one function would hold, and validates it with `config.target_from_dict`, so both paths
-share every check.  Whatever the template says that lambdafuzz does not model (layers, VPC,
-IAM, unknown resource types, event types without a generator) is *listed* in
-`TemplateImport.unsupported`, never dropped silently; `load_template_target` logs each as a
-`warning [sam-unsupported]` line.
+(through `sam_template`), builds the mapping a lambdafuzz.yaml for one function would
+hold, and validates it with `config.target_from_dict`, so both paths share every check.
+Whatever the template says that lambdafuzz does not model (layers, VPC, IAM, unknown
+resource types, event types without a generator) is *listed* in
+`TemplateImport.unsupported`, never dropped silently; `load_template_target` logs each as
+a `warning [sam-unsupported]` line.
 """
 
 from __future__ import annotations
 
 import logging
 import os
-import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from lambdafuzz.config_source import Locator, nearest
+from lambdafuzz.config_source import nearest
 from lambdafuzz.errors import ConfigError
+from lambdafuzz.sam_template import (
+    FUNCTION_TYPES,
+    RESOURCE_KINDS,
+    Resolver,
+    Template,
+    TemplateEvent,
+    is_template,
+    logical_ref,
+    module_function,
+    read_template,
+    template_events,
+)
 from lambdafuzz.target import Target
 
 log = logging.getLogger("lambdafuzz.sam")
 
-FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
-#: Resource types that become emulated resources, by the lambdafuzz.yaml section they fill.
-RESOURCE_KINDS = {
-    "AWS::S3::Bucket": "buckets",
-    "AWS::DynamoDB::Table": "tables",
-    "AWS::Serverless::SimpleTable": "tables",
-    "AWS::SQS::Queue": "queues",
-    "AWS::SNS::Topic": "topics",
-}
-#: Values of CloudFormation pseudo parameters inside the emulator (account as in World).
-PSEUDO = {
-    "AWS::Region": "us-east-1",
-    "AWS::AccountId": "123456789012",
-    "AWS::StackName": "lambdafuzz",
-    "AWS::StackId": "arn:aws:cloudformation:us-east-1:123456789012:stack/lambdafuzz/0",
-    "AWS::Partition": "aws",
-    "AWS::URLSuffix": "amazonaws.com",
-}
 #: Objects of a bucket that triggers the handler, when nothing narrows them.
 DEFAULT_OBJECTS = {"min": 1, "max": 3, "formats": ["any"]}
 DEFAULT_ITEMS = {"min": 0, "max": 3}
@@ -99,98 +90,10 @@ class TemplateFunctions:
     skipped: tuple[str, ...]  # "Name: why", for functions lambdafuzz cannot fuzz
 
 
-# =========================================================================== reading
-def is_template(path: Path) -> bool:
-    """Whether a file is a SAM/CloudFormation template rather than a lambdafuzz.yaml."""
-    if path.name in ("lambdafuzz.yaml", "lambdafuzz.yml"):
-        return False
-    try:
-        head = path.read_text(errors="replace")[:20_000]
-    except OSError:
-        return False
-    return "AWSTemplateFormatVersion" in head or "AWS::Serverless" in head or "Transform:" in head
-
-
-class _CfnLoader(yaml.SafeLoader):
-    """SafeLoader that turns CloudFormation short tags into their long forms."""
-
-
-def _construct_tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> Any:
-    name = "Ref" if suffix == "Ref" else "Condition" if suffix == "Condition" else f"Fn::{suffix}"
-    if isinstance(node, yaml.ScalarNode):
-        value: Any = loader.construct_scalar(node)
-        if suffix == "GetAtt" and isinstance(value, str):
-            value = value.split(".", 1)
-    elif isinstance(node, yaml.SequenceNode):
-        value = loader.construct_sequence(node, deep=True)
-    else:
-        value = loader.construct_mapping(node, deep=True)
-    return {name: value}
-
-
-_CfnLoader.add_multi_constructor("!", _construct_tag)
-
-
-@dataclass(slots=True)
-class _Template:
-    path: Path
-    data: dict[str, Any]
-    where: Locator
-
-    @property
-    def resources(self) -> dict[str, Any]:
-        found = self.data.get("Resources")
-        return found if isinstance(found, dict) else {}
-
-    def resource(self, logical_id: str) -> dict[str, Any]:
-        found = self.resources.get(logical_id)
-        return found if isinstance(found, dict) else {}
-
-    def properties(self, logical_id: str) -> dict[str, Any]:
-        found = self.resource(logical_id).get("Properties")
-        return found if isinstance(found, dict) else {}
-
-    def type_of(self, logical_id: str) -> str | None:
-        found = self.resource(logical_id).get("Type")
-        return found if isinstance(found, str) else None
-
-    def globals(self) -> dict[str, Any]:
-        g = self.data.get("Globals")
-        found = g.get("Function") if isinstance(g, dict) else None
-        return found if isinstance(found, dict) else {}
-
-    def error(
-        self, loc: tuple[Any, ...], value: Any, expected: str, suggestion: Any = None
-    ) -> ConfigError:
-        return self.where.error(loc, value, expected, suggestion)
-
-
-def _read(path: Path) -> _Template:
-    file = Path(path).resolve()
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the template: {exc}.") from None
-    try:
-        node = yaml.compose(text, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
-        data = yaml.load(text, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{file}:{mark.line + 1}:{mark.column + 1}" if mark else str(file)
-        raise ConfigError(
-            f"{where}: not a valid template: {getattr(exc, 'problem', exc)}."
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("Resources"), dict):
-        raise ConfigError(
-            f"{file}: no `Resources` mapping; expected a SAM or CloudFormation template."
-        )
-    return _Template(file, data, Locator(file, node))
-
-
 # =========================================================================== functions
 def template_functions(path: Path | str) -> TemplateFunctions:
     """The template's functions, split into those lambdafuzz can fuzz and those it cannot."""
-    template = _read(Path(path))
+    template = read_template(Path(path))
     fuzzable: list[str] = []
     skipped: list[str] = []
     for logical_id in template.resources:
@@ -219,7 +122,7 @@ def template_function_names(path: Path | str) -> list[str]:
     return list(functions.fuzzable)
 
 
-def _unfuzzable(template: _Template, logical_id: str) -> str | None:
+def _unfuzzable(template: Template, logical_id: str) -> str | None:
     props = {**template.globals(), **template.properties(logical_id)}
     runtime = props.get("Runtime")
     if isinstance(runtime, str) and not runtime.startswith("python"):
@@ -232,7 +135,7 @@ def _unfuzzable(template: _Template, logical_id: str) -> str | None:
         return "inline code (put it in a file and point CodeUri at it)"
     if not isinstance(props.get("Handler"), str):
         return "no Handler"
-    if not _events(template, logical_id, props)[0]:
+    if not template_events(template, logical_id, props)[0]:
         return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)"
     return None
 
@@ -249,7 +152,7 @@ def load_template_target(path: Path | str, function_name: str | None = None) -> 
 def load_template(path: Path | str, function_name: str | None = None) -> TemplateImport:
     from lambdafuzz.config import target_from_dict
 
-    template = _read(Path(path))
+    template = read_template(Path(path))
     name = _pick_function(template, function_name)
     config, unsupported = _Importer(template, name).config()
     try:
@@ -268,7 +171,7 @@ def template_config(
 ) -> tuple[str, dict[str, Any], list[str]]:
     """(function, lambdafuzz.yaml-shaped mapping, unsupported) without validating: for
     `lambdafuzz init`, which may override parts before validating."""
-    template = _read(Path(path))
+    template = read_template(Path(path))
     name = _pick_function(template, function_name)
     config, unsupported = _Importer(template, name).config()
     return name, config, unsupported
@@ -276,17 +179,17 @@ def template_config(
 
 def function_for_handler(path: Path | str, handler: str) -> str | None:
     """The function of a template whose handler is `handler` (module.function), if one is."""
-    template = _read(Path(path))
+    template = read_template(Path(path))
     for logical_id in template.resources:
         if template.type_of(logical_id) in FUNCTION_TYPES:
             props = {**template.globals(), **template.properties(logical_id)}
             spec = props.get("Handler")
-            if isinstance(spec, str) and _module_function(spec) == handler:
+            if isinstance(spec, str) and module_function(spec) == handler:
                 return logical_id
     return None
 
 
-def _pick_function(template: _Template, function_name: str | None) -> str:
+def _pick_function(template: Template, function_name: str | None) -> str:
     functions = [r for r in template.resources if template.type_of(r) in FUNCTION_TYPES]
     if function_name is None:
         if len(functions) == 1:
@@ -312,108 +215,21 @@ def _pick_function(template: _Template, function_name: str | None) -> str:
     return function_name
 
 
-def _module_function(spec: str) -> str:
-    """A Lambda Python handler string (`dir/module.func` allowed) -> `module.func`."""
-    return spec.replace("/", ".").replace(os.sep, ".")
-
-
-# =========================================================================== events
-@dataclass(slots=True, frozen=True)
-class _Event:
-    name: str
-    kind: str  # a TriggerKind value
-    source: str | None  # logical id of the emitting resource
-    properties: Mapping[str, Any]
-
-
-_EVENT_KINDS = {
-    "S3": "s3",
-    "SQS": "sqs",
-    "SNS": "sns",
-    "DynamoDB": "dynamodb-stream",
-    "Api": "apigateway",
-    "HttpApi": "apigateway-v2",
-    "EventBridgeRule": "eventbridge",
-    "CloudWatchEvent": "eventbridge",
-}
-_SOURCE_PROPERTY = {"S3": "Bucket", "SQS": "Queue", "SNS": "Topic", "DynamoDB": "Stream"}
-
-
-def _events(
-    template: _Template, logical_id: str, props: Mapping[str, Any]
-) -> tuple[list[_Event], list[str]]:
-    """The function's events lambdafuzz can generate, and notes on the others."""
-    supported: list[_Event] = []
-    notes: list[str] = []
-    events = props.get("Events")
-    if isinstance(events, dict):
-        for name, event in events.items():
-            if not isinstance(event, dict):
-                continue
-            kind = event.get("Type")
-            eprops = event.get("Properties") if isinstance(event.get("Properties"), dict) else {}
-            if kind not in _EVENT_KINDS:
-                notes.append(f"Events.{name}: event type {kind} has no generator; not fuzzed")
-                continue
-            source = None
-            if kind in _SOURCE_PROPERTY:
-                source = _logical_ref(eprops.get(_SOURCE_PROPERTY[kind]))
-                if source is None or template.type_of(source) not in RESOURCE_KINDS:
-                    value = eprops.get(_SOURCE_PROPERTY[kind])
-                    notes.append(
-                        f"Events.{name}: {kind} source {value!r} is not a resource of this "
-                        f"template; not fuzzed"
-                    )
-                    continue
-            supported.append(_Event(name, _EVENT_KINDS[kind], source, eprops))
-    for mapping_id in template.resources:  # plain CloudFormation: event source mappings
-        if template.type_of(mapping_id) != "AWS::Lambda::EventSourceMapping":
-            continue
-        mprops = template.properties(mapping_id)
-        if _logical_ref(mprops.get("FunctionName")) != logical_id:
-            continue
-        source = _logical_ref(mprops.get("EventSourceArn"))
-        kind = {"AWS::SQS::Queue": "sqs", "AWS::DynamoDB::Table": "dynamodb-stream"}.get(
-            template.type_of(source or "") or ""
-        )
-        if kind is None:
-            notes.append(
-                f"Resources.{mapping_id}: event source mapping from an unsupported source; not fuzzed"
-            )
-            continue
-        supported.append(_Event(mapping_id, kind, source, mprops))
-    return supported, notes
-
-
-def _logical_ref(value: Any) -> str | None:
-    """The logical id a `!Ref X` / `!GetAtt X.Attr` / `${X.Attr}` refers to."""
-    if isinstance(value, dict) and len(value) == 1:
-        ((key, inner),) = value.items()
-        if key == "Ref" and isinstance(inner, str):
-            return inner
-        if key == "Fn::GetAtt" and isinstance(inner, list) and inner and isinstance(inner[0], str):
-            return inner[0]
-        if key == "Fn::Sub" and isinstance(inner, str):
-            found = re.fullmatch(r"\$\{([A-Za-z0-9]+)(\.[A-Za-z]+)?\}", inner)
-            return found.group(1) if found else None
-    return None
-
-
 # =========================================================================== importing
 class _Importer:
     """Builds the lambdafuzz.yaml mapping of one function; collects what it cannot carry."""
 
-    def __init__(self, template: _Template, function: str) -> None:
+    def __init__(self, template: Template, function: str) -> None:
         self.t = template
         self.function = function
         self.props = {**template.globals(), **template.properties(function)}
         self.loc = ("Resources", function, "Properties")
         self.unsupported: list[str] = []
-        self._names: dict[str, str] = {}
+        self.values = Resolver(template)
 
     def config(self) -> tuple[dict[str, Any], list[str]]:
         handler, root = self._handler()
-        events, notes = _events(self.t, self.function, self.props)
+        events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
         event = events[0]
         for other in events[1:]:
@@ -456,7 +272,7 @@ class _Importer:
         if not root.is_dir():
             raise self.t.error(loc, code, f"an existing directory relative to {self.t.path.parent}")
         rel = os.path.relpath(root, self.t.path.parent)
-        return _module_function(spec), Path(rel).as_posix()
+        return module_function(spec), Path(rel).as_posix()
 
     def _app_packages(self, handler: str, root: str) -> list[str]:
         """The handler's package, or every top-level module of a dedicated CodeUri."""
@@ -481,7 +297,7 @@ class _Importer:
 
     def _number(self, key: str, default: float) -> float:
         value = self.props.get(key, default)
-        resolved = self._scalar(value, (*self.loc, key))
+        resolved = self.values.scalar(value, (*self.loc, key))
         try:
             number = float(resolved) if resolved is not None else float(default)
         except ValueError:
@@ -489,34 +305,7 @@ class _Importer:
         return int(number) if number.is_integer() else number
 
     # --- resources --------------------------------------------------------------------
-    def name_of(self, logical_id: str) -> str:
-        """The physical name lambdafuzz gives a resource: its *Name property, else the
-        logical id (lowercased for buckets, which allow no capitals)."""
-        if logical_id in self._names:
-            return self._names[logical_id]
-        self._names[logical_id] = logical_id  # guards a reference cycle
-        kind_type = self.t.type_of(logical_id) or ""
-        props = self.t.properties(logical_id)
-        key = {
-            "AWS::S3::Bucket": "BucketName",
-            "AWS::DynamoDB::Table": "TableName",
-            "AWS::Serverless::SimpleTable": "TableName",
-            "AWS::SQS::Queue": "QueueName",
-            "AWS::SNS::Topic": "TopicName",
-        }.get(kind_type)
-        name = None
-        if key and key in props:
-            name = self._scalar(props[key], ("Resources", logical_id, "Properties", key))
-            if name is not None and "${" in name:
-                name = None
-        if name is None:
-            name = logical_id.lower() if kind_type == "AWS::S3::Bucket" else logical_id
-            if kind_type == "AWS::SQS::Queue" and props.get("FifoQueue") in (True, "true"):
-                name += ".fifo"
-        self._names[logical_id] = name
-        return name
-
-    def _resources(self, event: _Event) -> dict[str, list[dict[str, Any]]]:
+    def _resources(self, event: TemplateEvent) -> dict[str, list[dict[str, Any]]]:
         sections: dict[str, list[dict[str, Any]]] = {
             "buckets": [],
             "tables": [],
@@ -528,7 +317,7 @@ class _Importer:
             kind = RESOURCE_KINDS.get(self.t.type_of(logical_id) or "")
             if kind is None:
                 continue
-            name = self.name_of(logical_id)
+            name = self.values.name_of(logical_id)
             spec: dict[str, Any] = {"name": name}
             if kind == "buckets" and logical_id in event_buckets:
                 spec["objects"] = event_buckets[logical_id]
@@ -537,7 +326,7 @@ class _Importer:
             sections[kind].append(spec)
         return {k: v for k, v in sections.items() if v}
 
-    def _event_buckets(self, event: _Event) -> dict[str, dict[str, Any]]:
+    def _event_buckets(self, event: TemplateEvent) -> dict[str, dict[str, Any]]:
         """Buckets whose objects the event describes, with the objects to generate."""
         objects = dict(DEFAULT_OBJECTS)
         if event.kind == "s3" and event.source:
@@ -577,20 +366,22 @@ class _Importer:
                 if isinstance(notification, dict)
                 else []
             ):
-                if isinstance(qc, dict) and _logical_ref(qc.get("Queue")) == queue_id:
+                if isinstance(qc, dict) and logical_ref(qc.get("Queue")) == queue_id:
                     found.append(logical_id)
         return found
 
-    def _bridge_buckets(self, event: _Event) -> list[str]:
+    def _bridge_buckets(self, event: TemplateEvent) -> list[str]:
         buckets = [r for r in self.t.resources if self.t.type_of(r) == "AWS::S3::Bucket"]
         pattern = event.properties.get("Pattern")
-        named = [b for b in buckets if b in repr(pattern) or self.name_of(b) in repr(pattern)]
+        named = [
+            b for b in buckets if b in repr(pattern) or self.values.name_of(b) in repr(pattern)
+        ]
         return named or buckets
 
-    def _table(self, logical_id: str, event: _Event) -> dict[str, Any]:
+    def _table(self, logical_id: str, event: TemplateEvent) -> dict[str, Any]:
         props = self.t.properties(logical_id)
         loc = ("Resources", logical_id, "Properties")
-        spec: dict[str, Any] = {"items": dict(DEFAULT_ITEMS)}
+        spec: dict[str, Any] = {}
         if self.t.type_of(logical_id) == "AWS::Serverless::SimpleTable":
             pk = props.get("PrimaryKey") or {"Name": "id", "Type": "String"}
             kind = {"String": "S", "Number": "N", "Binary": "B"}.get(pk.get("Type", "String"))
@@ -630,6 +421,7 @@ class _Importer:
                 f"Resources.{logical_id}: no StreamSpecification although Events.{event.name} "
                 f"reads its stream; assumed NEW_AND_OLD_IMAGES"
             )
+        spec["items"] = dict(DEFAULT_ITEMS)
         return spec
 
     def _other_resources(self) -> None:
@@ -649,10 +441,10 @@ class _Importer:
             self.unsupported.append(f"Properties.{key}: {note}")
 
     # --- trigger ----------------------------------------------------------------------
-    def _trigger(self, event: _Event, resources: Mapping[str, Any]) -> dict[str, Any]:
+    def _trigger(self, event: TemplateEvent, resources: Mapping[str, Any]) -> dict[str, Any]:
         trigger: dict[str, Any] = {"kind": event.kind}
         if event.source is not None:
-            trigger["source"] = self.name_of(event.source)
+            trigger["source"] = self.values.name_of(event.source)
         elif event.kind == "eventbridge":
             buckets = [b for b in resources.get("buckets", []) if "objects" in b]
             if buckets:
@@ -671,9 +463,9 @@ class _Importer:
         for source in (self.t.globals(), self.t.properties(self.function)):
             variables = (source.get("Environment") or {}).get("Variables") or {}
             for name, value in variables.items() if isinstance(variables, dict) else []:
-                resolved = self._scalar(value, (*self.loc, "Environment", "Variables", name))
+                resolved = self.values.scalar(value, (*self.loc, "Environment", "Variables", name))
                 if resolved is None:
-                    placeholder = _logical_ref(value) or name.lower()
+                    placeholder = logical_ref(value) or name.lower()
                     self.unsupported.append(
                         f"Environment.Variables.{name}: {_short(value)} cannot be resolved; "
                         f"set to {placeholder!r}"
@@ -682,125 +474,17 @@ class _Importer:
                 env[name] = resolved
         return env
 
-    def _scalar(self, value: Any, loc: tuple[Any, ...]) -> str | None:
-        """A template value as a string with `${kind.name.attr}` references; None when it
-        cannot be resolved (an unknown function, an import, a missing parameter)."""
-        if isinstance(value, bool):
-            return "true" if value else "false"
-        if isinstance(value, str | int | float):
-            return str(value)
-        if not (isinstance(value, dict) and len(value) == 1):
-            return None
-        ((fn, arg),) = value.items()
-        if fn == "Ref" and isinstance(arg, str):
-            return self._ref(arg)
-        if fn == "Fn::GetAtt" and isinstance(arg, list) and len(arg) == 2:
-            return self._get_att(str(arg[0]), str(arg[1]))
-        if fn == "Fn::Sub":
-            return self._sub(arg, loc)
-        if (
-            fn == "Fn::Join"
-            and isinstance(arg, list)
-            and len(arg) == 2
-            and isinstance(arg[1], list)
-        ):
-            parts = [self._scalar(p, loc) for p in arg[1]]
-            return None if any(p is None for p in parts) else str(arg[0]).join(parts)  # type: ignore[arg-type]
-        return None
-
-    def _ref(self, name: str) -> str | None:
-        if name in PSEUDO:
-            return PSEUDO[name]
-        params = self.t.data.get("Parameters") or {}
-        if isinstance(params, dict) and name in params:
-            default = (params[name] or {}).get("Default")
-            return None if default is None else str(default)
-        kind = RESOURCE_KINDS.get(self.t.type_of(name) or "")
-        if kind is None:
-            return None
-        resolved = self.name_of(name)
-        return {
-            "queues": f"${{queues.{resolved}.url}}",
-            "topics": f"${{topics.{resolved}.arn}}",
-        }.get(kind, resolved)
-
-    def _get_att(self, logical_id: str, attribute: str) -> str | None:
-        kind = RESOURCE_KINDS.get(self.t.type_of(logical_id) or "")
-        if kind is None:
-            return None
-        name = self.name_of(logical_id)
-        reference = {
-            ("buckets", "Arn"): "arn",
-            ("tables", "Arn"): "arn",
-            ("tables", "StreamArn"): "stream_arn",
-            ("queues", "Arn"): "arn",
-            ("queues", "QueueUrl"): "url",
-            ("topics", "TopicArn"): "arn",
-        }.get((kind, attribute))
-        if reference is not None:
-            return f"${{{kind}.{name}.{reference}}}"
-        if attribute in ("QueueName", "TopicName", "BucketName"):
-            return name
-        return None
-
-    def _sub(self, arg: Any, loc: tuple[Any, ...]) -> str | None:
-        if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], dict):
-            text, variables = arg
-        else:
-            text, variables = arg, {}
-        if not isinstance(text, str):
-            return None
-        failed = False
-
-        def substitute(match: re.Match[str]) -> str:
-            nonlocal failed
-            inner = match.group(1)
-            if inner.startswith("!"):
-                failed = True  # a literal ${...} would read as a lambdafuzz reference
-                return ""
-            if inner in variables:
-                found = self._scalar(variables[inner], loc)
-            elif "." in inner and not inner.startswith("AWS::"):
-                found = self._get_att(*inner.split(".", 1))
-            else:
-                found = self._ref(inner)
-            if found is None:
-                failed = True
-                return ""
-            return found
-
-        result = re.sub(r"\$\{([^}]*)\}", substitute, text)
-        return None if failed else result
-
 
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def describe(imported: TemplateImport) -> Iterator[str]:
-    """Lines telling a user what was imported: handler, trigger, resources."""
-    t = imported.target
-    yield f"function {imported.function}: handler {t.handler} from {t.root}"
-    source = f" from {t.trigger.source}" if t.trigger.source else ""
-    yield f"  trigger {t.trigger.kind}{source}"
-    r = t.resources
-    for label, items in (
-        ("buckets", r.buckets),
-        ("tables", r.tables),
-        ("queues", r.queues),
-        ("topics", r.topics),
-    ):
-        if items:
-            yield f"  {label}: {', '.join(i.name for i in items)}"
-
-
 __all__ = [
     "TemplateFunctions",
     "TemplateImport",
-    "describe",
-    "is_template",
     "function_for_handler",
+    "is_template",
     "load_template",
     "load_template_target",
     "template_config",

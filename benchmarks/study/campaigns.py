@@ -164,7 +164,9 @@ class Runner:
         if self._stop.is_set():
             return RunOutcome(spec, "failed", wall, "study interrupted")
         if proc.returncode not in (0, 1):
-            return RunOutcome(spec, "failed", wall, f"exit status {proc.returncode}; see {out / LOG_NAME}")
+            return RunOutcome(
+                spec, "failed", wall, f"exit status {proc.returncode}; see {out / LOG_NAME}"
+            )
         try:
             stats = json.loads((out / "stats.json").read_text())
         except (OSError, ValueError) as exc:

@@ -53,7 +53,9 @@ def pair_table(runs_a: Sequence[RunData], runs_b: Sequence[RunData]) -> PairRow 
         only_a += len(sa - sb)
         only_b += len(sb - sa)
     n = len(pairs)
-    return PairRow(runs_a[0].spec.strategy, runs_b[0].spec.strategy, n, common / n, only_a / n, only_b / n)
+    return PairRow(
+        runs_a[0].spec.strategy, runs_b[0].spec.strategy, n, common / n, only_a / n, only_b / n
+    )
 
 
 @dataclass(slots=True, frozen=True)

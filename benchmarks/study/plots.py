@@ -11,7 +11,12 @@ from benchmarks.study.curves import band_over
 from benchmarks.study.layout import STRATEGIES
 from benchmarks.study.loading import RunData
 
-COLORS = {"random": "tab:gray", "zest": "tab:orange", "zest-strings": "tab:green", "spoton": "tab:blue"}
+COLORS = {
+    "random": "tab:gray",
+    "zest": "tab:orange",
+    "zest-strings": "tab:green",
+    "spoton": "tab:blue",
+}
 
 
 def plot_lambda(
@@ -40,7 +45,9 @@ def plot_lambda(
                 continue
             band = band_over(runs, axis)
             color = COLORS.get(strategy)
-            ax.step(band.x, band.median, where="post", color=color, label=f"{strategy} (n={band.reps})")
+            ax.step(
+                band.x, band.median, where="post", color=color, label=f"{strategy} (n={band.reps})"
+            )
             ax.fill_between(band.x, band.low, band.high, step="post", color=color, alpha=0.2)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("application branch arms covered")

@@ -42,7 +42,12 @@ def strategy_order(names: Iterable[str]) -> list[str]:
 def time_split(runs: Sequence[RunData]) -> dict[str, float]:
     """Mean share of campaign wall time in generation, reset+load, the handler (coverage
     collection included) and everything else (IPC, engine, saving, stability re-runs)."""
-    shares: dict[str, list[float]] = {"generation": [], "reset_load": [], "handler": [], "other": []}
+    shares: dict[str, list[float]] = {
+        "generation": [],
+        "reset_load": [],
+        "handler": [],
+        "other": [],
+    }
     for r in runs:
         if r.elapsed_s <= 0:
             continue
@@ -129,7 +134,12 @@ def key_arms(grouped: GroupedT) -> list[dict[str, Any]]:
         for strategy in strategy_order(by_strategy):
             runs = by_strategy[strategy]
             hits = [r for r in runs if line is not None and key.covered_in(r, line)]
-            first = [h.first_exec for r in hits for h in r.arms.values() if h.from_line == line and h.to_line == line + 1]
+            first = [
+                h.first_exec
+                for r in hits
+                for h in r.arms.values()
+                if h.from_line == line and h.to_line == line + 1
+            ]
             entry["by_strategy"][strategy] = {
                 "covered_reps": len(hits),
                 "reps": len(runs),

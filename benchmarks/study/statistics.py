@@ -32,7 +32,9 @@ class Summary:
             "mean": _round(self.mean),
             "median": _round(self.median),
             "sd": _round(self.sd),
-            "ci95": [_round(self.ci_low), _round(self.ci_high)] if self.ci_low is not None else None,
+            "ci95": [_round(self.ci_low), _round(self.ci_high)]
+            if self.ci_low is not None
+            else None,
             "min": _round(self.minimum),
             "max": _round(self.maximum),
         }

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 SIGNIFICANCE = 0.05
 
 
-def markdown_table(headers: Sequence[str], rows: Sequence[Sequence[object]], align: str = "") -> str:
+def markdown_table(
+    headers: Sequence[str], rows: Sequence[Sequence[object]], align: str = ""
+) -> str:
     """A GitHub-flavoured table; `align` is one of l/r/c per column (default: l then r)."""
     align = align or ("l" + "r" * (len(headers) - 1))
     marks = {"l": ":--", "r": "--:", "c": ":-:"}

@@ -20,7 +20,8 @@ from pathlib import Path
 
 from . import cache
 from .constants import collect_constants
-from .dependency import DependencyGraph, FunctionInfo, build_graph
+from .dependency import build_graph
+from .graph import DependencyGraph, FunctionInfo
 from .influence import InfluenceWalker
 from .labelling import label_graph
 from .model import ANALYSIS_VERSION, AnalysisResult, CodeTarget
@@ -161,7 +162,11 @@ def find_handlers(
     shaped = [fn for fn in scope if _looks_like_handler(fn)]
     if shaped:
         return sorted(shaped, key=lambda f: f.qualname)
-    named = [fn for fn in scope if fn.node.name.value in HANDLER_NAMES and fn.params]
+    named = [
+        fn
+        for fn in scope
+        if fn.node.name.value in HANDLER_NAMES and fn.params and fn.class_qualname is None
+    ]
     return sorted(named, key=lambda f: f.qualname)
 
 

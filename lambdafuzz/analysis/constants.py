@@ -121,23 +121,21 @@ class _Collector(cst.CSTVisitor):
         self.numeric = numeric
         self.all_strings = all_strings
         self.prefix: list[str] = []
-        self.skip_depth = 0  # >0 inside an unreachable function
         self.quiet: set[cst.CSTNode] = set()  # docstrings and log-message literals
         self.concat_depth = 0
         self.module_literals = _module_literals(pm.tree)
 
     # --- reachability --------------------------------------------------------------------
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         qual = ".".join([self.pm.source.module, *self.prefix, node.name.value])
         self.prefix += [node.name.value, "<locals>"]
-        if self.skip_depth or (self.reachable is not None and qual not in self.reachable):
-            self.skip_depth += 1
+        if self.reachable is not None and qual not in self.reachable:
+            return False  # unreachable: not even walked (leave_FunctionDef still runs)
         self._docstring(node.body)
+        return True
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         del self.prefix[-2:]
-        if self.skip_depth:
-            self.skip_depth -= 1
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.prefix.append(node.name.value)
@@ -165,8 +163,6 @@ class _Collector(cst.CSTVisitor):
         return f"{self.pm.source.module}:{self.pm.line(node)}"
 
     def _add_string(self, expr: cst.BaseExpression, kind: str) -> None:
-        if self.skip_depth:
-            return
         value = _string(expr)
         if value is not None:
             self.table.add(value, kind, self._where(expr))
@@ -175,7 +171,7 @@ class _Collector(cst.CSTVisitor):
                 self._add_string(el.value, kind)
 
     def _add_number(self, expr: cst.BaseExpression, kind: str) -> None:
-        if self.skip_depth or not self.numeric:
+        if not self.numeric:
             return
         value = _number(expr)
         if value is not None:
@@ -251,7 +247,7 @@ class _Collector(cst.CSTVisitor):
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         value = _string(node)
-        if value is None or self.skip_depth:
+        if value is None:
             return
         if EXTENSION.match(value):
             self.table.add(value, "extension", self._where(node))
@@ -261,7 +257,7 @@ class _Collector(cst.CSTVisitor):
     def visit_ConcatenatedString(self, node: cst.ConcatenatedString) -> None:
         if self.all_strings and not self.concat_depth and node not in self.quiet:
             value = _string(node)
-            if value is not None and not self.skip_depth:
+            if value is not None:
                 self.table.add(value, "literal", self._where(node))
         self.concat_depth += 1
 

@@ -1,9 +1,11 @@
 """Influencing types of a branch: walk the def-use graph backward from its operands.
 
-Shortest paths from the condition's operand nodes (distance 0) along `Node.deps`; every
-node reached contributes its labels at its distance (SpotOn's type collection pass).  A
-def-use edge counts 1, as in the paper; a control-dependence edge (our addition) counts
-`CONTROL_WEIGHT`, so data flow stays the nearer explanation.  Generic labels and internal receiver kinds are dropped, as the paper
+Shortest paths from the branch along `Node.deps`; every node reached contributes its
+labels at its distance (SpotOn's type collection pass).  The distance counts edges from
+the branch instruction, so the condition's operands are at 1 (the paper's Fig. 7 counts
+the same way, and the fuzzer weighs types by 1/distance: a 0 would swamp every other
+type).  A def-use edge counts 1, as in the paper; a control-dependence edge (our
+addition) counts `CONTROL_WEIGHT`, so data flow stays the nearer explanation.  Generic labels and internal receiver kinds are dropped, as the paper
 drops `String` and primitives.  The same walk decides whether the branch is
 input-dependent: it is when it reaches the Lambda event or a read of generated data.
 """
@@ -17,11 +19,12 @@ from dataclasses import dataclass
 from lambdafuzz import labels as L
 
 from . import type_table as T
-from .dependency import CONTROL, DependencyGraph
+from .graph import CONTROL, DependencyGraph
 from .labelling import Labelling
 from .model import InfluencingType
 
 CONTROL_WEIGHT = 2
+OPERAND_DISTANCE = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,8 +60,8 @@ class InfluenceWalker:
         labels = self.labelling.labels
         sources = self.labelling.sources
         best: dict[str, int] = {}
-        dist = dict.fromkeys(roots, 0)
-        heap = [(0, r) for r in roots]
+        dist = dict.fromkeys(roots, OPERAND_DISTANCE)
+        heap = [(OPERAND_DISTANCE, r) for r in roots]
         done: set[int] = set()
         dependent = False
         while heap:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from lambdafuzz import labels as L
 
 from . import type_table as T
-from .dependency import COPY, ELEMENT, DependencyGraph, Node
+from .graph import COPY, ELEMENT, DependencyGraph, Node
 
 MAX_PATH_LEN = 12
 MAX_PATHS = 16
@@ -153,6 +153,10 @@ def _method(
         out_paths |= _extend(rp, (node.key or "*",))
     elif node.name in T.PRESERVING_METHODS:
         out |= _vocab(rl)
+    if rl & T.TEXTUAL:
+        out.update(T.TEXT_METHODS.get(node.name, ()))
+        if node.name in ("split", "rsplit") and node.key in T.CSV_DELIMITERS:
+            out.add(L.CSV_ROW)
     if node.name in T.ARG_PRESERVING_METHODS:
         for a in node.args:
             out |= _vocab(labels[a])
@@ -173,6 +177,8 @@ def _library_call(
         for a in node.args:
             out |= _vocab(labels[a])
             out_paths |= paths[a]
+    elif node.rule == "parse" and node.args:
+        out_paths |= paths[node.args[0]]
     elif node.rule == "next" and node.args:
         first = node.args[0]
         for x in _vocab(labels[first]):

@@ -149,8 +149,21 @@ CONTAINER_CALLS = frozenset(
         "dict",
         "itertools.islice",
         "itertools.chain",
+        # aws_lambda_powertools event wrappers read the same dict (attributes: see
+        # PATH_ATTRIBUTE_ALIASES)
+        "aws_lambda_powertools.utilities.data_classes.S3Event",
+        "aws_lambda_powertools.utilities.data_classes.SQSEvent",
+        "aws_lambda_powertools.utilities.data_classes.SNSEvent",
+        "aws_lambda_powertools.utilities.data_classes.DynamoDBStreamEvent",
+        "aws_lambda_powertools.utilities.data_classes.EventBridgeEvent",
+        "aws_lambda_powertools.utilities.data_classes.APIGatewayProxyEvent",
+        "aws_lambda_powertools.utilities.data_classes.APIGatewayProxyEventV2",
     }
 )
+
+#: Parsers whose result continues the event path of their argument: an S3 event inside an
+#: SQS body or an SNS message is still an S3 event (`json.loads(record["body"])["Records"]`).
+PATH_CALLS = frozenset({"json.loads"})
 
 
 # --- methods on a receiver -----------------------------------------------------------------
@@ -287,6 +300,27 @@ PRESERVING_METHODS = frozenset(
         "groupdict",
     ]
 )
+
+#: Hand-rolled parsing of file content: labels *added* to the preserved ones.
+#: `text.splitlines()` are lines of a text or CSV file, `line.split(",")` is a CSV row.
+TEXTUAL = frozenset(
+    {
+        L.S3_OBJECT,
+        L.GZIP_FILE,
+        L.ZIP_ENTRY,
+        L.TEXT_DOCUMENT,
+        L.TEXT_LINE,
+        L.SQS_MESSAGE,
+        L.SNS_MESSAGE,
+        L.HTTP_BODY,
+    }
+)
+TEXT_METHODS: dict[str, tuple[str, ...]] = {
+    "splitlines": (L.TEXT_LINE, L.CSV_ROW),
+    "readlines": (L.TEXT_LINE, L.CSV_ROW),
+    "readline": (L.TEXT_LINE, L.CSV_ROW),
+}
+CSV_DELIMITERS = frozenset({",", ";", "\t", "|"})
 
 #: Methods whose result is built from their *arguments* (`"/".join(parts)`).
 ARG_PRESERVING_METHODS = frozenset({"join", "format"})

@@ -266,7 +266,10 @@ class Engine:
         options = self.options
         if options.max_execs is not None and self.requested >= options.max_execs:
             return False
-        if options.max_seconds is not None and time.monotonic() - self._start >= options.max_seconds:
+        if (
+            options.max_seconds is not None
+            and time.monotonic() - self._start >= options.max_seconds
+        ):
             return False
         return True
 
@@ -283,10 +286,17 @@ class Engine:
         while self._budget_left():
             while self._pending_rechecks:
                 entry = self._pending_rechecks.popleft()
-                yield TestRequest(entry.sequence.prefix(mode), entry.seed, mode, _Tag("recheck", entry=entry.id))
+                yield TestRequest(
+                    entry.sequence.prefix(mode), entry.seed, mode, _Tag("recheck", entry=entry.id)
+                )
             if self.options.strategy is Strategy.RANDOM or not self.queue:
                 self.requested += 1
-                yield TestRequest({} if mode is ReplayMode.EXECUTION_INDEXED else [], self._seed(), mode, _Tag("fresh"))
+                yield TestRequest(
+                    {} if mode is ReplayMode.EXECUTION_INDEXED else [],
+                    self._seed(),
+                    mode,
+                    _Tag("fresh"),
+                )
                 continue
             parent = self.queue[cursor % len(self.queue)]
             cursor += 1
@@ -295,10 +305,17 @@ class Engine:
                     return
                 while self._pending_rechecks:
                     entry = self._pending_rechecks.popleft()
-                    yield TestRequest(entry.sequence.prefix(mode), entry.seed, mode, _Tag("recheck", entry=entry.id))
+                    yield TestRequest(
+                        entry.sequence.prefix(mode),
+                        entry.seed,
+                        mode,
+                        _Tag("recheck", entry=entry.id),
+                    )
                 mutation = self.mutator.mutate(parent.sequence, self.rng)
                 self.requested += 1
-                yield TestRequest(mutation.prefix, self._seed(), mode, _Tag("child", parent.id, mutation))
+                yield TestRequest(
+                    mutation.prefix, self._seed(), mode, _Tag("child", parent.id, mutation)
+                )
 
     def _seed(self) -> int:
         return self.rng.getrandbits(63)
@@ -342,7 +359,9 @@ class Engine:
                 self.seen[arm] = old | bit
         for arm in new_arms:
             self.first_hit[arm] = (self.execs, now)
-        new_valid = status is Status.VALID and any(a not in self.valid_arms for a in result.coverage)
+        new_valid = status is Status.VALID and any(
+            a not in self.valid_arms for a in result.coverage
+        )
         if status is Status.VALID:
             self.valid_arms.update(result.coverage)
         if tag.mutation is not None and tag.mutation.targeted:
@@ -395,7 +414,15 @@ class Engine:
             parts.append("+valid")
         return " ".join(parts)
 
-    def _save(self, request: TestRequest, result: TestResult, tag: _Tag, *, new_arms: bool, new_valid: bool) -> Entry:
+    def _save(
+        self,
+        request: TestRequest,
+        result: TestResult,
+        tag: _Tag,
+        *,
+        new_arms: bool,
+        new_valid: bool,
+    ) -> Entry:
         entry_id = len(self.queue)
         name = f"id-{entry_id:06d}"
         provenance = self._provenance(tag, new_arms=new_arms, new_valid=new_valid)
@@ -418,7 +445,11 @@ class Engine:
             provenance=provenance,
             world=self._world_summary(result.recording),
             event=result.event,
-            extra={"arms": len(entry.arms), "exec": self.execs, "return_value": result.return_value},
+            extra={
+                "arms": len(entry.arms),
+                "exec": self.execs,
+                "return_value": result.return_value,
+            },
         )
         save_input(self.corpus_dir / f"{name}.json", saved)
         return entry
@@ -446,7 +477,9 @@ class Engine:
             seed=request.seed,
             mode=request.mode,
             outcome=result.status.name,
-            provenance=self._provenance(request.tag, new_arms=False, new_valid=False).replace(" +hits", ""),
+            provenance=self._provenance(request.tag, new_arms=False, new_valid=False).replace(
+                " +hits", ""
+            ),
             world=self._world_summary(result.recording),
             event=result.event,
             failure=record.to_json(),
@@ -545,7 +578,9 @@ class Engine:
             time_in_handler_s=round(self.time_handler, 3),
             time_in_generation_s=round(self.time_generate, 3),
             time_in_reset_load_s=round(self.time_reset_load, 3),
-            since_last_new_coverage_s=round(time.monotonic() - self._last_new, 1) if self._start else 0.0,
+            since_last_new_coverage_s=round(time.monotonic() - self._last_new, 1)
+            if self._start
+            else 0.0,
             stability_pct=round(100.0 * self.stable / self.rechecks, 1) if self.rechecks else None,
             worker_restarts=self._pool.restarts if self._pool else 0,
             workers=self.options.workers,
@@ -589,4 +624,3 @@ class Engine:
                 }
             )
         return {"app_branches_total": self._arms_total, "covered": arms}
-

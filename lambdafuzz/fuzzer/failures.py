@@ -10,8 +10,15 @@ from lambdafuzz.harness.invoke import FailureInfo
 
 
 def failure_slug(signature: str) -> str:
-    """A short, file-name-safe, stable name for a failure signature."""
-    readable = re.sub(r"[^A-Za-z0-9]+", "-", signature).strip("-")[:60]
+    """A short, file-name-safe, stable name for a failure signature.
+
+    The exception's short name and the whole location survive; only a long module path
+    is dropped, so `...handler.py:59` never turns into `...handler-py-5`."""
+    kind, _, where = signature.partition(" at ")
+    short = kind.rsplit(".", 1)[-1][:40]
+    readable = re.sub(r"[^A-Za-z0-9]+", "-", f"{short} at {where}").strip("-")
+    if len(readable) > 100:
+        readable = readable[-100:].strip("-")
     digest = hashlib.sha1(signature.encode()).hexdigest()[:8]  # noqa: S324 - a name, not security
     return f"{readable}-{digest}"
 

@@ -83,7 +83,11 @@ def minimize(
         while chunk >= 1 and budget():
             start = 0
             while start < len(best) and budget():
-                positions = [i for i in range(start, min(len(best), start + chunk)) if not _is_minimal(best, i)]
+                positions = [
+                    i
+                    for i in range(start, min(len(best), start + chunk))
+                    if not _is_minimal(best, i)
+                ]
                 if positions and try_candidate(overwrite(best, positions, MINIMAL, mode)):
                     improved = True
                     continue  # same start, the sequence changed under it

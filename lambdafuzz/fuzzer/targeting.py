@@ -36,7 +36,8 @@ def analyze_target(target: Target, cache_dir: Path | None = None):  # -> Analysi
 
     return analyze_sources(
         [Path(p) for p in app_dirs(target)],
-        target.handler_module,
+        f"{target.handler_module}.{target.handler_function}",
+        trigger=str(target.trigger.kind),
         cache_dir=cache_dir,
     )
 
@@ -44,7 +45,9 @@ def analyze_target(target: Target, cache_dir: Path | None = None):  # -> Analysi
 class TargetedMutator:
     """Random mutation half of the time, type-targeted mutation the other half."""
 
-    def __init__(self, analysis: Any, target: Target, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED) -> None:
+    def __init__(
+        self, analysis: Any, target: Target, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
+    ) -> None:
         from lambdafuzz.harness.coverage import Scope, scan_arms
         from lambdafuzz.harness.invoke import app_dirs
 
@@ -111,7 +114,9 @@ class TargetedMutator:
                 self.distance[label] = max(self.static[label], self.distance[label] * HIT_FACTOR)
                 count = min(len(positions), sample_geometric(rng, MEAN_TARGETED_MUTATIONS))
                 chosen = rng.sample(positions, count)
-                return Mutation(overwrite(parent, chosen, FRESH, self.mode), targeted=label, positions=count)
+                return Mutation(
+                    overwrite(parent, chosen, FRESH, self.mode), targeted=label, positions=count
+                )
             self.misses += 1
             self.distance[label] = min(MAX_DISTANCE, self.distance[label] * MISS_FACTOR)
         return self.random.mutate(parent, rng)

@@ -75,13 +75,16 @@ class MotoBackend:
         loader: Literal["direct", "boto3"] = "direct",
         region: str = "us-east-1",
         id_seed: int | None = 0,
+        clear_model_tracking: bool = True,
     ) -> None:
         if loader not in ("direct", "boto3"):
             raise BackendError(f"unknown moto loader {loader!r}; expected 'direct' or 'boto3'")
         self.region = region
         self.loader_name = loader
-        self.loader: WorldLoader = MotoDirectLoader() if loader == "direct" else Boto3Loader()
+        self.loader: WorldLoader = self._new_loader()
         self.id_seed = id_seed  # seeds moto's ids on reset, so a replay sees the same ids
+        # False only to measure what the clearing saves (benchmarks/reset_load.py).
+        self.clear_model_tracking = clear_model_tracking
         self._mock: Any = None
         self._core: list[Any] = []
 
@@ -94,12 +97,18 @@ class MotoBackend:
         # The sandbox sets fake credentials; moto need not overwrite os.environ with its own.
         self._mock = mock_aws(config={"core": {"mock_credentials": False}})
         self._mock.start()  # also wipes whatever an earlier mock left
+        # The wipe drops moto's per-account backend objects; a loader that cached the old
+        # ones (MotoDirectLoader does) would fill orphans after a stop()/start().
+        self.loader = self._new_loader()
         _memoize_sqs_attribute_names()
         self._core = [_backend_dict(service) for service in MOTO_SERVICES]
         self._core_ids = {id(d) for d in self._core}
         self._instances = BackendDict._instances
         self._tracked = _tracked_model_lists()
         self.reset()
+
+    def _new_loader(self) -> WorldLoader:
+        return MotoDirectLoader() if self.loader_name == "direct" else Boto3Loader()
 
     def reset(self) -> None:
         if self._mock is None:
@@ -113,11 +122,12 @@ class MotoBackend:
             for account in backend_dict.values():
                 for backend in account.values():
                     backend.reset()
-        if len(touched) != len(self._core) or len(model_data) != self._tracked[0]:
-            self._tracked = _tracked_model_lists()
-        for model in self._tracked[1]:
-            if model.instances_tracked:
-                model.instances_tracked = []
+        if self.clear_model_tracking:
+            if len(touched) != len(self._core) or len(model_data) != self._tracked[0]:
+                self._tracked = _tracked_model_lists()
+            for model in self._tracked[1]:
+                if model.instances_tracked:
+                    model.instances_tracked = []
         if self.id_seed is not None:
             from moto.moto_api._internal import mock_random
 
@@ -264,9 +274,13 @@ class MotoServerBackend:
         try:
             status, body = self._http.request("POST", "/moto-api/reset")
         except OSError as e:
-            raise BackendError(f"moto server at {self.endpoint} did not answer the reset: {e}") from e
+            raise BackendError(
+                f"moto server at {self.endpoint} did not answer the reset: {e}"
+            ) from e
         if status != 200:
-            raise BackendError(f"moto server at {self.endpoint}: reset answered {status}: {body[:200]!r}")
+            raise BackendError(
+                f"moto server at {self.endpoint}: reset answered {status}: {body[:200]!r}"
+            )
 
     def load(self, world: World, *, receive: Collection[str] | None = None) -> LoadedWorld:
         if self.loader is None:
@@ -334,7 +348,9 @@ class LocalStackBackend:
         if self.endpoint is None:
             self.endpoint = self._start_container()
         self._http = _Http(self.endpoint)
-        self._wait_healthy(self.startup_timeout_s if self._container else min(10.0, self.startup_timeout_s))
+        self._wait_healthy(
+            self.startup_timeout_s if self._container else min(10.0, self.startup_timeout_s)
+        )
         self.loader = Boto3Loader(self.endpoint)
         self.reset()
 
@@ -367,7 +383,9 @@ class LocalStackBackend:
                 environment={"SQS_ENDPOINT_STRATEGY": "path", "SERVICES": ",".join(MOTO_SERVICES)},
             )
         except Exception as e:
-            raise BackendError(f"docker could not start {self.image}: {type(e).__name__}: {e}") from e
+            raise BackendError(
+                f"docker could not start {self.image}: {type(e).__name__}: {e}"
+            ) from e
         return check_endpoint(f"http://127.0.0.1:{port}")
 
     def _wait_healthy(self, timeout_s: float) -> None:
@@ -395,7 +413,9 @@ class LocalStackBackend:
             try:
                 status, _ = self._http.request("POST", "/_localstack/state/reset", timeout=30.0)
             except OSError as e:
-                raise BackendError(f"LocalStack at {self.endpoint} did not answer the reset: {e}") from e
+                raise BackendError(
+                    f"LocalStack at {self.endpoint} did not answer the reset: {e}"
+                ) from e
             if status == 200:
                 return
             self._state_reset = False  # this LocalStack has no state API: delete instead
@@ -424,7 +444,9 @@ class LocalStackBackend:
             for topic in c["sns"].list_topics().get("Topics", []):
                 c["sns"].delete_topic(TopicArn=topic["TopicArn"])
         except (ClientError, BotoCoreError) as e:
-            raise BackendError(f"LocalStack at {self.endpoint}: reset by deletion failed: {e}") from e
+            raise BackendError(
+                f"LocalStack at {self.endpoint}: reset by deletion failed: {e}"
+            ) from e
 
     def load(self, world: World, *, receive: Collection[str] | None = None) -> LoadedWorld:
         if self.loader is None:
@@ -480,4 +502,6 @@ def make_backend(name: str, endpoint: str | None = None, *, region: str = "us-ea
 
     near = difflib.get_close_matches(name, BACKEND_NAMES, n=1)
     hint = f"; did you mean {near[0]!r}?" if near else ""
-    raise BackendError(f"unknown backend {name!r}: expected one of {', '.join(BACKEND_NAMES)}{hint}")
+    raise BackendError(
+        f"unknown backend {name!r}: expected one of {', '.join(BACKEND_NAMES)}{hint}"
+    )

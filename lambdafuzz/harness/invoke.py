@@ -52,6 +52,7 @@ class FailureInfo:
 
 # ------------------------------------------------------------------------ importing
 
+
 def app_dirs(target: Target) -> list[str]:
     """Directories (or module files) of the application packages: the coverage scope."""
     found = []
@@ -114,9 +115,7 @@ class LambdaContext:
     ) -> None:
         self.function_name = function_name
         self.function_version = "$LATEST"
-        self.invoked_function_arn = (
-            f"arn:aws:lambda:{region}:{account_id}:function:{function_name}"
-        )
+        self.invoked_function_arn = f"arn:aws:lambda:{region}:{account_id}:function:{function_name}"
         self.memory_limit_in_mb = memory_mb
         self.aws_request_id = request_id
         self.log_group_name = f"/aws/lambda/{function_name}"

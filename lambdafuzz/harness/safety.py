@@ -95,7 +95,9 @@ def sandbox_env(
     repeat the fake credentials but not set real ones, profiles or role/container
     credentials, and an `AWS_ENDPOINT_URL*` in it must be loopback; otherwise SafetyError.
     """
-    env = {k: v for k, v in (os.environ if base is None else base).items() if not k.startswith("AWS_")}
+    env = {
+        k: v for k, v in (os.environ if base is None else base).items() if not k.startswith("AWS_")
+    }
     env.pop("BOTO_CONFIG", None)
     folder = _sandbox_dir()
     env.update(FAKE_CREDENTIALS)
@@ -195,6 +197,9 @@ def _refuse(record: GuardRecord, what: str, host: object, port: object) -> None:
     raise error
 
 
+_LOOKUPS = ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex")
+
+
 def _audit(event: str, args: tuple[object, ...]) -> None:
     # Runs for *every* audit event in the process (imports, opens, exec ...): one global read
     # and one compare when disarmed.
@@ -206,9 +211,8 @@ def _audit(event: str, args: tuple[object, ...]) -> None:
         if isinstance(address, tuple) and address and not _host_allowed(address[0]):
             verb = "connect to" if event == "socket.connect" else "send to"
             _refuse(record, verb, address[0], address[1] if len(address) > 1 else None)
-    elif event in ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex"):
-        if args and not _host_allowed(args[0]):
-            _refuse(record, "look up", args[0], args[1] if len(args) > 1 else None)
+    elif event in _LOOKUPS and args and not _host_allowed(args[0]):
+        _refuse(record, "look up", args[0], args[1] if len(args) > 1 else None)
 
 
 def _install_hook() -> None:

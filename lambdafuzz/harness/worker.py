@@ -12,13 +12,11 @@ worker dies mid-test the campaign regenerates the same input locally to save it.
 
 from __future__ import annotations
 
-import copyreg
 import multiprocessing
 import os
 import resource
 import signal
 import time
-import types
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
@@ -35,13 +33,6 @@ from lambdafuzz.generators.core import (
     UnsatisfiedAssumption,
 )
 from lambdafuzz.harness.invoke import FailureInfo, Status
-
-# Configs hold read-only mappings; let them cross the process boundary as such.
-def _mappingproxy(data: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
-    return types.MappingProxyType(data)
-
-
-copyreg.pickle(types.MappingProxyType, lambda m: (_mappingproxy, (dict(m),)))
 
 ArmT = Any  # a stable, picklable branch-arm key from harness.coverage
 CoverageT = Mapping[ArmT, int]  # arm -> AFL hit-count bucket
@@ -128,7 +119,9 @@ class WorkerRuntime:
         self.collector.start()
         self.collector.begin()
         try:
-            self.handler = import_handler(target.handler_module, target.handler_function, target.root)
+            self.handler = import_handler(
+                target.handler_module, target.handler_function, target.root
+            )
         finally:
             self.import_coverage = dict(self.collector.end().hits)
         if spec.memory_limit_mb:
@@ -166,7 +159,10 @@ class WorkerRuntime:
             return TestResult(Status.INVALID, choices.recording(), {}, invalid_reason=str(exc))
         except Exception as exc:  # noqa: BLE001 - a generator bug must not kill the campaign
             return TestResult(
-                Status.INVALID, choices.recording(), {}, generator_error=f"{type(exc).__name__}: {exc}"
+                Status.INVALID,
+                choices.recording(),
+                {},
+                generator_error=f"{type(exc).__name__}: {exc}",
             )
         t1 = time.perf_counter()
         try:

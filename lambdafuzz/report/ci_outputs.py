@@ -21,10 +21,17 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz import __version__
-from lambdafuzz.report.out_dir import CampaignDir, FailureEntry, read_campaign_dir
+from lambdafuzz.report.out_dir import (
+    CampaignDir,
+    FailureEntry,
+    read_campaign_dir,
+    reproduce_command,
+)
 from lambdafuzz.target import Target
 
-SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+SARIF_SCHEMA = (
+    "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+)
 SRCROOT = "SRCROOT"
 #: XML 1.0 forbids most control characters even escaped; fuzzed messages contain them.
 _XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
@@ -44,8 +51,9 @@ def _summary(c: CampaignDir) -> str:
     )
 
 
-def _reproduce(entry: FailureEntry) -> str:
-    return f"Reproduce: lambdafuzz repro {entry.path}\nMinimize:  lambdafuzz minimize {entry.path}"
+def _reproduce(c: CampaignDir, entry: FailureEntry) -> str:
+    repro = reproduce_command(c, entry.path)
+    return f"Reproduce: {repro}\nMinimize:  {reproduce_command(c, entry.path, 'minimize')}"
 
 
 # =========================================================================== JUnit
@@ -79,13 +87,22 @@ def junit_tree(out_dir: Path | str) -> ET.ElementTree:
         time=elapsed,
     )
     properties = ET.SubElement(suite, "properties")
-    for key in ("strategy", "seed", "execs", "app_branches_covered", "app_branches_total", "corpus_size"):
+    for key in (
+        "strategy",
+        "seed",
+        "execs",
+        "app_branches_covered",
+        "app_branches_total",
+        "corpus_size",
+    ):
         if key in c.stats:
             ET.SubElement(properties, "property", name=key, value=str(c.stats[key]))
     if c.campaign.get("config"):
         ET.SubElement(properties, "property", name="config", value=str(c.campaign["config"]))
     for entry in c.failures:
-        case = ET.SubElement(suite, "testcase", name=_xml_text(entry.signature), classname=suite_name, time="0")
+        case = ET.SubElement(
+            suite, "testcase", name=_xml_text(entry.signature), classname=suite_name, time="0"
+        )
         failure = ET.SubElement(
             case,
             "failure",
@@ -94,7 +111,7 @@ def junit_tree(out_dir: Path | str) -> ET.ElementTree:
         )
         failure.text = _xml_text(
             f"{entry.signature} ({entry.hits} hit{'s' if entry.hits != 1 else ''})\n\n"
-            f"{entry.traceback}\n{_reproduce(entry)}\n"
+            f"{entry.traceback}\n{_reproduce(c, entry)}\n"
         )
     if not c.failures:
         case = ET.SubElement(suite, "testcase", name="campaign", classname=suite_name, time=elapsed)
@@ -115,7 +132,7 @@ def write_junit(out_dir: Path | str, path: Path | str) -> Path:
 
 # =========================================================================== SARIF
 def _source_location(location: str, target: Target, base: Path) -> tuple[str, int] | None:
-    """"pkg/file.py:31" (relative to an app dir's parent) -> (uri relative to base, 31)."""
+    """ "pkg/file.py:31" (relative to an app dir's parent) -> (uri relative to base, 31)."""
     from lambdafuzz.harness.invoke import app_dirs
 
     file, sep, line = location.rpartition(":")
@@ -132,7 +149,9 @@ def _handler_location(target: Target, base: Path) -> tuple[str, int]:
     """Where the handler function is defined: the location of failures without a frame
     (hangs, dead workers, failure status codes)."""
     module = target.root.joinpath(*target.handler_module.split("."))
-    path = module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
+    path = (
+        module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
+    )
     line = 1
     try:
         for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
@@ -144,7 +163,9 @@ def _handler_location(target: Target, base: Path) -> tuple[str, int]:
     return Path(os.path.relpath(path.resolve(), base)).as_posix(), line
 
 
-def sarif_log(out_dir: Path | str, target: Target, *, uri_base: Path | None = None) -> dict[str, Any]:
+def sarif_log(
+    out_dir: Path | str, target: Target, *, uri_base: Path | None = None
+) -> dict[str, Any]:
     """The SARIF log of a campaign; artifact URIs are relative to `uri_base` (the target's
     root by default), which `originalUriBaseIds.SRCROOT` records as an absolute URI."""
     c = read_campaign_dir(out_dir)
@@ -166,7 +187,9 @@ def sarif_log(out_dir: Path | str, target: Target, *, uri_base: Path | None = No
                         f"handler {c.handler} failed with {rule_id}."
                     },
                     "defaultConfiguration": {"level": "error"},
-                    "help": {"text": "Replay the saved input with `lambdafuzz repro FILE` to debug it."},
+                    "help": {
+                        "text": "Replay the saved input with `lambdafuzz repro FILE` to debug it."
+                    },
                     "properties": {"tags": ["fuzzing", "reliability"]},
                 }
             )
@@ -194,6 +217,7 @@ def sarif_log(out_dir: Path | str, target: Target, *, uri_base: Path | None = No
                     "signature": entry.signature,
                     "hits": entry.hits,
                     "reproducer": str(entry.path),
+                    "reproduce": reproduce_command(c, entry.path),
                 },
             }
         )
@@ -215,7 +239,8 @@ def sarif_log(out_dir: Path | str, target: Target, *, uri_base: Path | None = No
                     {
                         "executionSuccessful": True,
                         "toolExecutionNotifications": [
-                            {"message": {"text": problem}, "level": "warning"} for problem in c.problems
+                            {"message": {"text": problem}, "level": "warning"}
+                            for problem in c.problems
                         ],
                     }
                 ],
@@ -226,7 +251,9 @@ def sarif_log(out_dir: Path | str, target: Target, *, uri_base: Path | None = No
     }
 
 
-def write_sarif(out_dir: Path | str, path: Path | str, target: Target, *, uri_base: Path | None = None) -> Path:
+def write_sarif(
+    out_dir: Path | str, path: Path | str, target: Target, *, uri_base: Path | None = None
+) -> Path:
     """Write the campaign in `out_dir` as a SARIF 2.1.0 log to `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -13,6 +13,7 @@ import base64
 import html
 import io
 import json
+import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -29,6 +30,7 @@ from lambdafuzz.report.out_dir import (
     read_campaign_dir,
     read_coverage,
     read_plot_rows,
+    reproduce_command,
 )
 from lambdafuzz.target import Target
 
@@ -58,7 +60,14 @@ def plot_png(rows: Sequence[PlotRow]) -> bytes:
         ax = fig.add_subplot(1, 2, i + 1)
         xs = [getattr(r, axis) for r in rows]
         ax.step(xs, [r.branches for r in rows], where="post", label="branches", color="#1f6feb")
-        ax.step(xs, [r.valid_branches for r in rows], where="post", label="valid branches", color="#2da44e")
+        ax.step(
+            xs,
+            [r.valid_branches for r in rows],
+            where="post",
+            label="valid branches",
+            color="#2da44e",
+            linestyle="--",
+        )
         ax.set_xlabel(label)
         ax.set_ylabel("branch arms covered")
         ax.grid(True, alpha=0.3)
@@ -96,7 +105,9 @@ def plot_svg(rows: Sequence[PlotRow]) -> str:
 
 def _plot_section(rows: Sequence[PlotRow]) -> str:
     if not rows:
-        return "<p class='note'>No plot_data.csv rows: the campaign ended before its first report.</p>"
+        return (
+            "<p class='note'>No plot_data.csv rows: the campaign ended before its first report.</p>"
+        )
     try:
         src = "data:image/png;base64," + base64.b64encode(plot_png(rows)).decode()
     except ImportError:
@@ -116,10 +127,19 @@ def _summary_section(c: CampaignDir, target: Target | None) -> str:
     rows = [
         ("handler", c.handler),
         ("config", c.campaign.get("config", "?")),
-        ("strategy", f"{s.get('strategy', c.campaign.get('strategy', '?'))} (seed {s.get('seed', '?')})"),
-        ("executions", f"{s.get('execs', 0)} in {s.get('elapsed_s', 0)} s ({s.get('execs_per_sec', 0)}/s)"),
+        (
+            "strategy",
+            f"{s.get('strategy', c.campaign.get('strategy', '?'))} (seed {s.get('seed', '?')})",
+        ),
+        (
+            "executions",
+            f"{s.get('execs', 0)} in {s.get('elapsed_s', 0)} s ({s.get('execs_per_sec', 0)}/s)",
+        ),
         ("valid executions", s.get("valid_execs", 0)),
-        ("branch arms covered", f"{covered}/{total}{pct}; by valid inputs {s.get('valid_branches_covered', 0)}"),
+        (
+            "branch arms covered",
+            f"{covered}/{total}{pct}; by valid inputs {s.get('valid_branches_covered', 0)}",
+        ),
         ("corpus", s.get("corpus_size", 0)),
         ("unique failures", f"{len(c.failures)} ({s.get('failure_hits', 0)} hits)"),
         (
@@ -134,7 +154,9 @@ def _summary_section(c: CampaignDir, target: Target | None) -> str:
         rows.append(("trigger", f"{target.trigger.kind} {target.trigger.source or ''}".strip()))
     body = "".join(f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in rows)
     problems = "".join(f"<li>{esc(p)}</li>" for p in c.problems)
-    return f"<table class='summary'>{body}</table>" + (f"<ul class='problems'>{problems}</ul>" if problems else "")
+    return f"<table class='summary'>{body}</table>" + (
+        f"<ul class='problems'>{problems}</ul>" if problems else ""
+    )
 
 
 def _targeting_section(c: CampaignDir) -> str:
@@ -149,7 +171,9 @@ def _targeting_section(c: CampaignDir) -> str:
         children = int(counts.get("children", 0))
         saved = int(counts.get("saved", 0))
         rate = f"{100.0 * saved / children:.1f}%" if children else "-"
-        rows.append(f"<tr><td><code>{esc(label)}</code></td><td>{children}</td><td>{saved}</td><td>{rate}</td></tr>")
+        rows.append(
+            f"<tr><td><code>{esc(label)}</code></td><td>{children}</td><td>{saved}</td><td>{rate}</td></tr>"
+        )
     return (
         "<table class='targeting'><tr><th>type</th><th>targeted children</th><th>saved</th>"
         f"<th>saved per child</th></tr>{''.join(rows)}</table>"
@@ -166,13 +190,15 @@ def _failure_section(c: CampaignDir, target: Target | None) -> str:
         return "<p class='note ok'>No failures.</p>"
     parts = []
     for i, entry in enumerate(c.failures):
-        parts.append(_one_failure(i, entry, target))
+        parts.append(_one_failure(c, i, entry, target))
     return "".join(parts)
 
 
-def _one_failure(i: int, entry: FailureEntry, target: Target | None) -> str:
+def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | None) -> str:
     info = entry.info
-    event, origin = offline_event(entry.saved, target) if target is not None else (entry.saved.event, "saved")
+    event, origin = (
+        offline_event(entry.saved, target) if target is not None else (entry.saved.event, "saved")
+    )
     event_note = {
         "saved": "",
         "regenerated": " (regenerated from the choice sequence without an emulator: "
@@ -182,17 +208,22 @@ def _one_failure(i: int, entry: FailureEntry, target: Target | None) -> str:
         f"<p>{esc(entry.hits)} hit(s); first at execution {esc(info.get('first_exec', '?'))} "
         f"({esc(info.get('first_time_s', '?'))} s); status {esc(info.get('status', entry.saved.outcome))}; "
         f"provenance <code>{esc(entry.saved.provenance)}</code></p>"
-        f"<p>Reproduce: <code>lambdafuzz repro {esc(entry.path)}</code></p>"
+        f"<p>Reproduce: <code>{esc(reproduce_command(c, entry.path))}</code></p>"
     )
-    body = meta + f"<h4>Traceback</h4><pre class='traceback'>{esc(entry.traceback or entry.message)}</pre>"
-    body += _details("World that triggers it", f"<pre>{esc(_pretty(entry.saved.world))}</pre>", open_=True)
+    body = (
+        meta
+        + f"<h4>Traceback</h4><pre class='traceback'>{esc(entry.traceback or entry.message)}</pre>"
+    )
+    body += _details(
+        "World that triggers it", f"<pre>{esc(_pretty(entry.saved.world))}</pre>", open_=True
+    )
     body += _details(f"Event{event_note}", f"<pre>{esc(_pretty(event))}</pre>", open_=True)
     if entry.minimized is not None:
         body += _minimized(entry.minimized)
     else:
         body += (
             f"<p class='note'>No minimized reproducer yet: "
-            f"<code>lambdafuzz minimize {esc(entry.path)}</code> writes one.</p>"
+            f"<code>{esc(reproduce_command(c, entry.path, 'minimize'))}</code> writes one.</p>"
         )
     title = f"{entry.signature}: {entry.message}"[:300]
     return f"<section class='failure' id='failure-{i}'><h3>{esc(title)}</h3>{body}</section>"
@@ -274,7 +305,9 @@ def _source_file(file_arms: Any, covered: dict[Any, dict[str, Any]]) -> str:
         if sites:
             done = sum(1 for s in sites if s.arm in covered)
             css = "full" if done == len(sites) else "partial" if done else "none"
-            markers = "".join(_marker(s, covered.get(s.arm)) for s in sorted(sites, key=lambda s: s.to_line))
+            markers = "".join(
+                _marker(s, covered.get(s.arm)) for s in sorted(sites, key=lambda s: s.to_line)
+            )
         rows.append(
             f"<tr class='line {css}' id='{esc(file_arms.key)}-L{number}'><td class='no'>{number}</td>"
             f"<td class='arms'>{markers}</td><td class='code'><pre>{esc(text) or ' '}</pre></td></tr>"
@@ -308,7 +341,9 @@ def render_report(out_dir: Path | str, target: Target | None = None) -> str:
         try:
             target = campaign_target(c)
         except Exception as exc:  # noqa: BLE001 - the rest of the report is still worth having
-            load_problem = f"<p class='note'>Config not loaded ({esc(exc)}); source and events omitted.</p>"
+            load_problem = (
+                f"<p class='note'>Config not loaded ({esc(exc)}); source and events omitted.</p>"
+            )
     sections = [
         ("summary", "Summary", load_problem + _summary_section(c, target)),
         ("coverage", "Coverage over time", _plot_section(read_plot_rows(out))),
@@ -317,7 +352,10 @@ def render_report(out_dir: Path | str, target: Target | None = None) -> str:
         ("source", "Application source and branch arms", _source_section(out, target)),
     ]
     nav = " | ".join(f"<a href='#{key}'>{esc(title)}</a>" for key, title, _ in sections)
-    body = "".join(f"<section id='{key}'><h2>{esc(title)}</h2>{content}</section>" for key, title, content in sections)
+    body = "".join(
+        f"<section id='{key}'><h2>{esc(title)}</h2>{content}</section>"
+        for key, title, content in sections
+    )
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<title>lambdafuzz report: {esc(c.handler)}</title><style>{CSS}</style></head>"
@@ -326,10 +364,13 @@ def render_report(out_dir: Path | str, target: Target | None = None) -> str:
     )
 
 
-def write_report(out_dir: Path | str, path: Path | str | None = None, target: Target | None = None) -> Path:
+def write_report(
+    out_dir: Path | str, path: Path | str | None = None, target: Target | None = None
+) -> Path:
     """Write `report.html` (into `out_dir` unless `path` is given); returns its path."""
     from lambdafuzz.fuzzer.corpus import write_text_atomic
 
     destination = Path(path) if path is not None else Path(out_dir) / REPORT_NAME
     write_text_atomic(destination, render_report(out_dir, target))
+    os.chmod(destination, 0o644)  # a page to share (mkstemp creates 0600)
     return destination

@@ -148,36 +148,56 @@ def read_coverage(out_dir: Path | str) -> dict[str, Any]:
     return data
 
 
-def campaign_target(campaign: CampaignDir, config: Path | None = None, function: str | None = None) -> Target:
+def campaign_target(
+    campaign: CampaignDir, config: Path | None = None, function: str | None = None
+) -> Target:
     """The Target a campaign ran against: `config` when given, else the config path that
-    campaign.json records.  For a SAM template, the function is `function`, campaign.json's
-    `function`, the out dir's name (`fuzz template.yaml` writes `OUT/<Function>/`) or the
-    function whose handler campaign.json names, in that order."""
+    campaign.json records (a SAM template's function as `campaign_function` finds it)."""
     from lambdafuzz.config import load_config
+    from lambdafuzz.sam import is_template, load_template
 
-    path = config or (Path(campaign.campaign["config"]) if campaign.campaign.get("config") else None)
-    if path is None:
+    path = config or _config_path(campaign)
+    if path.is_file() and is_template(path):
+        return load_template(path, function or campaign_function(campaign, path)).target
+    return load_config(path)
+
+
+def campaign_function(campaign: CampaignDir, template: Path | None = None) -> str | None:
+    """For a campaign over a SAM template: campaign.json's `function`, else the out dir's
+    name (`fuzz template.yaml` writes `OUT/<Function>/`), else the function whose handler
+    campaign.json names.  None for a lambdafuzz.yaml."""
+    from lambdafuzz.sam import function_for_handler, is_template, template_functions
+
+    path = template or _config_path(campaign)
+    if not (path.is_file() and is_template(path)):
+        return None
+    if campaign.campaign.get("function"):
+        return str(campaign.campaign["function"])
+    if campaign.path.name in template_functions(path).fuzzable:
+        return campaign.path.name
+    return function_for_handler(path, campaign.handler)
+
+
+def reproduce_command(campaign: CampaignDir, input_path: Path, command: str = "repro") -> str:
+    """The `lambdafuzz repro` (or `minimize`) line for a saved input of this campaign."""
+    try:
+        function = campaign_function(campaign)
+    except ConfigError:
+        function = None
+    suffix = f" --function {function}" if function else ""
+    return f"lambdafuzz {command} {input_path}{suffix}"
+
+
+def _config_path(campaign: CampaignDir) -> Path:
+    if not campaign.campaign.get("config"):
         raise ConfigError(
             f"{campaign.path}: campaign.json does not say which config the campaign used; "
             f"expected a campaign.json with `config` (or pass the config explicitly)."
         )
+    path = Path(campaign.campaign["config"])
     if not path.exists():
         raise ConfigError(f"{path}: the campaign's config does not exist any more.")
-    from lambdafuzz.sam import is_template
-
-    if path.is_file() and is_template(path):
-        from lambdafuzz.sam import function_for_handler, load_template, template_functions
-
-        name = function or campaign.campaign.get("function")
-        if name is None:
-            names = template_functions(path).fuzzable
-            if campaign.path.name in names:
-                name = campaign.path.name
-            else:
-                name = function_for_handler(path, campaign.handler)
-        return load_template(path, name).target
-    return load_config(path)
-
+    return path
 
 
 def offline_event(saved: SavedInput, target: Target) -> tuple[Any, str]:
@@ -210,6 +230,8 @@ def offline_event(saved: SavedInput, target: Target) -> tuple[Any, str]:
             )
             for queue in generated.world.queues
         }
-        return generated.render_event(LoadedWorld(generated.world, messages=messages)), "regenerated"
+        return generated.render_event(
+            LoadedWorld(generated.world, messages=messages)
+        ), "regenerated"
     except Exception as exc:  # noqa: BLE001 - a report must render whatever a generator does
         return None, f"could not regenerate the event: {type(exc).__name__}: {exc}"

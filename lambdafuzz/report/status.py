@@ -53,15 +53,21 @@ def summary(finished: CampaignFinished) -> str:
         f"reset+load {s.time_in_reset_load_s:.1f} s",
     ]
     if s.stability_pct is not None:
-        lines.append(f"  stability       {s.stability_pct:.1f}% of new-coverage inputs re-ran identically")
+        lines.append(
+            f"  stability       {s.stability_pct:.1f}% of new-coverage inputs re-ran identically"
+        )
     if s.targeting:
         parts = ", ".join(f"{k}: {v['saved']}/{v['children']}" for k, v in s.targeting.items())
         lines.append(f"  targeting       saved/children per type: {parts}")
-    lines.append(f"  outputs         {finished.out_dir}/ (corpus/, failures/, stats.json, plot_data.csv)")
+    lines.append(
+        f"  outputs         {finished.out_dir}/ (corpus/, failures/, stats.json, plot_data.csv)"
+    )
     return "\n".join(lines)
 
 
-def follow(events: Iterable[EventT], *, quiet: bool = False, stream: TextIO | None = None) -> Iterator[EventT]:
+def follow(
+    events: Iterable[EventT], *, quiet: bool = False, stream: TextIO | None = None
+) -> Iterator[EventT]:
     """Pass events through while displaying them."""
     out = stream or sys.stdout
     if quiet:

@@ -21,7 +21,7 @@ def test_tuple_unpacking_pairwise_and_from_a_call(analyze_app: AnalyzeT):
                 return None
         """
     )
-    assert types_of(only(result, 6))[L.S3_OBJECT_KEY] == 0
+    assert types_of(only(result, 6))[L.S3_OBJECT_KEY] == 1
     assert L.S3_OBJECT_KEY not in types_of(only(result, 8))  # pairwise: n is just 1
 
 
@@ -58,8 +58,8 @@ def test_attribute_and_receiver_edges(analyze_app: AnalyzeT):
         """
     )
     target = only(result, 5)
-    # year (0) <- when.year (1) <- when (2): a parameter annotated datetime
-    assert types_of(target)[L.DATETIME] == 2
+    # branch -> year (1) -> when.year (2) -> when (3): a parameter annotated datetime
+    assert types_of(target)[L.DATETIME] == 3
     assert target.input_dependent  # through the call site's argument
 
 
@@ -78,7 +78,7 @@ def test_with_as_and_library_methods(analyze_app: AnalyzeT):
         """
     )
     types = types_of(only(result, 8))
-    assert types[L.ZIP_ENTRY_NAME] <= 1
+    assert types[L.ZIP_ENTRY_NAME] <= 2
     assert types[L.ZIP_ENTRY] < types[L.ZIP_ARCHIVE] < types[L.HTTP_BODY]
 
 
@@ -91,7 +91,7 @@ def test_comprehension_variables(analyze_app: AnalyzeT):
                 return keys
         """
     )
-    assert types_of(only(result, 3))[L.S3_OBJECT_KEY] == 0
+    assert types_of(only(result, 3))[L.S3_OBJECT_KEY] == 1
 
 
 def test_calls_into_application_functions_across_modules(analyze_app: AnalyzeT):
@@ -116,11 +116,11 @@ def test_calls_into_application_functions_across_modules(analyze_app: AnalyzeT):
         }
     )
     in_helper = next(t for t in result.targets if t.module == "app.util" and t.arm == "true")
-    assert types_of(in_helper)[L.HTTP_BODY] == 0  # argument -> parameter
+    assert types_of(in_helper)[L.HTTP_BODY] == 1  # argument -> parameter
     caller = next(t for t in result.targets if t.module == "app.handler" and t.arm == "true")
     types = types_of(caller)
-    assert types[L.JSON_VALUE] == 0  # return -> call site, then .get
-    assert types[L.JSON_DOCUMENT] == 1
+    assert types[L.JSON_VALUE] == 1  # return -> call site, then .get
+    assert types[L.JSON_DOCUMENT] == 2
 
 
 def test_self_fields_and_methods(analyze_app: AnalyzeT):
@@ -141,8 +141,8 @@ def test_self_fields_and_methods(analyze_app: AnalyzeT):
                 return 1
         """
     )
-    # .endswith() (0) <- the field self.key (1), stored from __init__'s parameter
-    assert types_of(only(result, 6))[L.S3_OBJECT_KEY] == 1
+    # .endswith() (1) <- the field self.key (2), stored from __init__'s parameter
+    assert types_of(only(result, 6))[L.S3_OBJECT_KEY] == 2
     # method call -> return of the method -> its condition on the field
     assert L.S3_OBJECT_KEY in types_of(only(result, 12))
 
@@ -169,7 +169,7 @@ def test_mutating_methods_and_control_dependence(analyze_app: AnalyzeT):
                 return 0
         """
     )
-    assert types_of(only(result, 13))[L.CSV_ROW] == 0
+    assert types_of(only(result, 13))[L.CSV_ROW] == 1
     # kind_of returns constants: only the condition it returns under ties it to the key
     target = only(result, 16)
     assert target.input_dependent
@@ -197,7 +197,7 @@ def test_globals_shared_across_modules_and_recursion(analyze_app: AnalyzeT):
         }
     )
     target = next(t for t in result.targets if t.kind == "if" and t.arm == "true")
-    assert types_of(target)[L.DYNAMODB_ITEM] <= 2
+    assert types_of(target)[L.DYNAMODB_ITEM] <= 3
     assert target.input_dependent
 
 
@@ -213,6 +213,6 @@ def test_unreachable_library_style_code_is_not_input_dependent(analyze_app: Anal
         """
     )
     target = only(result, 4)
-    assert types_of(target)[L.DATETIME] == 1
+    assert types_of(target)[L.DATETIME] == 2
     assert not target.input_dependent
     assert result.match.total == 0

@@ -34,7 +34,7 @@ def test_year_branch_is_influenced_by_datetime_then_exif_then_image():
 def test_year_fixture_except_clause_is_decided_by_the_date_parse():
     result = analyze_fixture("yearthumbs", "yearthumbs.handler.lambda_handler")
     target = _target(result, "yearthumbs.exif", "except ValueError")
-    assert target.types[0] == type(target.types[0])(L.DATETIME, 0)
+    assert target.types[0] == type(target.types[0])(L.DATETIME, 1)
 
 
 def test_csv_header_branch_is_influenced_by_the_header_first():
@@ -54,8 +54,9 @@ def test_dynamodb_item_compared_with_s3_key_has_both_types_nearby():
     result = analyze_fixture("ddbkeys", "ddbkeys.handler.handler")
     target = _target(result, "ddbkeys.handler", 'item["contract_code"] == code')
     types = types_of(target)
-    assert types[L.DYNAMODB_ITEM] == 0
-    assert types[L.S3_OBJECT_KEY] == 0  # code = basename of the key, still the key
+    # both operands carry their type themselves: distance 1, one edge from the branch
+    assert types[L.DYNAMODB_ITEM] == 1
+    assert types[L.S3_OBJECT_KEY] == 1  # code = basename of the key, still the key
     assert target.input_dependent
     # the helper's own branch on the key
     helper = _target(result, "ddbkeys.handler", '"." not in base')

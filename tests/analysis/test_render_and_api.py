@@ -20,7 +20,7 @@ def test_render_text_shows_targets_types_table_constants_and_match():
     text = render_text(result)
     assert "handler yearthumbs.handler.lambda_handler" in text
     assert "year == TARGET_YEAR" in text
-    assert f"{L.DATETIME}@4" in text
+    assert f"{L.DATETIME}@5" in text
     assert "Unified type distances" in text
     assert "'.jpg'" in text
     assert f"Match report: {result.match.matched}/{result.match.total}" in text

@@ -113,14 +113,14 @@ def handler(event, context):
 
 def test_library_and_boto3_rows(analyze_app: AnalyzeT):
     result = analyze_app(LIBRARY_CALLS)
-    assert types_of(only(result, 15))[L.S3_METADATA] == 0
-    assert types_of(only(result, 19))[L.S3_OBJECT_KEY] == 1
+    assert types_of(only(result, 15))[L.S3_METADATA] == 1
+    assert types_of(only(result, 19))[L.S3_OBJECT_KEY] == 2
     header = types_of(only(result, 24))
-    assert header[L.CSV_HEADER] == 0
+    assert header[L.CSV_HEADER] == 1
     assert header[L.CSV_ROW] < header[L.GZIP_FILE] < header[L.S3_OBJECT]
-    assert types_of(only(result, 27))[L.XML_ELEMENT] == 0
-    assert types_of(only(result, 30))[L.SQS_MESSAGE] == 0
-    assert types_of(only(result, 33))[L.S3_OBJECT_KEY] == 1
+    assert types_of(only(result, 27))[L.XML_ELEMENT] == 1
+    assert types_of(only(result, 30))[L.SQS_MESSAGE] == 1
+    assert types_of(only(result, 33))[L.S3_OBJECT_KEY] == 2
     # every one of them reads the generated world: input-dependent without the event
     assert all(t.input_dependent for t in result.targets)
 
@@ -142,8 +142,8 @@ def test_string_and_path_operations_keep_the_key_label(analyze_app: AnalyzeT):
                 pass
         """
     )
-    assert types_of(only(result, 9))[L.S3_OBJECT_KEY] == 0
-    assert types_of(only(result, 11))[L.S3_OBJECT_KEY] == 0
+    assert types_of(only(result, 9))[L.S3_OBJECT_KEY] == 1
+    assert types_of(only(result, 11))[L.S3_OBJECT_KEY] == 1
 
 
 def test_trigger_names_the_event_label(analyze_app: AnalyzeT):
@@ -155,4 +155,57 @@ def test_trigger_names_the_event_label(analyze_app: AnalyzeT):
     inferred = analyze_app(source)
     assert types_of(only(inferred, 2)).keys() == {L.EVENT}
     named = analyze_app(source, trigger="eventbridge")
-    assert types_of(only(named, 2)) == {L.EVENTBRIDGE_EVENT: 0, L.EVENT: 1}
+    assert types_of(only(named, 2)) == {L.EVENTBRIDGE_EVENT: 1, L.EVENT: 2}
+
+
+def test_s3_event_inside_an_sqs_body_is_still_an_s3_key(analyze_app: AnalyzeT):
+    result = analyze_app(
+        """\
+        import json
+
+        def handler(event, context):
+            for record in event["Records"]:
+                inner = json.loads(record["body"])
+                key = inner["Records"][0]["s3"]["object"]["key"]
+                if key.endswith(".csv"):
+                    pass
+        """
+    )
+    types = types_of(only(result, 7))
+    assert types[L.S3_OBJECT_KEY] == 2
+    assert L.SQS_MESSAGE in types
+
+
+def test_powertools_event_classes_keep_the_event_paths(analyze_app: AnalyzeT):
+    result = analyze_app(
+        """\
+        from aws_lambda_powertools.utilities.data_classes import S3Event
+
+        def handler(event, context):
+            s3_event = S3Event(event)
+            for record in s3_event.records:
+                if record.s3.get_object.key.startswith("in/"):
+                    pass
+        """
+    )
+    assert types_of(only(result, 6))[L.S3_OBJECT_KEY] == 2
+
+
+def test_hand_rolled_csv_parsing_is_typed_as_csv(analyze_app: AnalyzeT):
+    result = analyze_app(
+        """\
+        import boto3
+
+        s3 = boto3.client("s3")
+
+        def handler(event, context):
+            body = s3.get_object(Bucket="b", Key="k")["Body"].read().decode("utf-8")
+            for line in body.splitlines():
+                fields = line.split(",")
+                if len(fields) < 2:
+                    continue
+        """
+    )
+    types = types_of(only(result, 9))
+    assert types[L.CSV_ROW] == 2  # len() (1) <- fields (2)
+    assert L.TEXT_LINE in types and L.S3_OBJECT in types

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -48,9 +47,18 @@ def test_zest_finds_the_planted_bug(planted_campaign):
     assert (out / "failures" / bug.file_name).is_file()
     stats = json.loads((out / "stats.json").read_text())
     for key in (
-        "strategy", "seed", "execs", "valid_execs", "elapsed_s", "execs_per_sec",
-        "app_branches_total", "app_branches_covered", "valid_branches_covered",
-        "corpus_size", "unique_failures", "time_in_handler_s",
+        "strategy",
+        "seed",
+        "execs",
+        "valid_execs",
+        "elapsed_s",
+        "execs_per_sec",
+        "app_branches_total",
+        "app_branches_covered",
+        "valid_branches_covered",
+        "corpus_size",
+        "unique_failures",
+        "time_in_handler_s",
     ):
         assert key in stats
     assert stats["execs"] == 1500
@@ -61,7 +69,11 @@ def test_zest_finds_the_planted_bug(planted_campaign):
 
 def test_repro_and_minimize_the_planted_bug(planted_campaign):
     out, engine, events, finished = planted_campaign
-    bug = next(e.record for e in events if isinstance(e, NewFailure) and "AccountReprocessed" in e.record.signature)
+    bug = next(
+        e.record
+        for e in events
+        if isinstance(e, NewFailure) and "AccountReprocessed" in e.record.signature
+    )
     path = out / "failures" / bug.file_name
     runner = CliRunner()
     result = runner.invoke(cli, ["repro", str(path)])
@@ -89,8 +101,14 @@ def test_same_seed_same_budget_is_deterministic(tmp_path):
         names = sorted(p.name for p in (out / "corpus").glob("*.json"))
         failures = sorted(p.name for p in (out / "failures").glob("*.json"))
         runs.append(
-            (stats["app_branches_covered"], stats["valid_branches_covered"], stats["corpus_size"],
-             stats["unique_failures"], names, failures)
+            (
+                stats["app_branches_covered"],
+                stats["valid_branches_covered"],
+                stats["corpus_size"],
+                stats["unique_failures"],
+                names,
+                failures,
+            )
         )
     assert runs[0] == runs[1]
     assert runs[0][0] > 0
@@ -99,7 +117,9 @@ def test_same_seed_same_budget_is_deterministic(tmp_path):
 def test_broken_config_exits_2(tmp_path):
     bad = tmp_path / "lambdafuzz.yaml"
     bad.write_text("handler: app.handler\ntrigger: carrier-pigeon\n")
-    result = CliRunner().invoke(cli, ["fuzz", str(bad), "--execs", "5", "--out", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        cli, ["fuzz", str(bad), "--execs", "5", "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 2
     assert "trigger" in result.output
 
@@ -112,7 +132,9 @@ def test_unimportable_handler_exits_2_naming_the_module(tmp_path):
         "handler: broken.app.handler\ntrigger: {kind: s3, source: inbox}\n"
         "resources:\n  buckets:\n    - name: inbox\n      objects: {min: 1, max: 1}\n"
     )
-    result = CliRunner().invoke(cli, ["fuzz", str(tmp_path), "--execs", "5", "--out", str(tmp_path / "o")])
+    result = CliRunner().invoke(
+        cli, ["fuzz", str(tmp_path), "--execs", "5", "--out", str(tmp_path / "o")]
+    )
     assert result.exit_code == 2, result.output
     assert "broken.app" in result.output
     assert "definitely_not_installed_xyz" in result.output
@@ -120,7 +142,18 @@ def test_unimportable_handler_exits_2_naming_the_module(tmp_path):
 
 def test_sigterm_leaves_readable_files_and_resume_continues(tmp_path):
     out = tmp_path / "out"
-    cmd = [sys.executable, "-m", "lambdafuzz", "fuzz", str(GRADEBOOK), "--time", "120", "--out", str(out), "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "lambdafuzz",
+        "fuzz",
+        str(GRADEBOOK),
+        "--time",
+        "120",
+        "--out",
+        str(out),
+        "--quiet",
+    ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and not list((out / "corpus").glob("*.json")):
@@ -140,8 +173,21 @@ def test_sigterm_leaves_readable_files_and_resume_continues(tmp_path):
     first_corpus = stats["corpus_size"]
 
     result = subprocess.run(
-        [sys.executable, "-m", "lambdafuzz", "fuzz", str(GRADEBOOK), "--execs", "20", "--out", str(out), "--quiet"],
-        capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "lambdafuzz",
+            "fuzz",
+            str(GRADEBOOK),
+            "--execs",
+            "20",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert result.returncode in (0, 1), result.stdout + result.stderr
     assert (out / "corpus.prev0").is_dir()  # the old corpus was kept, not deleted

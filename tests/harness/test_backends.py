@@ -15,10 +15,14 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import json
 import os
 import random
 import string
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import boto3
@@ -44,11 +48,14 @@ from lambdafuzz.harness.backends import (
     MotoServerBackend,
     make_backend,
 )
-from lambdafuzz.harness.loaders import check_item
 from lambdafuzz.harness.safety import apply_sandbox_env
+from lambdafuzz.harness.world_checks import check_item
 
 CROSS_BACKEND_WORLDS = 200  # the acceptance bar: moto and moto-server agree on 200 worlds
+GENERATED_WORLDS = 30  # worlds from the real generator, on moto and moto-server
+BOTO3_GENERATED_WORLDS = 10
 BOTO3_LOADER_WORLDS = 25  # the boto3 loader costs ~60 ms a world here; 25 cover every shape
+HERE = Path(__file__).resolve().parent
 RICH_SEED = 33  # a world with buckets, objects, tables (one with a stream), a FIFO queue, topics
 
 
@@ -77,12 +84,16 @@ def _key_value(rng: random.Random, kind: str, i: int) -> dict[str, str]:
 
 
 def _attribute(rng: random.Random, depth: int = 0) -> dict[str, Any]:
-    kind = rng.choice(["S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS"] + (["L", "M"] if depth < 2 else []))
+    kind = rng.choice(
+        ["S", "N", "B", "BOOL", "NULL", "SS", "NS", "BS"] + (["L", "M"] if depth < 2 else [])
+    )
     match kind:
         case "S":
             return {"S": _text(rng, 12) if rng.random() < 0.9 else ""}
         case "N":
-            return {"N": rng.choice(["0", "-1", "3.25", "1e3", str(rng.randint(-10**12, 10**12))])}
+            return {
+                "N": rng.choice(["0", "-1", "3.25", "1e3", str(rng.randint(-(10**12), 10**12))])
+            }
         case "B":
             return {"B": base64.b64encode(rng.randbytes(rng.randint(0, 6))).decode()}
         case "BOOL":
@@ -94,7 +105,11 @@ def _attribute(rng: random.Random, depth: int = 0) -> dict[str, Any]:
         case "NS":
             return {"NS": sorted({str(rng.randint(-99, 99)) for _ in range(rng.randint(1, 3))})}
         case "BS":
-            return {"BS": sorted({base64.b64encode(rng.randbytes(3)).decode() for _ in range(rng.randint(1, 3))})}
+            return {
+                "BS": sorted(
+                    {base64.b64encode(rng.randbytes(3)).decode() for _ in range(rng.randint(1, 3))}
+                )
+            }
         case "L":
             return {"L": [_attribute(rng, depth + 1) for _ in range(rng.randint(0, 3))]}
     return {"M": {f"m{j}": _attribute(rng, depth + 1) for j in range(rng.randint(0, 3))}}
@@ -113,10 +128,17 @@ def random_world(seed: int, *, scale: int = 1) -> World:
             S3Object(
                 key=key,
                 data=rng.randbytes(rng.randint(0, 600)),
-                content_type=rng.choice(["text/csv", "image/png", "application/json", "binary/octet-stream"]),
+                content_type=rng.choice(
+                    ["text/csv", "image/png", "application/json", "binary/octet-stream"]
+                ),
                 format=rng.choice(["csv", "png", "json"]),
-                metadata=tuple((f"meta-{j}", "".join(rng.choices(_META_TEXT, k=rng.randint(1, 8))).strip() or "v")
-                               for j in range(rng.randint(0, 2))),
+                metadata=tuple(
+                    (
+                        f"meta-{j}",
+                        "".join(rng.choices(_META_TEXT, k=rng.randint(1, 8))).strip() or "v",
+                    )
+                    for j in range(rng.randint(0, 2))
+                ),
             )
             for key in sorted(keys)
         )
@@ -151,6 +173,54 @@ def random_world(seed: int, *, scale: int = 1) -> World:
         queues.append(Queue(_name(rng, "queue", q) + (".fifo" if fifo else ""), messages, fifo))
     topics = tuple(Topic(_name(rng, "topic", i)) for i in range(rng.randint(0, 2)))
     return World(tuple(buckets), tuple(tables), tuple(queues), topics)
+
+
+GENERATED_CONFIG = """\
+handler: app.handler
+trigger: {kind: sqs, source: jobs}
+resources:
+  buckets:
+    - name: gen-uploads
+      objects: {min: 0, max: 3, formats: [csv, json, png, zip, text], prefixes: ["incoming/", ""]}
+    - name: gen-output
+  tables:
+    - name: gen-grades
+      hash_key: {name: id, type: S}
+      range_key: {name: ts, type: N}
+      items: {min: 0, max: 3}
+      stream: NEW_AND_OLD_IMAGES
+    - name: gen-blobs
+      hash_key: {name: key, type: B}
+      items: {min: 0, max: 2}
+  queues:
+    - {name: jobs, messages: {min: 1, max: 3}}
+    - {name: orders.fifo, fifo: true, messages: {min: 0, max: 3}}
+  topics: [{name: gen-alerts}]
+"""
+
+
+def generated_worlds(project: Path) -> Callable[[int], World]:
+    """Worlds from the real generator (`world_generator.generate_input`) for a config that
+    uses every resource kind: what a campaign would load. `project` holds the config."""
+    from lambdafuzz.config import load_config
+    from lambdafuzz.generators.aws.world_generator import generate_input
+    from lambdafuzz.generators.core import Choices
+
+    if not (project / "lambdafuzz.yaml").exists():
+        project.mkdir(parents=True, exist_ok=True)
+        (project / "app.py").write_text("def handler(event, context):\n    return None\n")
+        (project / "lambdafuzz.yaml").write_text(GENERATED_CONFIG)
+    target = load_config(project / "lambdafuzz.yaml")
+    return lambda seed: generate_input(Choices(seed=seed), target).world
+
+
+def world_source(source: str) -> Callable[[int], World]:
+    """`builder` (random_world), `builder2` (random_world at scale 2) or a generated-world project dir."""
+    if source == "builder":
+        return random_world
+    if source == "builder2":
+        return lambda seed: random_world(seed, scale=2)
+    return generated_worlds(Path(source))
 
 
 def test_random_world_builder_is_deterministic_and_valid() -> None:
@@ -197,16 +267,26 @@ def expected_view(world: World) -> dict[str, Any]:
     return {
         "buckets": {
             b.name: sorted(
-                (o.key, len(o.data), hashlib.sha256(o.data).hexdigest(), f'"{o.etag}"',
-                 o.content_type, tuple(sorted(o.metadata)))
+                (
+                    o.key,
+                    len(o.data),
+                    hashlib.sha256(o.data).hexdigest(),
+                    f'"{o.etag}"',
+                    o.content_type,
+                    tuple(sorted(o.metadata)),
+                )
                 for o in b.objects
             )
             for b in world.buckets
         },
         "tables": {
             t.name: {
-                "schema": (t.key_schema.hash_name, t.key_schema.hash_type,
-                           t.key_schema.range_name, t.key_schema.range_type),
+                "schema": (
+                    t.key_schema.hash_name,
+                    t.key_schema.hash_type,
+                    t.key_schema.range_name,
+                    t.key_schema.range_type,
+                ),
                 "stream": t.stream,
                 "items": sorted(_canonical_item(i) for i in t.items),
             }
@@ -231,8 +311,13 @@ def sqs_event(loaded: LoadedWorld) -> dict[str, Any]:
     """The part of an SQS event the reader needs: real ids, handles and md5s."""
     return {
         "Records": [
-            {"queue": name, "messageId": m.message_id, "receiptHandle": m.receipt_handle,
-             "md5OfBody": m.md5_of_body, "body": m.body}
+            {
+                "queue": name,
+                "messageId": m.message_id,
+                "receiptHandle": m.receipt_handle,
+                "md5OfBody": m.md5_of_body,
+                "body": m.body,
+            }
             for name, delivered in loaded.messages.items()
             for m in delivered
         ],
@@ -258,8 +343,16 @@ def read_world(event: dict[str, Any], c: Clients) -> dict[str, Any]:
         for obj in c["s3"].list_objects_v2(Bucket=name).get("Contents", []):
             got = c["s3"].get_object(Bucket=name, Key=obj["Key"])
             body = got["Body"].read()
-            objects.append((obj["Key"], obj["Size"], hashlib.sha256(body).hexdigest(), got["ETag"],
-                            got["ContentType"], tuple(sorted(got["Metadata"].items()))))
+            objects.append(
+                (
+                    obj["Key"],
+                    obj["Size"],
+                    hashlib.sha256(body).hexdigest(),
+                    got["ETag"],
+                    got["ContentType"],
+                    tuple(sorted(got["Metadata"].items())),
+                )
+            )
         buckets[name] = sorted(objects)
     tables = {}
     for name in c["dynamodb"].list_tables()["TableNames"]:
@@ -269,9 +362,16 @@ def read_world(event: dict[str, Any], c: Clients) -> dict[str, Any]:
         stream = table.get("StreamSpecification", {})
         items = c["dynamodb"].scan(TableName=name)["Items"]
         tables[name] = {
-            "schema": (keys["HASH"], types[keys["HASH"]], keys.get("RANGE"), types.get(keys.get("RANGE"))),
+            "schema": (
+                keys["HASH"],
+                types[keys["HASH"]],
+                keys.get("RANGE"),
+                types.get(keys.get("RANGE")),
+            ),
             "stream": stream.get("StreamViewType") if stream.get("StreamEnabled") else None,
-            "items": sorted(_canonical_item({k: _from_wire(v) for k, v in i.items()}) for i in items),
+            "items": sorted(
+                _canonical_item({k: _from_wire(v) for k, v in i.items()}) for i in items
+            ),
         }
     queues = {}
     for url in c["sqs"].list_queues().get("QueueUrls", []):
@@ -280,18 +380,29 @@ def read_world(event: dict[str, Any], c: Clients) -> dict[str, Any]:
         if records:  # the receipt handles must be real: make the in-flight messages visible
             changed = c["sqs"].change_message_visibility_batch(
                 QueueUrl=url,
-                Entries=[{"Id": str(i), "ReceiptHandle": r["receiptHandle"], "VisibilityTimeout": 0}
-                         for i, r in enumerate(records)],
+                Entries=[
+                    {"Id": str(i), "ReceiptHandle": r["receiptHandle"], "VisibilityTimeout": 0}
+                    for i, r in enumerate(records)
+                ],
             )
             assert not changed.get("Failed"), changed["Failed"]
-        received = c["sqs"].receive_message(
-            QueueUrl=url, MaxNumberOfMessages=10, MessageAttributeNames=["All"]
-        ).get("Messages", [])
+        received = (
+            c["sqs"]
+            .receive_message(QueueUrl=url, MaxNumberOfMessages=10, MessageAttributeNames=["All"])
+            .get("Messages", [])
+        )
         queues[name] = {
             "delivered": len(records),
             "messages": sorted(
-                (m["Body"], m["MD5OfBody"],
-                 tuple(sorted((k, v["StringValue"]) for k, v in m.get("MessageAttributes", {}).items())))
+                (
+                    m["Body"],
+                    m["MD5OfBody"],
+                    tuple(
+                        sorted(
+                            (k, v["StringValue"]) for k, v in m.get("MessageAttributes", {}).items()
+                        )
+                    ),
+                )
                 for m in received
             ),
             "ids_match": sorted((r["messageId"], r["md5OfBody"]) for r in records)
@@ -301,13 +412,15 @@ def read_world(event: dict[str, Any], c: Clients) -> dict[str, Any]:
     return {"buckets": buckets, "tables": tables, "queues": queues, "topics": topics}
 
 
-def run_worlds(backend: Backend, seeds: range, **world_args: Any) -> dict[int, dict[str, Any]]:
+def run_worlds(
+    backend: Backend, seeds: range, make: Callable[[int], World] = random_world
+) -> dict[int, dict[str, Any]]:
     """Reset, load and read every seed's world; return what the handler saw."""
     seen = {}
     with apply_sandbox_env(backend.client_env()):
         clients = make_clients()
         for seed in seeds:
-            world = random_world(seed, **world_args)
+            world = make(seed)
             backend.reset()
             loaded = backend.load(world)
             seen[seed] = read_world(sqs_event(loaded), clients)
@@ -352,20 +465,52 @@ def any_backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
 # --- the cross-checks ------------------------------------------------------------------------
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("factory", ["moto-direct", "moto-server"])
-def test_moto_and_moto_server_show_the_same_200_worlds(factory: str) -> None:
-    """Acceptance: the reader sees exactly `expected_view(world)` for 200 seeded worlds on
-    `moto` and on `moto-server`, hence identical results on both.
-
-    One backend at a time: the threaded server shares moto's state with this process.
-    """
+def run_backend(factory: str, count: int, source: str) -> dict[int, dict[str, Any]]:
     backend = BACKEND_FACTORIES[factory]()
     backend.start()
     try:
-        seen = run_worlds(backend, range(CROSS_BACKEND_WORLDS))
+        return run_worlds(backend, range(count), world_source(source))
     finally:
         backend.stop()
+
+
+def digest(seen: dict[int, dict[str, Any]]) -> str:
+    return hashlib.sha256(json.dumps(seen, sort_keys=True).encode()).hexdigest()
+
+
+def run_in_parallel(
+    factories: tuple[str, str], count: int, source: str
+) -> dict[int, dict[str, Any]]:
+    """Run `factories[1]` in a child process while this one runs `factories[0]`; assert
+    both saw exactly the expected worlds, hence the same. Two processes also keep moto's
+    global state apart (the threaded server shares it with its process) and use both
+    cores: the moto-server side costs ~3x the in-process side."""
+    code = (
+        "import sys; sys.path.insert(0, sys.argv[1]); import test_backends as t; "
+        "print(t.digest(t.run_backend(sys.argv[2], int(sys.argv[3]), sys.argv[4])))"
+    )
+    child = subprocess.Popen(
+        [sys.executable, "-c", code, str(HERE), factories[1], str(count), source],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        seen = run_backend(factories[0], count, source)
+    finally:
+        out, err = child.communicate(timeout=900)
+    assert child.returncode == 0, f"{factories[1]} failed:\n{err[-4000:]}"
+    assert out.split()[-1] == digest(seen), (
+        f"{factories[0]} and {factories[1]} saw different worlds"
+    )
+    return seen
+
+
+@pytest.mark.slow
+def test_moto_and_moto_server_show_the_same_200_worlds() -> None:
+    """Acceptance: the world-reading handler sees exactly `expected_view(world)` for 200
+    seeded worlds on `moto` (direct loader) and on `moto-server`: identical results."""
+    seen = run_in_parallel(("moto-direct", "moto-server"), CROSS_BACKEND_WORLDS, "builder")
     # The worlds really exercised every part: not 200 empty results.
     assert sum(len(o) for v in seen.values() for o in v["buckets"].values()) > 100
     assert sum(len(q["messages"]) for v in seen.values() for q in v["queues"].values()) > 100
@@ -373,22 +518,33 @@ def test_moto_and_moto_server_show_the_same_200_worlds(factory: str) -> None:
     assert sum(len(v["topics"]) for v in seen.values()) > 100
 
 
-def test_boto3_loader_shows_the_same_worlds_as_the_direct_loader() -> None:
-    seeds = range(BOTO3_LOADER_WORLDS)
-    results = {}
-    for loader in ("direct", "boto3"):
-        backend = MotoBackend(loader=loader)
-        backend.start()
-        try:
-            results[loader] = run_worlds(backend, seeds, scale=2)
-        finally:
-            backend.stop()
-    assert results["direct"] == results["boto3"]
+@pytest.mark.slow
+def test_generated_worlds_look_the_same_on_moto_and_moto_server(tmp_path: Path) -> None:
+    """The real generator's worlds (every resource kind, real file formats) load alike."""
+    seen = run_in_parallel(
+        ("moto-direct", "moto-server"), GENERATED_WORLDS, str(tmp_path / "project")
+    )
+    assert sum(len(o) for v in seen.values() for o in v["buckets"].values()) > GENERATED_WORLDS
+    assert all(v["queues"]["jobs"]["delivered"] >= 1 for v in seen.values())
+
+
+@pytest.mark.slow
+def test_boto3_loader_shows_the_same_worlds_as_the_direct_loader(tmp_path: Path) -> None:
+    for source, count in (
+        ("builder2", BOTO3_LOADER_WORLDS),
+        (str(tmp_path / "project"), BOTO3_GENERATED_WORLDS),
+    ):
+        seen = {
+            loader: run_backend(loader, count, source) for loader in ("moto-direct", "moto-boto3")
+        }
+        assert seen["moto-direct"] == seen["moto-boto3"], source
 
 
 def test_loaded_world_reports_what_the_emulator_holds(any_backend: Backend) -> None:
     world = random_world(RICH_SEED, scale=2)
-    assert world.queues and world.buckets and world.tables and world.topics, "RICH_SEED uses everything"
+    assert world.queues and world.buckets and world.tables and world.topics, (
+        "RICH_SEED uses everything"
+    )
     any_backend.reset()
     loaded = any_backend.load(world)
     assert loaded.world is world
@@ -396,7 +552,9 @@ def test_loaded_world_reports_what_the_emulator_holds(any_backend: Backend) -> N
     assert set(loaded.topic_arns) == {t.name for t in world.topics}
     assert set(loaded.stream_arns) == {t.name for t in world.tables if t.stream}
     assert all("/stream/" in arn for arn in loaded.stream_arns.values())
-    assert set(loaded.object_last_modified) == {(b.name, o.key) for b in world.buckets for o in b.objects}
+    assert set(loaded.object_last_modified) == {
+        (b.name, o.key) for b in world.buckets for o in b.objects
+    }
     assert all(ts.endswith(".000Z") and ts[4] == "-" for ts in loaded.object_last_modified.values())
     for queue in world.queues:
         delivered = loaded.messages.get(queue.name, ())
@@ -414,8 +572,12 @@ def test_loaded_world_reports_what_the_emulator_holds(any_backend: Backend) -> N
 
 
 def test_receipt_handles_delete_the_messages(any_backend: Backend) -> None:
-    world = World(queues=(Queue("jobs", tuple(QueueMessage(f"job {i}") for i in range(3))),
-                          Queue("jobs.fifo", (QueueMessage("a"), QueueMessage("a")), fifo=True)))
+    world = World(
+        queues=(
+            Queue("jobs", tuple(QueueMessage(f"job {i}") for i in range(3))),
+            Queue("jobs.fifo", (QueueMessage("a"), QueueMessage("a")), fifo=True),
+        )
+    )
     any_backend.reset()
     loaded = any_backend.load(world)
     with apply_sandbox_env(any_backend.client_env()):
@@ -424,15 +586,21 @@ def test_receipt_handles_delete_the_messages(any_backend: Backend) -> None:
             assert len(delivered) == len(world.queue(name).messages)
             for m in delivered:
                 sqs.delete_message(QueueUrl=loaded.queue_urls[name], ReceiptHandle=m.receipt_handle)
-            attrs = sqs.get_queue_attributes(QueueUrl=loaded.queue_urls[name], AttributeNames=["All"])
+            attrs = sqs.get_queue_attributes(
+                QueueUrl=loaded.queue_urls[name], AttributeNames=["All"]
+            )
             counts = attrs["Attributes"]
             assert counts["ApproximateNumberOfMessages"] == "0", name
             assert counts["ApproximateNumberOfMessagesNotVisible"] == "0", name
-            assert "Messages" not in sqs.receive_message(QueueUrl=loaded.queue_urls[name], VisibilityTimeout=0)
+            assert "Messages" not in sqs.receive_message(
+                QueueUrl=loaded.queue_urls[name], VisibilityTimeout=0
+            )
 
 
 def test_receive_limits_delivery_to_the_trigger_queue(moto_backend: MotoBackend) -> None:
-    world = World(queues=(Queue("trigger", (QueueMessage("t"),)), Queue("work", (QueueMessage("w"),))))
+    world = World(
+        queues=(Queue("trigger", (QueueMessage("t"),)), Queue("work", (QueueMessage("w"),)))
+    )
     loaded = moto_backend.load(world, receive={"trigger"})
     assert set(loaded.messages) == {"trigger"}
     with apply_sandbox_env(moto_backend.client_env()):
@@ -465,7 +633,13 @@ def test_reset_also_drops_state_of_services_outside_the_world(moto_backend: Moto
 def test_moto_reset_clears_model_instance_tracking(moto_backend: MotoBackend) -> None:
     from moto.s3.models import FakeKey
 
-    world = World(buckets=(Bucket("b-track", tuple(S3Object(f"k{i}", b"x", "text/plain", "text") for i in range(5))),))
+    world = World(
+        buckets=(
+            Bucket(
+                "b-track", tuple(S3Object(f"k{i}", b"x", "text/plain", "text") for i in range(5))
+            ),
+        )
+    )
     for _ in range(20):
         moto_backend.reset()
         moto_backend.load(world)
@@ -474,23 +648,39 @@ def test_moto_reset_clears_model_instance_tracking(moto_backend: MotoBackend) ->
     assert FakeKey.instances_tracked == []
 
 
+def test_moto_backend_restarts_cleanly() -> None:
+    backend = MotoBackend()
+    world = World(buckets=(Bucket("b-restart", (S3Object("k", b"v", "text/plain", "text"),)),))
+    for _ in range(2):  # the second start must not load into the first start's dropped backends
+        backend.start()
+        backend.load(world)
+        with apply_sandbox_env(backend.client_env()):
+            assert boto3.client("s3").get_object(Bucket="b-restart", Key="k")["Body"].read() == b"v"
+        backend.stop()
+
+
 def test_moto_reset_seeds_ids_so_replays_match(moto_backend: MotoBackend) -> None:
     world = World(queues=(Queue("jobs", (QueueMessage("a"), QueueMessage("b"))),))
     runs = []
     for _ in range(2):
         moto_backend.reset()
-        runs.append([(m.message_id, m.receipt_handle) for m in moto_backend.load(world).messages["jobs"]])
+        runs.append(
+            [(m.message_id, m.receipt_handle) for m in moto_backend.load(world).messages["jobs"]]
+        )
     assert runs[0] == runs[1]
     assert len(runs[0][0][1]) == 185 and runs[0][0][1].isalpha()
 
 
-def test_direct_loader_copies_items_so_handlers_cannot_mutate_the_world(moto_backend: MotoBackend) -> None:
+def test_direct_loader_copies_items_so_handlers_cannot_mutate_the_world(
+    moto_backend: MotoBackend,
+) -> None:
     item = {"pk": {"S": "a"}, "tags": {"L": [{"S": "x"}]}, "set": {"SS": ["p"]}}
     world = World(tables=(Table("t-mut", KeySchema("pk", "S"), (item,)),))
     moto_backend.load(world)
     with apply_sandbox_env(moto_backend.client_env()):
         boto3.client("dynamodb").update_item(
-            TableName="t-mut", Key={"pk": {"S": "a"}},
+            TableName="t-mut",
+            Key={"pk": {"S": "a"}},
             UpdateExpression="SET tags = list_append(tags, :n) ADD #s :s",
             ExpressionAttributeNames={"#s": "set"},
             ExpressionAttributeValues={":n": {"L": [{"S": "y"}]}, ":s": {"SS": ["q"]}},
@@ -505,12 +695,31 @@ def test_direct_loader_copies_items_so_handlers_cannot_mutate_the_world(moto_bac
 @pytest.mark.parametrize(
     ("world", "message"),
     [
-        (World(tables=(Table("t-bad", KeySchema("pk", "S"), ({"pk": {"N": "1"}},)),)), "key attribute 'pk'"),
+        (
+            World(tables=(Table("t-bad", KeySchema("pk", "S"), ({"pk": {"N": "1"}},)),)),
+            "key attribute 'pk'",
+        ),
         (World(tables=(Table("t-bad", KeySchema("pk", "S"), ({"pk": {"S": ""}},)),)), "non-empty"),
-        (World(tables=(Table("t-bad", KeySchema("pk", "S"), ({"pk": {"S": "a"}, "n": {"N": "x1"}},)),)),
-         "not a DynamoDB number"),
-        (World(tables=(Table("t-bad", KeySchema("pk", "S"), ({"pk": {"S": "a"}, "s": {"SS": []}},)),)), "empty SS"),
-        (World(queues=(Queue("q-bad", (QueueMessage("nul \x00 byte"),)),)), "refuses the character"),
+        (
+            World(
+                tables=(
+                    Table("t-bad", KeySchema("pk", "S"), ({"pk": {"S": "a"}, "n": {"N": "x1"}},)),
+                )
+            ),
+            "not a DynamoDB number",
+        ),
+        (
+            World(
+                tables=(
+                    Table("t-bad", KeySchema("pk", "S"), ({"pk": {"S": "a"}, "s": {"SS": []}},)),
+                )
+            ),
+            "empty SS",
+        ),
+        (
+            World(queues=(Queue("q-bad", (QueueMessage("nul \x00 byte"),)),)),
+            "refuses the character",
+        ),
         (World(buckets=(Bucket("x"),)), "bucket 'x'"),
     ],
 )
@@ -546,7 +755,9 @@ def test_make_backend_names() -> None:
         make_backend("moto", "http://127.0.0.1:5000")
 
 
-def test_localstack_default_endpoint_follows_localstack_client(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_localstack_default_endpoint_follows_localstack_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv("AWS_ENDPOINT_URL", raising=False)
     monkeypatch.delenv("LOCALSTACK_HOST", raising=False)
     assert make_backend("localstack", "default").endpoint == "http://localhost:4566"
@@ -554,11 +765,15 @@ def test_localstack_default_endpoint_follows_localstack_client(monkeypatch: pyte
     assert make_backend("localstack", "default").endpoint == "http://127.0.0.1:4777"
 
 
-def test_localstack_without_docker_engine_says_how_to_pass_an_endpoint(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_localstack_without_docker_engine_says_how_to_pass_an_endpoint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import docker
 
     def no_engine() -> Any:
-        raise docker.errors.DockerException("Error while fetching server API version: connection refused")
+        raise docker.errors.DockerException(
+            "Error while fetching server API version: connection refused"
+        )
 
     monkeypatch.setattr(docker, "from_env", no_engine)
     backend = make_backend("localstack")
@@ -580,7 +795,9 @@ def test_localstack_with_nothing_listening_fails_clearly() -> None:
 # --- LocalStack (opt-in: scripts/test-localstack) ---------------------------------------------
 
 LOCALSTACK = os.environ.get("LAMBDAFUZZ_LOCALSTACK_ENDPOINT")
-needs_localstack = pytest.mark.skipif(not LOCALSTACK, reason="set LAMBDAFUZZ_LOCALSTACK_ENDPOINT (scripts/test-localstack)")
+needs_localstack = pytest.mark.skipif(
+    not LOCALSTACK, reason="set LAMBDAFUZZ_LOCALSTACK_ENDPOINT (scripts/test-localstack)"
+)
 
 
 def _no_tables(world: World) -> World:
@@ -613,14 +830,18 @@ def test_localstack_shows_the_same_worlds(localstack_backend: Backend) -> None:
 @pytest.mark.localstack
 @needs_localstack
 def test_localstack_reset_empties_and_handles_delete(localstack_backend: Backend) -> None:
-    world = World(buckets=(Bucket("ls-bucket", (S3Object("k", b"v", "text/plain", "text"),)),),
-                  queues=(Queue("ls-jobs", (QueueMessage("one"), QueueMessage("two"))),))
+    world = World(
+        buckets=(Bucket("ls-bucket", (S3Object("k", b"v", "text/plain", "text"),)),),
+        queues=(Queue("ls-jobs", (QueueMessage("one"), QueueMessage("two"))),),
+    )
     localstack_backend.reset()
     loaded = localstack_backend.load(world)
     with apply_sandbox_env(localstack_backend.client_env()):
         c = make_clients()
         for m in loaded.messages["ls-jobs"]:
-            c["sqs"].delete_message(QueueUrl=loaded.queue_urls["ls-jobs"], ReceiptHandle=m.receipt_handle)
+            c["sqs"].delete_message(
+                QueueUrl=loaded.queue_urls["ls-jobs"], ReceiptHandle=m.receipt_handle
+            )
         localstack_backend.reset()
         assert c["s3"].list_buckets()["Buckets"] == []
         assert c["sqs"].list_queues().get("QueueUrls", []) == []

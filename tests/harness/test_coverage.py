@@ -17,6 +17,7 @@ from types import ModuleType
 
 import pytest
 
+from lambdafuzz.compat import HAS_BRANCH_LEFT_RIGHT
 from lambdafuzz.harness.coverage import (
     TOOL_IDS,
     ArmKey,
@@ -33,6 +34,9 @@ BRANCHY = TARGETS / "branchy.py"
 BRANCHY_KEY = "covtargets/branchy.py"
 REPO = Path(__file__).parents[2]
 MON = sys.monitoring
+BRANCH_EVENTS = (
+    MON.events.BRANCH_LEFT | MON.events.BRANCH_RIGHT if HAS_BRANCH_LEFT_RIGHT else MON.events.BRANCH
+)
 
 _fresh = itertools.count()
 
@@ -112,17 +116,18 @@ def test_bucket_boundaries_follow_afl(count, expected):
     assert bucket(count) == expected
 
 
-def test_loop_taken_five_times_is_bucket_3(collector):
+@pytest.mark.parametrize(("times", "expected"), [(5, 3), (1, 0), (200, 7)])
+def test_loop_body_hit_counts_land_in_their_bucket(collector, times, expected):
     m = load("branchy")
     collector.begin()
-    m.for_loop([1] * 5)
+    m.for_loop([1] * times)
     hits = collector.end()
     by_line = {}
     for arm, b in hits.hits:
         site = collector.site(arm)
         by_line[(site.from_line, site.to_line)] = b
     line = _line_of(m.for_loop, "for item in items:")
-    assert by_line[(line, line + 1)] == 3  # loop body entered 5 times: bucket 4-7
+    assert by_line[(line, line + 1)] == expected  # loop body entered `times` times
     assert by_line[(line, line + 2)] == 0  # loop left once
 
 
@@ -364,9 +369,10 @@ def test_each_code_object_is_decided_once(monkeypatch):
         # another tool re-enabling DISABLEd events must not make us decide again
         MON.restart_events()
         m.if_elif_else(4)
-        assert keyed.count(str(BRANCHY)) == 1
+        assert starts.count(m.if_elif_else.__code__) == 2  # PY_START came again ...
+        assert keyed.count(str(BRANCHY)) == 1  # ... and was answered from the cache
         assert len(col.end()) == 3  # still recording: x=1, 2, 3, 4 took 3 distinct arms
-        assert MON.get_local_events(col.tool_id, m.is_none.__code__) == MON.events.BRANCH
+        assert MON.get_local_events(col.tool_id, m.is_none.__code__) == BRANCH_EVENTS
 
 
 def test_stop_releases_tool_id_and_events():
@@ -389,6 +395,7 @@ def test_restarted_collector_keeps_recording_decided_code():
     m = load("branchy")
     col = BranchCollector([TARGETS])
     with col:
+        tool = col.tool_id
         m.is_none(None)
         col.end()
     with col:  # PY_START of is_none stays DISABLEd: its decision must survive the restart
@@ -396,20 +403,35 @@ def test_restarted_collector_keeps_recording_decided_code():
         assert len(col.end()) == 1
     other = BranchCollector([TARGETS])
     with other:  # a new collector on the same tool id sees code DISABLEd by the old one
+        assert other.tool_id == tool
         m.is_none(1)
         assert len(other.end()) == 1
 
 
+def test_start_revives_starts_a_previous_holder_of_the_id_disabled():
+    m = load("branchy")
+    tool = next(t for t in TOOL_IDS if MON.get_tool(t) is None)
+    MON.use_tool_id(tool, "sloppy")
+    MON.register_callback(tool, MON.events.PY_START, lambda code, offset: MON.DISABLE)
+    MON.set_events(tool, MON.events.PY_START)
+    m.is_none(1)  # is_none's PY_START is now DISABLEd for this tool id
+    MON.register_callback(tool, MON.events.PY_START, None)
+    MON.free_tool_id(tool)  # leaves the events set: 3.12/3.13 free_tool_id does not clear
+    with BranchCollector([TARGETS], tool_id=tool) as col:
+        m.is_none(1)
+        assert len(col.end()) == 1
+
+
 def test_taken_tool_id_moves_on_to_the_next():
-    first = TOOL_IDS[0]
-    if MON.get_tool(first) is not None:
-        pytest.skip(f"tool id {first} already held by {MON.get_tool(first)!r}")
-    MON.use_tool_id(first, "someone-else")
+    free = [t for t in TOOL_IDS if MON.get_tool(t) is None]
+    if len(free) < 2:
+        pytest.skip(f"needs two free tool ids of {TOOL_IDS}")
+    MON.use_tool_id(free[0], "someone-else")
     try:
         with BranchCollector([TARGETS]) as col:
-            assert col.tool_id == TOOL_IDS[1]
+            assert col.tool_id == free[1]
     finally:
-        MON.free_tool_id(first)
+        MON.free_tool_id(free[0])
 
 
 def test_no_free_tool_id_names_the_holders():

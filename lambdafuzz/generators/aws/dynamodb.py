@@ -23,6 +23,7 @@ from lambdafuzz import labels
 from lambdafuzz.generators.aws.world import AttributeValueT, ItemT, KeySchema, Table
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import datetimes
+from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.generators.files.budget import fits
 from lambdafuzz.target import TableSpec
 
@@ -49,14 +50,14 @@ def draw_string_value(
     options = ("local", "date", "fresh")
     source = choices.draw_weighted(options, (0.3 if local else 0.0, 0.1, 0.6), site="source")
     if source == "local":
-        value = choices.draw_choice(local, site="reuse")
+        value = encodable(choices.draw_choice(local, site="reuse"))
     elif source == "date":
         moment = datetimes(choices, site="date")
         as_date = choices.draw_boolean(0.5, site="date-only?")
         value = moment.date().isoformat() if as_date else moment.isoformat()
     else:
         alphabet = KEY_ALPHABET if key else TEXT_ALPHABET
-        value = choices.draw_string(alphabet, min_size, 16, site="text")
+        value = encodable(choices.draw_string(alphabet, min_size, 16, site="text"))
     return value if len(value) >= min_size else value + "x" * (min_size - len(value))
 
 
@@ -101,7 +102,7 @@ def canonical(value: Decimal) -> str:
 def draw_binary(choices: Choices, local: Sequence[str] = (), *, min_size: int = 0) -> str:
     """Base64 text of raw bytes, or of a reused string's UTF-8."""
     if local and choices.draw_boolean(0.3, site="reuse?"):
-        data = choices.draw_choice(local, site="reuse").encode()
+        data = encodable(choices.draw_choice(local, site="reuse")).encode()
     else:
         data = choices.draw_bytes(min_size, 16, site="bytes")
     return base64.b64encode(data.ljust(min_size, b"\0")).decode()
@@ -171,7 +172,7 @@ def _draw_set(choices: Choices, kind: str, local: Sequence[str]) -> AttributeVal
 
 def draw_attribute_name(choices: Choices) -> str:
     """An attribute name: 1 to 12 characters, or a dictionary constant (cut to 255)."""
-    name = choices.draw_string(NAME_ALPHABET, 1, 12, site="name")
+    name = encodable(choices.draw_string(NAME_ALPHABET, 1, 12, site="name"))
     return name[:255] or "a"
 
 

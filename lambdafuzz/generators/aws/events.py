@@ -44,6 +44,7 @@ from lambdafuzz.generators.aws.streams import (
 from lambdafuzz.generators.aws.world import LoadedWorld, World
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
+from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.target import Target, TriggerKind
 
 KIND_LABELS: Final = {
@@ -173,7 +174,7 @@ def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecord
             )
             subject = None
             if choices.draw_boolean(0.3, site="subject?"):
-                subject = choices.draw_string(min_size=1, max_size=40, site="subject")
+                subject = encodable(choices.draw_string(min_size=1, max_size=40, site="subject"))
             attributes = _draw_sns_attributes(choices)
         seed = ids.draw_seed(choices)
         records.append(
@@ -187,16 +188,16 @@ def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecord
 def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
     if not choices.draw_boolean(0.2, site="attributes?"):
         return ()
-    name = choices.draw_string(min_size=1, max_size=12, site="attribute-name")
-    value = choices.draw_string(min_size=1, max_size=24, site="attribute-value")
-    return ((name, value),)
+    name = encodable(choices.draw_string(min_size=1, max_size=12, site="attribute-name"))
+    value = encodable(choices.draw_string(min_size=1, max_size=24, site="attribute-value"))
+    return ((name or "attribute", value),)
 
 
 def _draw_bridge(choices: Choices, bucket: str | None, world: World) -> BridgePlan:
     if bucket is not None:
         return BridgePlan(draw_s3_record(choices, world.buckets, bucket=bucket, site="record"))
-    source = choices.draw_from_dictionary(
-        lambda: choices.draw_choice(CUSTOM_SOURCES, site="source")
+    source = encodable(
+        choices.draw_from_dictionary(lambda: choices.draw_choice(CUSTOM_SOURCES, site="source"))
     )
     detail_type = choices.draw_choice(CUSTOM_DETAIL_TYPES, site="detail-type")
     file = draw_file(choices, ("json",), erroneous_p=0.0)

@@ -23,6 +23,7 @@ from lambdafuzz.generators.aws.s3_notifications import source_ip
 from lambdafuzz.generators.aws.world import LoadedWorld
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
+from lambdafuzz.generators.files.alphabets import encodable
 
 METHODS: Final = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
 _METHOD_WEIGHTS: Final = (3.0, 3.0, 1.0, 1.0, 0.5, 0.2, 0.2)
@@ -102,6 +103,7 @@ def _draw_value(choices: Choices, local: Sequence[str], *, slash: bool) -> str:
         value = choices.draw_choice(local, site="reuse")
     else:
         value = choices.draw_string(VALUE_ALPHABET, 1, 16, site="value")
+    value = encodable(value)
     return (value if slash else value.replace("/", "-")) or "x"
 
 
@@ -124,7 +126,7 @@ def _draw_path(
             concrete.append(urllib.parse.quote(value, safe="/" if greedy else ""))
         else:
             raw = choices.draw_string(SEGMENT_ALPHABET, 1, 10, site="segment")
-            segment = urllib.parse.quote(raw.replace("/", "-"), safe="") or "x"
+            segment = urllib.parse.quote(encodable(raw).replace("/", "-"), safe="") or "x"
             template.append(segment)
             concrete.append(segment)
     return "/" + "/".join(template), "/" + "/".join(concrete), tuple(parameters.items())
@@ -136,7 +138,7 @@ def _draw_query(choices: Choices, local: Sequence[str]) -> tuple[tuple[str, str]
         if pairs and choices.draw_boolean(0.1, site="repeat?"):
             name = pairs[-1][0]
         else:
-            name = choices.draw_string(SEGMENT_ALPHABET, 1, 10, site="name") or "q"
+            name = encodable(choices.draw_string(SEGMENT_ALPHABET, 1, 10, site="name")) or "q"
         pairs.append((name, _draw_value(choices, local, slash=True)))
     return tuple(pairs)
 
@@ -180,18 +182,23 @@ def _draw_headers(
         headers.append(("Content-Type", content_type))
     if choices.draw_boolean(0.15, site="authorization?"):
         token = choices.draw_string(string.ascii_letters + string.digits, 8, 32, site="token")
-        headers.append(("Authorization", f"Bearer {token}"))
+        headers.append(("Authorization", f"Bearer {_ascii(token)}"))
     for _ in range(choices.draw_geometric(0.5, max_value=4, site="extra")):
         name = choices.draw_string(string.ascii_letters + string.digits + "-", 1, 16, site="name")
         name = "".join(ch for ch in name if ch.isascii() and (ch.isalnum() or ch == "-")) or "X"
         value = choices.draw_string(VALUE_ALPHABET, 0, 24, site="value")
-        headers.append((name, "".join(ch for ch in value if " " <= ch <= "~")))
+        headers.append((name, _ascii(value)))
     cookies: list[str] = []
     if choices.draw_boolean(0.15, site="cookies?"):
         for i in range(choices.draw_integer(1, 2, site="cookie-count")):
             value = choices.draw_string(string.ascii_letters + string.digits, 1, 16, site="cookie")
-            cookies.append(f"c{i}={value}")
+            cookies.append(f"c{i}={_ascii(value).replace(';', '') or 'x'}")
     return tuple(headers), tuple(cookies)
+
+
+def _ascii(text: str) -> str:
+    """Printable ASCII only: what an HTTP header value can carry unencoded."""
+    return "".join(ch for ch in text if " " <= ch <= "~")
 
 
 # --------------------------------------------------------------------------- rendering

@@ -16,6 +16,7 @@ from lambdafuzz import labels
 from lambdafuzz.generators.aws.bodies import draw_body
 from lambdafuzz.generators.aws.world import Bucket, Queue, QueueMessage
 from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.files.alphabets import clean_xml_text
 from lambdafuzz.generators.files.budget import fits
 from lambdafuzz.target import QueueSpec
 
@@ -57,7 +58,7 @@ def draw_message_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
         if name.lower().startswith(("aws.", "amazon.")):
             name = "x-" + name
         value = choices.draw_string(ATTRIBUTE_VALUE_ALPHABET, 1, 24, site="attribute-value")
-        found[name] = value[:1024] or "-"
+        found[name] = clean_xml_text(value[:1024]) or "-"  # SQS: XML characters only
     return tuple(found.items())
 
 

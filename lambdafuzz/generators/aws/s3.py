@@ -40,7 +40,7 @@ def draw_object_key(choices: Choices, *, prefixes: Sequence[str] = (), extension
     if prefixes:
         prefix = choices.draw_choice(prefixes, site="prefix")
     elif choices.draw_boolean(0.1, site="folder?"):
-        prefix = choices.draw_string(FOLDER_ALPHABET, 1, 12, site="folder") + "/"
+        prefix = _clean(choices.draw_string(FOLDER_ALPHABET, 1, 12, site="folder")) + "/"
     else:
         prefix = ""
     wide = choices.draw_boolean(0.15, site="wide?")
@@ -110,7 +110,9 @@ def draw_metadata(choices: Choices) -> tuple[tuple[str, str], ...]:
         raw = choices.draw_string(METADATA_NAME_ALPHABET, 1, 12, site="name")
         name = "".join(ch for ch in raw.lower() if ch in METADATA_NAME_ALPHABET) or "x"
         value = choices.draw_string(METADATA_VALUE_ALPHABET, 0, 24, site="value")
-        pairs[name[:64]] = "".join(ch if " " <= ch <= "~" else "?" for ch in value[:256])
+        # HTTP header values: printable ASCII, no blanks at either end (S3 trims them)
+        printable = "".join(ch if " " <= ch <= "~" else "?" for ch in value[:256])
+        pairs[name[:64]] = printable.strip()
     return tuple(pairs.items())
 
 

@@ -33,5 +33,7 @@ def handler(event, context):
     if written:
         report = f"{written} rows from {len(event['Records'])} uploads"
         s3.put_object(Bucket=os.environ["REPORT_BUCKET"], Key="reports/latest.txt", Body=report)
-        sqs.send_message(QueueUrl=os.environ["JOBS_QUEUE_URL"], MessageBody=json.dumps({"written": written}))
+        sqs.send_message(
+            QueueUrl=os.environ["JOBS_QUEUE_URL"], MessageBody=json.dumps({"written": written})
+        )
     return {"written": written}

@@ -1,0 +1,227 @@
+"""Throughput of the fuzz loop per benchmark lambda, and where its wall time goes (`make bench`).
+
+    .venv/bin/python benchmarks/throughput.py [--lambdas a,b] [--execs 300] [--json FILE]
+
+For each lambda, side by side in one run:
+
+* a short `zest` campaign (1 worker, `--execs`): executions per second, and the shares of
+  its wall time spent in generation, emulator reset+load, the handler, branch coverage and
+  everything else ("bookkeeping": the pipe round trip, the engine's decisions, saving
+  inputs, the stability re-run of each new input);
+* the coverage share comes from an in-process child that runs the same fresh inputs with
+  the collector on and off (`study/handler_timing.py`) and is applied to the campaign's
+  handler time;
+* the upper bound: the same handler called directly in a loop on one pre-loaded world (no
+  reset, no generation, no coverage), and the campaign's rate as a share of it.
+
+Then one lambda with `--workers 1` and `--workers 2` (same budget): the parallel speed-up.
+Numbers depend on the machine and on whatever else runs on it; the table header says
+which machine and how loaded it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.study import machine  # noqa: E402
+from benchmarks.study.inprocess import child_env  # noqa: E402
+from benchmarks.study.layout import LAMBDAS_DIR, REPO, all_lambdas  # noqa: E402
+from benchmarks.study.tables import markdown_table  # noqa: E402
+
+
+def campaign(
+    lambda_name: str, *, execs: int, workers: int, seed: int, out_dir: Path
+) -> dict[str, Any]:
+    """One zest campaign in this process (its workers are child processes): final stats."""
+    from lambdafuzz.config import load_config
+    from lambdafuzz.fuzzer.campaign import build_engine
+    from lambdafuzz.fuzzer.engine import CampaignFinished
+
+    target = load_config(LAMBDAS_DIR / lambda_name)
+    engine = build_engine(
+        target, out_dir=out_dir, strategy="zest", seed=seed, max_execs=execs, workers=workers
+    )
+    t0 = time.perf_counter()
+    finished = None
+    for event in engine.run():
+        if isinstance(event, CampaignFinished):
+            finished = event
+    assert finished is not None
+    stats = finished.stats.to_json()
+    stats["wall_with_startup_s"] = round(time.perf_counter() - t0, 3)
+    return stats
+
+
+def handler_timing(
+    lambda_name: str, *, inputs: int, calls: int, seconds: float, tmp: Path, corpus: Path
+) -> dict[str, Any]:
+    out = tmp / f"timing-{lambda_name}.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "benchmarks.study.handler_timing",
+        "--lambda-dir",
+        str(LAMBDAS_DIR / lambda_name),
+        "--out",
+        str(out),
+        "--inputs",
+        str(inputs),
+        "--calls",
+        str(calls),
+        "--seconds",
+        str(seconds),
+        "--corpus",
+        str(corpus),
+    ]
+    proc = subprocess.run(cmd, cwd=REPO, env=child_env(), check=False, stdin=subprocess.DEVNULL)
+    if proc.returncode != 0:
+        log = out.with_suffix(".log")
+        tail = log.read_text()[-2000:] if log.exists() else ""
+        raise RuntimeError(
+            f"handler timing of {lambda_name} failed (exit {proc.returncode}):\n{tail}"
+        )
+    return json.loads(out.read_text())
+
+
+def breakdown(stats: dict[str, Any], timing: dict[str, Any]) -> dict[str, float]:
+    """Shares of campaign wall time; coverage = campaign handler time x measured share."""
+    wall = max(float(stats["elapsed_s"]), 1e-9)
+    gen = float(stats["time_in_generation_s"])
+    load = float(stats["time_in_reset_load_s"])
+    handler_total = float(stats["time_in_handler_s"])
+    share = timing["coverage"]["coverage_share_of_handler"]
+    cov_share = min(max(share or 0.0, 0.0), 1.0)
+    coverage = handler_total * cov_share
+    return {
+        "generation": gen / wall,
+        "reset_load": load / wall,
+        "handler": (handler_total - coverage) / wall,
+        "coverage": coverage / wall,
+        "bookkeeping": max(0.0, wall - gen - load - handler_total) / wall,
+    }
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.0f}%"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Throughput per benchmark lambda (make bench).")
+    parser.add_argument("--lambdas", default="all", help="comma-separated names, or 'all'")
+    parser.add_argument("--execs", type=int, default=300, help="executions per campaign")
+    parser.add_argument(
+        "--inputs", type=int, default=40, help="inputs for the coverage on/off timing"
+    )
+    parser.add_argument("--calls", type=int, default=300, help="direct handler calls at most")
+    parser.add_argument(
+        "--seconds", type=float, default=3.0, help="direct handler loop time at most"
+    )
+    parser.add_argument(
+        "--workers-lambda", default="gradebook", help="lambda for the 1 vs 2 workers run ('' skips)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, default=None, help="also write all measurements here")
+    args = parser.parse_args(argv)
+    names = all_lambdas() if args.lambdas == "all" else [n for n in args.lambdas.split(",") if n]
+    info = machine.describe()
+    started = machine.now()
+    print(
+        f"lambdafuzz throughput, {started}: {info['nproc']} cores, {info['cpu']}, Python {info['python']}, "
+        f"load average {info['load_start']}; zest, {args.execs} executions per campaign, 1 worker",
+        flush=True,
+    )
+    rows, records = [], []
+    with tempfile.TemporaryDirectory(prefix="lambdafuzz-bench-") as tmp_name:
+        tmp = Path(tmp_name)
+        for name in names:
+            stats = campaign(name, execs=args.execs, workers=1, seed=args.seed, out_dir=tmp / name)
+            timing = handler_timing(
+                name,
+                inputs=args.inputs,
+                calls=args.calls,
+                seconds=args.seconds,
+                tmp=tmp,
+                corpus=tmp / name / "corpus",
+            )
+            shares = breakdown(stats, timing)
+            direct = timing["direct"]
+            ceiling = direct.get("calls_per_sec")
+            rate = float(stats["execs_per_sec"])
+            rows.append(
+                [
+                    name,
+                    f"{rate:.1f}",
+                    *(
+                        pct(shares[k])
+                        for k in ("generation", "reset_load", "handler", "coverage", "bookkeeping")
+                    ),
+                    f"{ceiling:.1f}" if ceiling else "–",
+                    f"{rate / ceiling:.2f}" if ceiling else "–",
+                    f"{direct.get('errors', 0)}/{direct.get('calls', 0)}",
+                ]
+            )
+            records.append({"lambda": name, "campaign": stats, "timing": timing, "shares": shares})
+            print(f"  {name}: {rate:.1f} execs/s", flush=True)
+        workers = None
+        if args.workers_lambda:
+            one = campaign(
+                args.workers_lambda, execs=args.execs, workers=1, seed=args.seed, out_dir=tmp / "w1"
+            )
+            two = campaign(
+                args.workers_lambda, execs=args.execs, workers=2, seed=args.seed, out_dir=tmp / "w2"
+            )
+            workers = {
+                "lambda": args.workers_lambda,
+                "execs_per_sec_1": one["execs_per_sec"],
+                "execs_per_sec_2": two["execs_per_sec"],
+                "ratio": round(two["execs_per_sec"] / one["execs_per_sec"], 3)
+                if one["execs_per_sec"]
+                else None,
+            }
+    headers = [
+        "lambda",
+        "execs/s",
+        "generation",
+        "reset+load",
+        "handler",
+        "coverage",
+        "bookkeeping",
+        "direct calls/s",
+        "campaign/direct",
+        "direct errors",
+    ]
+    print()
+    print(markdown_table(headers, rows))
+    if workers:
+        print()
+        print(
+            f"{workers['lambda']}: {workers['execs_per_sec_1']:.1f} execs/s with 1 worker, "
+            f"{workers['execs_per_sec_2']:.1f} with 2 workers (x{workers['ratio']:.2f})"
+        )
+    print(f"\nload average at the end: {machine.load_average()}")
+    if args.json:
+        info["load_end"] = machine.load_average()
+        document = {
+            "date": started,
+            "machine": info,
+            "args": vars(args) | {"json": str(args.json)},
+            "lambdas": records,
+            "workers": workers,
+        }
+        args.json.write_text(json.dumps(document, indent=1, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    raise SystemExit(main())

@@ -1,0 +1,347 @@
+"""pytest plugin: a lambdafuzz out dir replays as regression tests, and tests may fuzz.
+
+* `--lambdafuzz-corpus DIR` (repeatable) or the ini option `lambdafuzz_corpus` adds, for
+  each campaign in DIR (DIR itself, or its per-function subdirectories), one test per saved
+  unique failure, which replays it (the minimized `NAME.min.json` when there is one) and
+  fails while it still fails, showing the exception, traceback, world and event; and one
+  `coverage` test that replays `corpus/` and `failures/` and fails when fewer branch arms are
+  reached than `stats.json` recorded.
+* The `lambdafuzz_fuzz` fixture runs a bounded campaign inside a test and returns its
+  `CampaignFinished`; `@pytest.mark.lambdafuzz(config, execs=..., seed=...)` sets its
+  defaults.
+
+Replays run in one worker process per campaign (started at its first test, stopped after
+its last), the same harness `lambdafuzz repro` uses.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+INI_CORPUS = "lambdafuzz_corpus"
+DEFAULT_EXECS = 200
+#: Arms listed when coverage dropped (the rest are counted).
+SHOWN_ARMS = 20
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("lambdafuzz", "lambdafuzz corpus replay")
+    group.addoption(
+        "--lambdafuzz-corpus",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="A lambdafuzz out dir whose saved failures and corpus run as regression tests (repeatable).",
+    )
+    parser.addini(
+        INI_CORPUS,
+        type="paths",
+        default=[],
+        help="lambdafuzz out dirs whose saved failures and corpus run as regression tests.",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "lambdafuzz(config, execs=200, seed=0, strategy='zest', function=None): "
+        "defaults for the lambdafuzz_fuzz fixture",
+    )
+
+
+def _corpus_dirs(config: pytest.Config) -> list[Path]:
+    given = [Path(p) for p in config.getoption("lambdafuzz_corpus") or []]
+    given += [Path(p) for p in config.getini(INI_CORPUS) or []]
+    found: list[Path] = []
+    for directory in given:
+        directory = (
+            directory if directory.is_absolute() else Path(config.invocation_params.dir) / directory
+        )
+        if (directory / "campaign.json").is_file():
+            campaigns = [directory]
+        elif directory.is_dir():
+            campaigns = sorted(p for p in directory.iterdir() if (p / "campaign.json").is_file())
+        else:
+            campaigns = []
+        if not campaigns:
+            raise pytest.UsageError(
+                f"--lambdafuzz-corpus {directory}: no lambdafuzz campaign there (no campaign.json); "
+                f"expected the --out directory of `lambdafuzz fuzz`"
+            )
+        found += [c.resolve() for c in campaigns if c.resolve() not in found]
+    return found
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Add the corpus tests before -k/-m deselection sees the items."""
+    for directory in _corpus_dirs(config):
+        name = _rel(directory, config)
+        collector = CampaignCollector.from_parent(session, name=name, path=directory, nodeid=name)
+        items.extend(collector.collect())
+
+
+def _rel(path: Path, config: pytest.Config) -> str:
+    try:
+        return path.relative_to(config.rootpath).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+# =========================================================================== replaying
+class _Replayer:
+    """The campaign's target and one worker to replay its inputs."""
+
+    def __init__(self, directory: Path) -> None:
+        from lambdafuzz.harness.worker import WorkerPool, WorkerSpec
+        from lambdafuzz.report.out_dir import campaign_target, read_campaign_dir
+
+        self.campaign = read_campaign_dir(directory)
+        self.target = campaign_target(self.campaign)
+        spec = WorkerSpec(
+            target=self.target, dictionary=tuple(self.target.dictionary), dictionary_p=0.0
+        )
+        self.pool = WorkerPool(spec, 1)
+
+    def run(self, saved: Any, *, want_event: bool = False) -> Any:
+        from lambdafuzz.harness.worker import TestRequest
+
+        request = TestRequest(
+            saved.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=want_event
+        )
+        return self.pool.workers[0].run(request)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+class CampaignCollector(pytest.Collector):
+    """The tests of one campaign directory."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._replayer: _Replayer | None = None
+        self._setup_error: str | None = None
+
+    def collect(self) -> list[pytest.Item]:
+        from lambdafuzz.report.out_dir import read_campaign_dir
+
+        campaign = read_campaign_dir(self.path)
+        items: list[pytest.Item] = [
+            FailureItem.from_parent(self, name=f"failure[{entry.path.stem}]", entry=entry)
+            for entry in campaign.failures
+        ]
+        items.append(CoverageItem.from_parent(self, name="coverage"))
+        return items
+
+    def replayer(self) -> _Replayer:
+        from lambdafuzz.errors import LambdafuzzError
+
+        if self._setup_error is not None:
+            pytest.fail(self._setup_error, pytrace=False)
+        if self._replayer is None:
+            try:
+                self._replayer = _Replayer(self.path)
+            except LambdafuzzError as exc:
+                self._setup_error = f"lambdafuzz: cannot replay {self.path}: [{exc.slug}] {exc}"
+                pytest.fail(self._setup_error, pytrace=False)
+        return self._replayer
+
+    def teardown(self) -> None:
+        if self._replayer is not None:
+            self._replayer.close()
+            self._replayer = None
+
+
+class ReplayedFailure(Exception):
+    """A saved failure that still fails; its text is the test's failure message."""
+
+
+class FailureItem(pytest.Item):
+    """One saved unique failure, replayed."""
+
+    def __init__(self, *, entry: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.entry = entry
+
+    def runtest(self) -> None:
+        from lambdafuzz.fuzzer.corpus import load_input
+        from lambdafuzz.harness.invoke import Status
+
+        parent = self.parent
+        assert isinstance(parent, CampaignCollector)
+        replayer = parent.replayer()
+        path = self.entry.minimized or self.entry.path
+        saved = load_input(path)
+        result = replayer.run(saved, want_event=True)
+        if result.status < Status.FAILURE:
+            return  # fixed: the saved failure no longer reproduces
+        raise ReplayedFailure(_describe(self.entry, path, result, replayer))
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:
+        if isinstance(excinfo.value, ReplayedFailure):
+            return str(excinfo.value)
+        return str(super().repr_failure(excinfo, style=style))
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.entry.path, None, f"lambdafuzz failure: {self.entry.signature}"
+
+
+def _describe(entry: Any, path: Path, result: Any, replayer: _Replayer) -> str:
+    from lambdafuzz.report.out_dir import reproduce_command
+    from lambdafuzz.report.world_summary import summarize_recording
+
+    failure = result.failure
+    replayed = failure.signature if failure is not None else result.status.name
+    same = "the same failure" if replayed == entry.signature else f"now {replayed}"
+    lines = [
+        f"lambdafuzz: saved failure still fails ({same})",
+        f"  saved:    {entry.signature}",
+        f"  replayed: {replayed}",
+        f"  input:    {path}",
+        "",
+    ]
+    if failure is not None:
+        lines += [
+            f"{failure.exception_type}: {failure.message}",
+            "",
+            failure.traceback.rstrip(),
+            "",
+        ]
+    world = summarize_recording(result.recording, replayer.target)
+    lines += ["World (the AWS state the handler ran against):", _json(world), ""]
+    lines += ["Event:", _json(result.event), ""]
+    lines += [f"Reproduce: {reproduce_command(replayer.campaign, entry.path)}"]
+    return "\n".join(lines)
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=1, ensure_ascii=False, default=repr)
+
+
+class CoverageItem(pytest.Item):
+    """Replays the corpus; fails when it reaches fewer arms than the campaign did."""
+
+    def runtest(self) -> None:
+        from lambdafuzz.fuzzer.corpus import iter_inputs
+        from lambdafuzz.report.out_dir import read_coverage
+
+        parent = self.parent
+        assert isinstance(parent, CampaignCollector)
+        stats_path = self.path / "stats.json"
+        if not stats_path.is_file():
+            pytest.skip(f"{self.path}: no stats.json, nothing to compare coverage with")
+        recorded = int(json.loads(stats_path.read_text()).get("app_branches_covered", 0))
+        replayer = parent.replayer()
+        arms: set[Any] = set(replayer.pool.info.import_coverage)
+        replayed = 0
+        for folder in ("corpus", "failures"):
+            for item in iter_inputs(self.path / folder):
+                if isinstance(item, Exception):
+                    continue  # a corrupt file: the failure tests report theirs
+                arms.update(replayer.run(item).coverage)
+                replayed += 1
+        if len(arms) >= recorded:
+            return
+        missing = [
+            a for a in read_coverage(self.path)["covered"] if tuple(a.get("arm", ())) not in arms
+        ]
+        shown = [
+            f"  {a.get('file')}:{a.get('from_line')} -> {a.get('to_line')}"
+            for a in missing[:SHOWN_ARMS]
+        ]
+        more = len(missing) - len(shown)
+        total = replayer.pool.info.app_arms_total
+        pytest.fail(
+            "\n".join(
+                [
+                    f"lambdafuzz: branch coverage dropped: the {replayed} saved inputs of {self.path} now reach "
+                    f"{len(arms)} arms; the campaign reached {recorded} (stats.json); the app has {total} arms",
+                    "arms the campaign covered that the replay did not:" if shown else "",
+                    *shown,
+                    f"  ... and {more} more" if more > 0 else "",
+                ]
+            ).rstrip(),
+            pytrace=False,
+        )
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path / "stats.json", None, f"lambdafuzz coverage of {self.path.name}"
+
+
+# =========================================================================== fuzzing in a test
+@pytest.fixture
+def lambdafuzz_fuzz(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Any]:
+    """`lambdafuzz_fuzz(config, execs=200, seed=0, strategy="zest", function=None,
+    seconds=None, out=None) -> CampaignFinished`: a bounded campaign inside the test.
+    A relative `config` resolves against the test file's directory, then the cwd."""
+    marker = request.node.get_closest_marker("lambdafuzz")
+    defaults: dict[str, Any] = dict(marker.kwargs) if marker else {}
+    if marker and marker.args:
+        defaults.setdefault("config", marker.args[0])
+    base = Path(str(request.node.path)).parent
+
+    def fuzz(config: str | os.PathLike[str] | None = None, **options: Any) -> Any:
+        merged = {**defaults, **options}
+        config = config if config is not None else merged.pop("config", None)
+        merged.pop("config", None)
+        if config is None:
+            raise TypeError(
+                "lambdafuzz_fuzz needs a config (argument or @pytest.mark.lambdafuzz(config))"
+            )
+        return _fuzz(_resolve(Path(config), base), tmp_path / "lambdafuzz", **merged)
+
+    return fuzz
+
+
+def _resolve(config: Path, base: Path) -> Path:
+    if config.is_absolute() or not (base / config).exists():
+        return config
+    return base / config
+
+
+def _fuzz(
+    config: Path,
+    default_out: Path,
+    *,
+    execs: int | None = None,
+    seconds: float | None = None,
+    seed: int = 0,
+    strategy: str = "zest",
+    function: str | None = None,
+    out: Path | None = None,
+) -> Any:
+    from lambdafuzz.config import load_config
+    from lambdafuzz.fuzzer.campaign import build_engine
+    from lambdafuzz.fuzzer.engine import CampaignFinished
+    from lambdafuzz.sam import is_template, load_template_target
+
+    target = (
+        load_template_target(config, function)
+        if config.is_file() and is_template(config)
+        else load_config(config)
+    )
+    if execs is None and seconds is None:
+        execs = DEFAULT_EXECS
+    engine = build_engine(
+        target,
+        out_dir=Path(out) if out is not None else default_out,
+        strategy=strategy,
+        seed=seed,
+        max_execs=execs,
+        max_seconds=seconds,
+    )
+    finished = None
+    for event in engine.run():
+        if isinstance(event, CampaignFinished):
+            finished = event
+    assert finished is not None
+    return finished

@@ -1,0 +1,342 @@
+"""Reading a SAM/CloudFormation template: CloudFormation's YAML tags, the template's
+resources and events, and resolving intrinsic functions (`!Ref`, `!GetAtt`, `!Sub`,
+`!Join`) to the names and `${kind.name.attribute}` references a lambdafuzz.yaml uses.
+
+`lambdafuzz.sam` decides what a function's lambdafuzz.yaml holds; this module only reads.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from lambdafuzz.config_source import Locator
+from lambdafuzz.errors import ConfigError
+
+FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
+#: Resource types that become emulated resources, by the lambdafuzz.yaml section they fill.
+RESOURCE_KINDS = {
+    "AWS::S3::Bucket": "buckets",
+    "AWS::DynamoDB::Table": "tables",
+    "AWS::Serverless::SimpleTable": "tables",
+    "AWS::SQS::Queue": "queues",
+    "AWS::SNS::Topic": "topics",
+}
+_NAME_PROPERTY = {
+    "AWS::S3::Bucket": "BucketName",
+    "AWS::DynamoDB::Table": "TableName",
+    "AWS::Serverless::SimpleTable": "TableName",
+    "AWS::SQS::Queue": "QueueName",
+    "AWS::SNS::Topic": "TopicName",
+}
+#: Values of CloudFormation pseudo parameters inside the emulator (account as in World).
+PSEUDO = {
+    "AWS::Region": "us-east-1",
+    "AWS::AccountId": "123456789012",
+    "AWS::StackName": "lambdafuzz",
+    "AWS::StackId": "arn:aws:cloudformation:us-east-1:123456789012:stack/lambdafuzz/0",
+    "AWS::Partition": "aws",
+    "AWS::URLSuffix": "amazonaws.com",
+}
+
+
+# =========================================================================== reading
+def is_template(path: Path) -> bool:
+    """Whether a file is a SAM/CloudFormation template rather than a lambdafuzz.yaml."""
+    if path.name in ("lambdafuzz.yaml", "lambdafuzz.yml"):
+        return False
+    try:
+        head = path.read_text(errors="replace")[:20_000]
+    except OSError:
+        return False
+    return "AWSTemplateFormatVersion" in head or "AWS::Serverless" in head or "Transform:" in head
+
+
+class _CfnLoader(yaml.SafeLoader):
+    """SafeLoader that turns CloudFormation short tags into their long forms."""
+
+
+def _construct_tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> Any:
+    name = "Ref" if suffix == "Ref" else "Condition" if suffix == "Condition" else f"Fn::{suffix}"
+    if isinstance(node, yaml.ScalarNode):
+        value: Any = loader.construct_scalar(node)
+        if suffix == "GetAtt" and isinstance(value, str):
+            value = value.split(".", 1)
+    elif isinstance(node, yaml.SequenceNode):
+        value = loader.construct_sequence(node, deep=True)
+    else:
+        value = loader.construct_mapping(node, deep=True)
+    return {name: value}
+
+
+_CfnLoader.add_multi_constructor("!", _construct_tag)
+
+
+@dataclass(slots=True)
+class Template:
+    path: Path
+    data: dict[str, Any]
+    where: Locator
+
+    @property
+    def resources(self) -> dict[str, Any]:
+        found = self.data.get("Resources")
+        return found if isinstance(found, dict) else {}
+
+    def resource(self, logical_id: str) -> dict[str, Any]:
+        found = self.resources.get(logical_id)
+        return found if isinstance(found, dict) else {}
+
+    def properties(self, logical_id: str) -> dict[str, Any]:
+        found = self.resource(logical_id).get("Properties")
+        return found if isinstance(found, dict) else {}
+
+    def type_of(self, logical_id: str) -> str | None:
+        found = self.resource(logical_id).get("Type")
+        return found if isinstance(found, str) else None
+
+    def globals(self) -> dict[str, Any]:
+        g = self.data.get("Globals")
+        found = g.get("Function") if isinstance(g, dict) else None
+        return found if isinstance(found, dict) else {}
+
+    def error(
+        self, loc: tuple[Any, ...], value: Any, expected: str, suggestion: Any = None
+    ) -> ConfigError:
+        return self.where.error(loc, value, expected, suggestion)
+
+
+def read_template(path: Path) -> Template:
+    file = Path(path).resolve()
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read the template: {exc}.") from None
+    try:
+        node = yaml.compose(text, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"{file}:{mark.line + 1}:{mark.column + 1}" if mark else str(file)
+        raise ConfigError(
+            f"{where}: not a valid template: {getattr(exc, 'problem', exc)}."
+        ) from None
+    if not isinstance(data, dict) or not isinstance(data.get("Resources"), dict):
+        raise ConfigError(
+            f"{file}: no `Resources` mapping; expected a SAM or CloudFormation template."
+        )
+    return Template(file, data, Locator(file, node))
+
+
+def module_function(spec: str) -> str:
+    """A Lambda Python handler string (`dir/module.func` allowed) -> `module.func`."""
+    return spec.replace("/", ".").replace(os.sep, ".")
+
+
+# =========================================================================== events
+@dataclass(slots=True, frozen=True)
+class TemplateEvent:
+    name: str
+    kind: str  # a TriggerKind value
+    source: str | None  # logical id of the emitting resource
+    properties: Mapping[str, Any]
+
+
+EVENT_KINDS = {
+    "S3": "s3",
+    "SQS": "sqs",
+    "SNS": "sns",
+    "DynamoDB": "dynamodb-stream",
+    "Api": "apigateway",
+    "HttpApi": "apigateway-v2",
+    "EventBridgeRule": "eventbridge",
+    "CloudWatchEvent": "eventbridge",
+}
+SOURCE_PROPERTY = {"S3": "Bucket", "SQS": "Queue", "SNS": "Topic", "DynamoDB": "Stream"}
+
+
+def template_events(
+    template: Template, logical_id: str, props: Mapping[str, Any]
+) -> tuple[list[TemplateEvent], list[str]]:
+    """The function's events lambdafuzz can generate, and notes on the others."""
+    supported: list[TemplateEvent] = []
+    notes: list[str] = []
+    events = props.get("Events")
+    if isinstance(events, dict):
+        for name, event in events.items():
+            if not isinstance(event, dict):
+                continue
+            kind = event.get("Type")
+            eprops = event.get("Properties") if isinstance(event.get("Properties"), dict) else {}
+            if kind not in EVENT_KINDS:
+                notes.append(f"Events.{name}: event type {kind} has no generator; not fuzzed")
+                continue
+            source = None
+            if kind in SOURCE_PROPERTY:
+                source = logical_ref(eprops.get(SOURCE_PROPERTY[kind]))
+                if source is None or template.type_of(source) not in RESOURCE_KINDS:
+                    value = eprops.get(SOURCE_PROPERTY[kind])
+                    notes.append(
+                        f"Events.{name}: {kind} source {value!r} is not a resource of this "
+                        f"template; not fuzzed"
+                    )
+                    continue
+            supported.append(TemplateEvent(name, EVENT_KINDS[kind], source, eprops))
+    for mapping_id in template.resources:  # plain CloudFormation: event source mappings
+        if template.type_of(mapping_id) != "AWS::Lambda::EventSourceMapping":
+            continue
+        mprops = template.properties(mapping_id)
+        if logical_ref(mprops.get("FunctionName")) != logical_id:
+            continue
+        source = logical_ref(mprops.get("EventSourceArn"))
+        kind = {"AWS::SQS::Queue": "sqs", "AWS::DynamoDB::Table": "dynamodb-stream"}.get(
+            template.type_of(source or "") or ""
+        )
+        if kind is None:
+            notes.append(
+                f"Resources.{mapping_id}: event source mapping from an unsupported source; not fuzzed"
+            )
+            continue
+        supported.append(TemplateEvent(mapping_id, kind, source, mprops))
+    return supported, notes
+
+
+def logical_ref(value: Any) -> str | None:
+    """The logical id a `!Ref X` / `!GetAtt X.Attr` / `${X.Attr}` refers to."""
+    if isinstance(value, dict) and len(value) == 1:
+        ((key, inner),) = value.items()
+        if key == "Ref" and isinstance(inner, str):
+            return inner
+        if key == "Fn::GetAtt" and isinstance(inner, list) and inner and isinstance(inner[0], str):
+            return inner[0]
+        if key == "Fn::Sub" and isinstance(inner, str):
+            found = re.fullmatch(r"\$\{([A-Za-z0-9]+)(\.[A-Za-z]+)?\}", inner)
+            return found.group(1) if found else None
+    return None
+
+
+# =========================================================================== values
+@dataclass(slots=True)
+class Resolver:
+    """Template values -> strings: physical names for resources, `${...}` references for
+    the facts only the emulator knows (queue URLs, ARNs)."""
+
+    template: Template
+    _names: dict[str, str] = field(default_factory=dict)
+
+    def name_of(self, logical_id: str) -> str:
+        """The physical name lambdafuzz gives a resource: its *Name property, else the
+        logical id (lowercased for buckets, which allow no capitals)."""
+        if logical_id in self._names:
+            return self._names[logical_id]
+        self._names[logical_id] = logical_id  # guards a reference cycle
+        kind_type = self.template.type_of(logical_id) or ""
+        props = self.template.properties(logical_id)
+        key = _NAME_PROPERTY.get(kind_type)
+        name = None
+        if key and key in props:
+            name = self.scalar(props[key], ("Resources", logical_id, "Properties", key))
+            if name is not None and "${" in name:
+                name = None
+        if name is None:
+            name = logical_id.lower() if kind_type == "AWS::S3::Bucket" else logical_id
+            if kind_type == "AWS::SQS::Queue" and props.get("FifoQueue") in (True, "true"):
+                name += ".fifo"
+        self._names[logical_id] = name
+        return name
+
+    def scalar(self, value: Any, loc: tuple[Any, ...]) -> str | None:
+        """A template value as a string with `${kind.name.attr}` references; None when it
+        cannot be resolved (an unknown function, an import, a missing parameter)."""
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str | int | float):
+            return str(value)
+        if not (isinstance(value, dict) and len(value) == 1):
+            return None
+        ((fn, arg),) = value.items()
+        if fn == "Ref" and isinstance(arg, str):
+            return self.ref(arg)
+        if fn == "Fn::GetAtt" and isinstance(arg, list) and len(arg) == 2:
+            return self.get_att(str(arg[0]), str(arg[1]))
+        if fn == "Fn::Sub":
+            return self._sub(arg, loc)
+        if (
+            fn == "Fn::Join"
+            and isinstance(arg, list)
+            and len(arg) == 2
+            and isinstance(arg[1], list)
+        ):
+            parts = [self.scalar(p, loc) for p in arg[1]]
+            return None if any(p is None for p in parts) else str(arg[0]).join(parts)  # type: ignore[arg-type]
+        return None
+
+    def ref(self, name: str) -> str | None:
+        if name in PSEUDO:
+            return PSEUDO[name]
+        params = self.template.data.get("Parameters") or {}
+        if isinstance(params, dict) and name in params:
+            default = (params[name] or {}).get("Default")
+            return None if default is None else str(default)
+        kind = RESOURCE_KINDS.get(self.template.type_of(name) or "")
+        if kind is None:
+            return None
+        resolved = self.name_of(name)
+        return {
+            "queues": f"${{queues.{resolved}.url}}",
+            "topics": f"${{topics.{resolved}.arn}}",
+        }.get(kind, resolved)
+
+    def get_att(self, logical_id: str, attribute: str) -> str | None:
+        kind = RESOURCE_KINDS.get(self.template.type_of(logical_id) or "")
+        if kind is None:
+            return None
+        name = self.name_of(logical_id)
+        reference = {
+            ("buckets", "Arn"): "arn",
+            ("tables", "Arn"): "arn",
+            ("tables", "StreamArn"): "stream_arn",
+            ("queues", "Arn"): "arn",
+            ("queues", "QueueUrl"): "url",
+            ("topics", "TopicArn"): "arn",
+        }.get((kind, attribute))
+        if reference is not None:
+            return f"${{{kind}.{name}.{reference}}}"
+        if attribute in ("QueueName", "TopicName", "BucketName"):
+            return name
+        return None
+
+    def _sub(self, arg: Any, loc: tuple[Any, ...]) -> str | None:
+        if isinstance(arg, list) and len(arg) == 2 and isinstance(arg[1], dict):
+            text, variables = arg
+        else:
+            text, variables = arg, {}
+        if not isinstance(text, str):
+            return None
+        failed = False
+
+        def substitute(match: re.Match[str]) -> str:
+            nonlocal failed
+            inner = match.group(1)
+            if inner.startswith("!"):
+                failed = True  # a literal ${...} would read as a lambdafuzz reference
+                return ""
+            if inner in variables:
+                found = self.scalar(variables[inner], loc)
+            elif "." in inner and not inner.startswith("AWS::"):
+                found = self.get_att(*inner.split(".", 1))
+            else:
+                found = self.ref(inner)
+            if found is None:
+                failed = True
+                return ""
+            return found
+
+        result = re.sub(r"\$\{([^}]*)\}", substitute, text)
+        return None if failed else result

