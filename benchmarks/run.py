@@ -39,9 +39,9 @@ from benchmarks.study.plots import plot_lambda  # noqa: E402
 from benchmarks.study.report import render  # noqa: E402
 from benchmarks.study.results import PAIRS, build_results, group  # noqa: E402
 
-#: Executions per campaign by default: 8 lambdas x 3 strategies x 10 repetitions fit in
+#: Executions per campaign by default: 8 lambdas x 3 strategies x 10 repetitions should fit in
 #: about an hour on 2 cores at the rates measured in BENCHMARKS.md.
-DEFAULT_EXECS = 1000
+DEFAULT_EXECS = 500
 DEFAULT_STRATEGIES = ("zest", "zest-strings", "spoton")
 DEFAULT_REPS = 10
 

@@ -112,13 +112,17 @@ def breakdown(stats: dict[str, Any], timing: dict[str, Any]) -> dict[str, float]
 
 
 def pct(x: float) -> str:
-    return f"{100 * x:.0f}%"
+    return f"{100 * x:.1f}%"
+
+
+def _signed(share: float | None) -> str:
+    return "–" if share is None else f"{100 * share:+.1f}%"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Throughput per benchmark lambda (make bench).")
     parser.add_argument("--lambdas", default="all", help="comma-separated names, or 'all'")
-    parser.add_argument("--execs", type=int, default=300, help="executions per campaign")
+    parser.add_argument("--execs", type=int, default=200, help="executions per campaign")
     parser.add_argument(
         "--inputs", type=int, default=40, help="inputs for the coverage on/off timing"
     )
@@ -196,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
         "handler",
         "coverage",
         "bookkeeping",
+        "coverage on-off / on (raw)",
+        "startup s",
         "direct calls/s",
         "campaign/direct",
         "direct errors",

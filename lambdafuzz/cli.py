@@ -17,6 +17,8 @@ SUBCOMMANDS: dict[str, str] = {
     "corpus": "lambdafuzz.cli_replay:corpus",
     "sample": "lambdafuzz.cli_sample:sample",
     "analyze": "lambdafuzz.cli_analyze:analyze",
+    "init": "lambdafuzz.cli_init:init",
+    "report": "lambdafuzz.cli_report:report",
 }
 
 

@@ -63,13 +63,9 @@ def load_target(config: Path, function_name: str | None = None):  # -> Target
 
 
 def _is_template(path: Path) -> bool:
-    if path.name == "lambdafuzz.yaml":
-        return False
-    try:
-        head = path.read_text(errors="replace")[:20_000]
-    except OSError:
-        return False
-    return "AWSTemplateFormatVersion" in head or "AWS::Serverless" in head or "Transform:" in head
+    from lambdafuzz.sam_template import is_template
+
+    return is_template(path)
 
 
 @click.command(
@@ -216,6 +212,7 @@ def fuzz(
             mode=ReplayMode.LINEAR if replay == "linear" else ReplayMode.EXECUTION_INDEXED,
             seed_corpora=seed_corpora,
             memory_limit_mb=memory_limit_mb,
+            function=function_name or (sub_out.name if sub_out != out_dir else None),
         )
         finished = _run(engine, quiet)
         click.echo(summary(finished))

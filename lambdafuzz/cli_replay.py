@@ -23,17 +23,20 @@ def _config_option(fn):
     )(fn)
 
 
-def _find_config(input_path: Path, config: Path | None) -> Path:
-    """The config a saved input belongs to: given, or recorded in out/campaign.json."""
+def _target_for(input_path: Path, config: Path | None, function_name: str | None):
+    """The target a saved input belongs to: from --config, or from the campaign.json that
+    the campaign wrote in its out/ directory (which also names a template's function)."""
     if config is not None:
-        return config
+        return load_target(config, function_name)
     for parent in [input_path.parent, *input_path.parents]:
         meta = parent / "campaign.json"
         if meta.is_file():
             try:
-                return Path(json.loads(meta.read_text())["config"])
+                data = json.loads(meta.read_text())
+                found = Path(data["config"])
             except (OSError, ValueError, KeyError) as exc:
                 raise click.FileError(str(meta), f"unreadable: {exc}") from exc
+            return load_target(found, function_name or data.get("function"))
     raise click.UsageError(
         f"cannot tell which config {input_path} belongs to: pass --config "
         "(campaign.json was not found in its directory or above)"
@@ -88,7 +91,7 @@ def repro(
     from lambdafuzz.report.world_summary import summarize_recording
 
     saved = _load(input_file)
-    target = load_target(_find_config(input_file, config), function_name)
+    target = _target_for(input_file, config, function_name)
     pool = _pool(target, backend, endpoint)
     try:
         request = TestRequest(
@@ -148,7 +151,7 @@ def minimize(
     from lambdafuzz.report.world_summary import summarize_recording
 
     saved = _load(input_file)
-    target = load_target(_find_config(input_file, config), function_name)
+    target = _target_for(input_file, config, function_name)
     pool = _pool(target, backend, endpoint)
     worker = pool.workers[0]
 
@@ -229,7 +232,7 @@ def corpus_replay(
     from lambdafuzz.harness.invoke import Status
     from lambdafuzz.harness.worker import TestRequest
 
-    target = load_target(_find_config(directory / "x", config), function_name)
+    target = _target_for(directory / "x", config, function_name)
     items = list(iter_inputs(directory))
     pool = _pool(target, backend, endpoint)
     arms: set = set(pool.info.import_coverage)

@@ -155,7 +155,6 @@ def build_results(
     *,
     meta: Mapping[str, Any],
     allcode: Mapping[str, Any] | None = None,
-    throughput: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     grouped = group(runs)
     lambdas: dict[str, Any] = {}
@@ -204,5 +203,4 @@ def build_results(
         "geometric_mean_vs_baseline": geo,
         "key_arms": key_arms(grouped),
         "allcode": dict(allcode) if allcode else None,
-        "throughput": dict(throughput) if throughput else None,
     }

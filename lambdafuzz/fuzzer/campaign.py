@@ -34,6 +34,7 @@ def build_engine(
     seed_corpora: Sequence[Path] = (),
     memory_limit_mb: int | None = 1024,
     stability_check: bool = True,
+    function: str | None = None,
 ) -> Engine:
     strategy = Strategy(strategy)
     dictionary = list(target.dictionary)
@@ -63,5 +64,6 @@ def build_engine(
         dictionary_p=DICTIONARY_P,
         stability_check=stability_check,
         memory_limit_mb=memory_limit_mb,
+        function=function,
     )
     return Engine(options, mutator)

@@ -70,6 +70,7 @@ class CampaignOptions:
     dictionary_p: float = 0.1
     stability_check: bool = True
     memory_limit_mb: int | None = 1024
+    function: str | None = None  # the template function this campaign fuzzes, if any
 
 
 # ------------------------------------------------------------------------------ events
@@ -86,6 +87,7 @@ class Stats:
     app_branches_total: int
     app_branches_covered: int
     valid_branches_covered: int
+    corpus_branches_covered: int
     corpus_size: int
     unique_failures: int
     failure_hits: int
@@ -175,6 +177,7 @@ class Engine:
         self.queue: list[Entry] = []
         self.seen: dict[Any, int] = {}  # arm -> bitmask of hit-count buckets seen
         self.valid_arms: set[Any] = set()
+        self.corpus_arms: set[Any] = set()  # what replaying corpus/ alone reaches
         self.first_hit: dict[Any, tuple[int, float]] = {}  # arm -> (execs, seconds)
         self.responsible: dict[Any, int] = {}  # arm -> id of the first entry covering it
         self.failures: dict[str, FailureRecord] = {}
@@ -195,6 +198,7 @@ class Engine:
         self._arms_total = 0
         self._pool: WorkerPool | None = None
         self._failure_inputs: dict[str, SavedInput] = {}
+        self._import_arms: tuple[Any, ...] = ()
 
     # ------------------------------------------------------------------ paths
     @property
@@ -217,6 +221,7 @@ class Engine:
             options.out_dir / "campaign.json",
             {
                 "config": str(options.target.config_path),
+                "function": options.function,
                 "handler": f"{options.target.handler_module}.{options.target.handler_function}",
                 "strategy": options.strategy.value,
                 "seed": options.seed,
@@ -239,6 +244,7 @@ class Engine:
         self._pool = pool
         self._arms_total = pool.info.app_arms_total
         self._start = self._last_new = time.monotonic()
+        self._import_arms = tuple(pool.info.import_coverage)
         for arm, bucket in pool.info.import_coverage.items():  # module code ran at import
             self.seen[arm] = 1 << bucket
             self.first_hit[arm] = (0, 0.0)
@@ -266,12 +272,8 @@ class Engine:
         options = self.options
         if options.max_execs is not None and self.requested >= options.max_execs:
             return False
-        if (
-            options.max_seconds is not None
-            and time.monotonic() - self._start >= options.max_seconds
-        ):
-            return False
-        return True
+        elapsed = time.monotonic() - self._start
+        return options.max_seconds is None or elapsed < options.max_seconds
 
     def _requests(self) -> Iterator[TestRequest]:
         """The stream of tests: resumed seeds, then re-checks and children, until the budget."""
@@ -436,6 +438,7 @@ class Engine:
             provenance=provenance,
         )
         self.queue.append(entry)
+        self.corpus_arms.update(entry.arms)
         saved = SavedInput(
             name=name,
             sequence=result.recording,
@@ -572,6 +575,7 @@ class Engine:
             app_branches_total=self._arms_total,
             app_branches_covered=len(self.seen),
             valid_branches_covered=len(self.valid_arms),
+            corpus_branches_covered=len(self.corpus_arms | set(self._import_arms)),
             corpus_size=len(self.queue),
             unique_failures=len(self.failures),
             failure_hits=sum(r.hits for r in self.failures.values()),

@@ -27,19 +27,7 @@ from lambdafuzz.compat import (
     HAS_CO_BRANCHES,
     HAS_SYS_MONITORING,
 )
-
-__all__ = [
-    "ArmCatalog",
-    "ArmKey",
-    "ArmSite",
-    "BranchCollector",
-    "BranchHits",
-    "FileArms",
-    "Scope",
-    "ToolIdUnavailable",
-    "bucket",
-    "scan_arms",
-]
+from lambdafuzz.errors import LambdafuzzError
 
 # Ids CPython leaves unnamed first (3, 4), so coverage.py (COVERAGE_ID, 1) and profilers
 # (PROFILER_ID, 2) keep theirs when they run beside us; debugger and optimizer ids never.
@@ -63,7 +51,8 @@ class ArmKey(NamedTuple):
 
     A tuple (hashable, cheap, JSON as a list, equal to a plain tuple) rather than a
     dataclass because it is a dict key on the fuzzer's hottest merge path. ``src``/``dst``
-    are bytecode offsets of the jump and of where that arm lands.
+    are bytecode offsets of the jump and of where that arm lands. Two code objects with the
+    same qualname and first line (two lambdas on one line) share their arms' keys.
     """
 
     file: str  # path relative to the scope root, "/"-separated (absolute outside it)
@@ -132,7 +121,7 @@ class ArmCatalog:
         return arm in self._index
 
 
-class ToolIdUnavailable(RuntimeError):
+class ToolIdUnavailable(LambdafuzzError):
     """Every sys.monitoring tool id we may use is held by another tool."""
 
     slug = "coverage-tool-id"
@@ -252,50 +241,42 @@ def _line_map(code: CodeType) -> dict[int, int]:
     return lines
 
 
-def _to_line(
-    instrs: list[dis.Instruction],
-    at: dict[int, int],
-    lines: dict[int, int],
-    from_line: int,
-    dst: int,
-    exit_line: int,
-) -> int:
-    """Where an arm leads in the source: follow the straight-line path from ``dst``
-    (through unconditional jumps) to the first instruction on another line. A return or
-    raise first gives ``exit_line`` (-co_firstlineno, coverage.py's convention); reaching
-    another conditional jump first, still on ``from_line``, gives ``from_line``."""
-    i = at.get(dst)
-    seen = set()
-    while i is not None and i < len(instrs) and i not in seen:
-        seen.add(i)
-        ins = instrs[i]
-        line = lines.get(ins.offset)
-        if line is not None and line != from_line:
-            return line
-        op = ins.opname
-        if op in _ALWAYS_JUMPS:
-            i = at.get(ins.argval)
-        elif op in _RETURNS or op in _RAISES:
-            return exit_line
-        elif op in _JUMP_OPS:
-            return from_line
-        else:
-            i += 1
-    return from_line
-
-
 def _sites(code: CodeType, file_key: str) -> list[ArmSite]:
     """Every arm of one code object (not its nested ones), with lines."""
     instrs = list(dis.get_instructions(code))
     at = {ins.offset: i for i, ins in enumerate(instrs)}
     lines = _line_map(code)
     qual, first = code.co_qualname, code.co_firstlineno
+
+    def to_line(from_line: int, dst: int) -> int:
+        """Follow the straight-line path from ``dst`` (through unconditional jumps) to the
+        first instruction on another line; a return or raise first means -first (leaves the
+        code object); another conditional jump first, still on from_line, means from_line."""
+        i = at.get(dst)
+        seen = set()
+        while i is not None and i < len(instrs) and i not in seen:
+            seen.add(i)
+            ins = instrs[i]
+            line = lines.get(ins.offset)
+            if line is not None and line != from_line:
+                return line
+            op = ins.opname
+            if op in _ALWAYS_JUMPS:
+                i = at.get(ins.argval)
+            elif op in _RETURNS or op in _RAISES:
+                return -first
+            elif op in _JUMP_OPS:
+                return from_line
+            else:
+                i += 1
+        return from_line
+
     sites = []
     for src, left, right, kind in _jumps(code, instrs):
         from_line = lines.get(src, first)
         for dst in (left, right):
-            to_line = _to_line(instrs, at, lines, from_line, dst, -first)
-            sites.append(ArmSite(ArmKey(file_key, qual, first, src, dst), from_line, to_line, kind))
+            arm = ArmKey(file_key, qual, first, src, dst)
+            sites.append(ArmSite(arm, from_line, to_line(from_line, dst), kind))
     return sites
 
 
@@ -328,9 +309,7 @@ if HAS_SYS_MONITORING:
     _MON = sys.monitoring
     _EV = _MON.events
     _BRANCH_EVENTS = (_EV.BRANCH_LEFT, _EV.BRANCH_RIGHT) if HAS_BRANCH_LEFT_RIGHT else (_EV.BRANCH,)
-    _BRANCH_MASK = 0
-    for _ev in _BRANCH_EVENTS:
-        _BRANCH_MASK |= _ev
+    _BRANCH_MASK = sum(_BRANCH_EVENTS)  # distinct bits
     _DISABLE = _MON.DISABLE
 
 RawT = tuple[int, int, int]  # (id(code), src, dst) as recorded in the callback
@@ -429,8 +408,9 @@ class BranchCollector:
         for code, _ in self._app.values():  # a restarted collector keeps what it decided
             _MON.set_local_events(tool, code, _BRANCH_MASK)
         _MON.set_events(tool, _EV.PY_START)
-        # PY_START may have been DISABLEd for code objects by an earlier holder of this id
-        # (DISABLE is per tool id and outlives free_tool_id); coverage.py does the same.
+        # An earlier holder of this id may have DISABLEd PY_START of code objects and freed
+        # the id with its events still set (3.12/3.13 free_tool_id clears nothing): that
+        # DISABLE would hide those code objects from us. coverage.py restarts too.
         _MON.restart_events()
         self._hits.clear()
 

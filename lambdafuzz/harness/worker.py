@@ -63,7 +63,7 @@ class TestRequest:
     seed: int
     mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
     tag: Any = None  # the engine's bookkeeping, echoed back untouched
-    want_event: bool = False
+    want_event: bool = True  # events are small; saved inputs show the real one
 
 
 @dataclass(slots=True, frozen=True)

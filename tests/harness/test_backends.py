@@ -334,8 +334,8 @@ def make_clients() -> Clients:
     return {s: boto3.client(s, config=config) for s in ("s3", "dynamodb", "sqs", "sns")}
 
 
-def read_world(event: dict[str, Any], c: Clients) -> dict[str, Any]:
-    """The world-reading test handler."""
+def read_world(event: dict[str, Any], c: Clients, *, tables: bool = True) -> dict[str, Any]:
+    """The world-reading test handler (`tables=False`: an emulator without DynamoDB)."""
     buckets = {}
     for entry in c["s3"].list_buckets()["Buckets"]:
         name = entry["Name"]
@@ -354,14 +354,14 @@ def read_world(event: dict[str, Any], c: Clients) -> dict[str, Any]:
                 )
             )
         buckets[name] = sorted(objects)
-    tables = {}
-    for name in c["dynamodb"].list_tables()["TableNames"]:
+    found_tables = {}
+    for name in c["dynamodb"].list_tables()["TableNames"] if tables else ():
         table = c["dynamodb"].describe_table(TableName=name)["Table"]
         keys = {k["KeyType"]: k["AttributeName"] for k in table["KeySchema"]}
         types = {a["AttributeName"]: a["AttributeType"] for a in table["AttributeDefinitions"]}
         stream = table.get("StreamSpecification", {})
         items = c["dynamodb"].scan(TableName=name)["Items"]
-        tables[name] = {
+        found_tables[name] = {
             "schema": (
                 keys["HASH"],
                 types[keys["HASH"]],
@@ -409,7 +409,7 @@ def read_world(event: dict[str, Any], c: Clients) -> dict[str, Any]:
             == sorted((m["MessageId"], m["MD5OfBody"]) for m in received),
         }
     topics = sorted(t["TopicArn"].rsplit(":", 1)[1] for t in c["sns"].list_topics()["Topics"])
-    return {"buckets": buckets, "tables": tables, "queues": queues, "topics": topics}
+    return {"buckets": buckets, "tables": found_tables, "queues": queues, "topics": topics}
 
 
 def run_worlds(
@@ -465,11 +465,11 @@ def any_backend(request: pytest.FixtureRequest) -> Iterator[Backend]:
 # --- the cross-checks ------------------------------------------------------------------------
 
 
-def run_backend(factory: str, count: int, source: str) -> dict[int, dict[str, Any]]:
+def run_backend(factory: str, seeds: range, source: str) -> dict[int, dict[str, Any]]:
     backend = BACKEND_FACTORIES[factory]()
     backend.start()
     try:
-        return run_worlds(backend, range(count), world_source(source))
+        return run_worlds(backend, seeds, world_source(source))
     finally:
         backend.stop()
 
@@ -479,30 +479,39 @@ def digest(seen: dict[int, dict[str, Any]]) -> str:
 
 
 def run_in_parallel(
-    factories: tuple[str, str], count: int, source: str
+    here: str, there: str, count: int, source: str, *, children: int = 2
 ) -> dict[int, dict[str, Any]]:
-    """Run `factories[1]` in a child process while this one runs `factories[0]`; assert
-    both saw exactly the expected worlds, hence the same. Two processes also keep moto's
-    global state apart (the threaded server shares it with its process) and use both
-    cores: the moto-server side costs ~3x the in-process side."""
+    """Run backend `here` on all `count` worlds in this process while `children` child
+    processes run backend `there` on a share each; assert every side saw exactly the
+    expected worlds, hence the same. Separate processes keep moto's global state apart (the
+    threaded server shares it with its process) and use both cores: the moto-server side
+    costs ~3x the in-process side, so it gets two processes."""
     code = (
         "import sys; sys.path.insert(0, sys.argv[1]); import test_backends as t; "
-        "print(t.digest(t.run_backend(sys.argv[2], int(sys.argv[3]), sys.argv[4])))"
+        "seeds = range(int(sys.argv[3]), int(sys.argv[4])); "
+        "print(t.digest(t.run_backend(sys.argv[2], seeds, sys.argv[5])))"
     )
-    child = subprocess.Popen(
-        [sys.executable, "-c", code, str(HERE), factories[1], str(count), source],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    cut = [count * i // children for i in range(children + 1)]
+    shares = [range(cut[i], cut[i + 1]) for i in range(children)]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(HERE), there, str(r.start), str(r.stop), source],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for r in shares
+    ]
     try:
-        seen = run_backend(factories[0], count, source)
+        seen = run_backend(here, range(count), source)
     finally:
-        out, err = child.communicate(timeout=900)
-    assert child.returncode == 0, f"{factories[1]} failed:\n{err[-4000:]}"
-    assert out.split()[-1] == digest(seen), (
-        f"{factories[0]} and {factories[1]} saw different worlds"
-    )
+        answers = [proc.communicate(timeout=900) for proc in procs]
+    for proc, share, (out, err) in zip(procs, shares, answers, strict=True):
+        assert proc.returncode == 0, f"{there} failed on seeds {share}:\n{err[-4000:]}"
+        mine = {seed: seen[seed] for seed in share}
+        assert out.split()[-1] == digest(mine), (
+            f"{here} and {there} saw different worlds in {share}"
+        )
     return seen
 
 
@@ -510,7 +519,7 @@ def run_in_parallel(
 def test_moto_and_moto_server_show_the_same_200_worlds() -> None:
     """Acceptance: the world-reading handler sees exactly `expected_view(world)` for 200
     seeded worlds on `moto` (direct loader) and on `moto-server`: identical results."""
-    seen = run_in_parallel(("moto-direct", "moto-server"), CROSS_BACKEND_WORLDS, "builder")
+    seen = run_in_parallel("moto-direct", "moto-server", CROSS_BACKEND_WORLDS, "builder")
     # The worlds really exercised every part: not 200 empty results.
     assert sum(len(o) for v in seen.values() for o in v["buckets"].values()) > 100
     assert sum(len(q["messages"]) for v in seen.values() for q in v["queues"].values()) > 100
@@ -521,9 +530,9 @@ def test_moto_and_moto_server_show_the_same_200_worlds() -> None:
 @pytest.mark.slow
 def test_generated_worlds_look_the_same_on_moto_and_moto_server(tmp_path: Path) -> None:
     """The real generator's worlds (every resource kind, real file formats) load alike."""
-    seen = run_in_parallel(
-        ("moto-direct", "moto-server"), GENERATED_WORLDS, str(tmp_path / "project")
-    )
+    project = str(tmp_path / "project")
+    world_source(project)  # writes the project once, before the children read it
+    seen = run_in_parallel("moto-direct", "moto-server", GENERATED_WORLDS, project)
     assert sum(len(o) for v in seen.values() for o in v["buckets"].values()) > GENERATED_WORLDS
     assert all(v["queues"]["jobs"]["delivered"] >= 1 for v in seen.values())
 
@@ -535,7 +544,8 @@ def test_boto3_loader_shows_the_same_worlds_as_the_direct_loader(tmp_path: Path)
         (str(tmp_path / "project"), BOTO3_GENERATED_WORLDS),
     ):
         seen = {
-            loader: run_backend(loader, count, source) for loader in ("moto-direct", "moto-boto3")
+            loader: run_backend(loader, range(count), source)
+            for loader in ("moto-direct", "moto-boto3")
         }
         assert seen["moto-direct"] == seen["moto-boto3"], source
 
@@ -822,8 +832,7 @@ def test_localstack_shows_the_same_worlds(localstack_backend: Backend) -> None:
             world = _no_tables(random_world(seed))
             localstack_backend.reset()
             loaded = localstack_backend.load(world)
-            seen = read_world(sqs_event(loaded), clients)
-            seen["tables"] = {}
+            seen = read_world(sqs_event(loaded), clients, tables=False)
             assert seen == expected_view(world), f"localstack seed={seed}"
 
 
