@@ -12,7 +12,9 @@ For each lambda, side by side in one run:
   the collector on and off (`study/handler_timing.py`) and is applied to the campaign's
   handler time;
 * the upper bound: the same handler called directly in a loop on one pre-loaded world (no
-  reset, no generation, no coverage), and the campaign's rate as a share of it.
+  reset, no generation, no coverage), and the campaign's rate as a share of it; for
+  handlers that change their world (unzip deletes its archive) also the loop with the
+  world reloaded before each call, outside the timed interval.
 
 Then one lambda with `--workers 1` and `--workers 2` (same budget): the parallel speed-up.
 Numbers depend on the machine and on whatever else runs on it; the table header says
@@ -115,6 +117,61 @@ def pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+HEADERS = [
+    "lambda",
+    "execs/s",
+    "generation",
+    "reset+load",
+    "handler",
+    "coverage",
+    "bookkeeping",
+    "coverage on-off / on (raw)",
+    "startup s",
+    "direct calls/s",
+    "campaign/direct",
+    "direct errors",
+    "direct calls/s, world reloaded",
+]
+
+
+def table(records: list[dict[str, Any]]) -> str:
+    """The Markdown table of per-lambda records (as written to --json)."""
+    rows = []
+    for record in records:
+        stats, timing, shares = record["campaign"], record["timing"], record["shares"]
+        direct = timing["direct"]
+        ceiling = direct.get("calls_per_sec")
+        rate = float(stats["execs_per_sec"])
+        rows.append(
+            [
+                record["lambda"],
+                f"{rate:.1f}",
+                *(
+                    pct(shares[k])
+                    for k in ("generation", "reset_load", "handler", "coverage", "bookkeeping")
+                ),
+                _signed(timing["coverage"]["coverage_share_of_handler"]),
+                f"{float(stats['wall_with_startup_s']) - float(stats['elapsed_s']):.1f}",
+                f"{ceiling:.1f}" if ceiling else "–",
+                f"{rate / ceiling:.2f}" if ceiling else "–",
+                f"{direct.get('errors', 0)}/{direct.get('calls', 0)}",
+                _rate((direct.get("reloaded") or {}).get("calls_per_sec")),
+            ]
+        )
+    return markdown_table(HEADERS, rows)
+
+
+def _rate(value: float | None) -> str:
+    return "–" if not value else f"{value:.1f}"
+
+
+def workers_line(workers: dict[str, Any]) -> str:
+    return (
+        f"{workers['lambda']}: {workers['execs_per_sec_1']:.1f} execs/s with 1 worker, "
+        f"{workers['execs_per_sec_2']:.1f} with 2 workers (x{workers['ratio']:.2f})"
+    )
+
+
 def _signed(share: float | None) -> str:
     return "–" if share is None else f"{100 * share:+.1f}%"
 
@@ -135,7 +192,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None, help="also write all measurements here")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        default=None,
+        help="print the table of an earlier --json, measure nothing",
+    )
     args = parser.parse_args(argv)
+    if args.from_json:
+        document = json.loads(args.from_json.read_text())
+        info = document["machine"]
+        print(
+            f"measured {document['date']}: {info['nproc']} cores, {info['cpu']}, "
+            f"Python {info['python']}, load average {info['load_start']} -> "
+            f"{info.get('load_end', '?')}"
+        )
+        print(table(document["lambdas"]))
+        if document.get("workers"):
+            print()
+            print(workers_line(document["workers"]))
+        return 0
     names = all_lambdas() if args.lambdas == "all" else [n for n in args.lambdas.split(",") if n]
     info = machine.describe()
     started = machine.now()
@@ -144,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         f"load average {info['load_start']}; zest, {args.execs} executions per campaign, 1 worker",
         flush=True,
     )
-    rows, records = [], []
+    records: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="lambdafuzz-bench-") as tmp_name:
         tmp = Path(tmp_name)
         for name in names:
@@ -158,22 +234,7 @@ def main(argv: list[str] | None = None) -> int:
                 corpus=tmp / name / "corpus",
             )
             shares = breakdown(stats, timing)
-            direct = timing["direct"]
-            ceiling = direct.get("calls_per_sec")
             rate = float(stats["execs_per_sec"])
-            rows.append(
-                [
-                    name,
-                    f"{rate:.1f}",
-                    *(
-                        pct(shares[k])
-                        for k in ("generation", "reset_load", "handler", "coverage", "bookkeeping")
-                    ),
-                    f"{ceiling:.1f}" if ceiling else "–",
-                    f"{rate / ceiling:.2f}" if ceiling else "–",
-                    f"{direct.get('errors', 0)}/{direct.get('calls', 0)}",
-                ]
-            )
             records.append({"lambda": name, "campaign": stats, "timing": timing, "shares": shares})
             print(f"  {name}: {rate:.1f} execs/s", flush=True)
         workers = None
@@ -192,28 +253,11 @@ def main(argv: list[str] | None = None) -> int:
                 if one["execs_per_sec"]
                 else None,
             }
-    headers = [
-        "lambda",
-        "execs/s",
-        "generation",
-        "reset+load",
-        "handler",
-        "coverage",
-        "bookkeeping",
-        "coverage on-off / on (raw)",
-        "startup s",
-        "direct calls/s",
-        "campaign/direct",
-        "direct errors",
-    ]
     print()
-    print(markdown_table(headers, rows))
+    print(table(records))
     if workers:
         print()
-        print(
-            f"{workers['lambda']}: {workers['execs_per_sec_1']:.1f} execs/s with 1 worker, "
-            f"{workers['execs_per_sec_2']:.1f} with 2 workers (x{workers['ratio']:.2f})"
-        )
+        print(workers_line(workers))
     print(f"\nload average at the end: {machine.load_average()}")
     if args.json:
         info["load_end"] = machine.load_average()

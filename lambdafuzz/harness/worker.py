@@ -167,7 +167,10 @@ class WorkerRuntime:
         t1 = time.perf_counter()
         try:
             self.backend.reset()
-            loaded = self.backend.load(generated.world)
+            # only the trigger queue's messages are in flight (as Lambda's poller leaves them)
+            loaded = self.backend.load(
+                generated.world, receive=tuple(generated.event.received_messages())
+            )
             event = render_event(generated.event, loaded)
         except Exception as exc:  # noqa: BLE001 - a world the emulator refuses is our bug, not the handler's
             return TestResult(

@@ -52,8 +52,8 @@ from lambdafuzz.harness.safety import apply_sandbox_env
 from lambdafuzz.harness.world_checks import check_item
 
 CROSS_BACKEND_WORLDS = 200  # the acceptance bar: moto and moto-server agree on 200 worlds
-GENERATED_WORLDS = 30  # worlds from the real generator, on moto and moto-server
-BOTO3_GENERATED_WORLDS = 10
+GENERATED_WORLDS = 20  # worlds from the real generator, on moto and moto-server
+BOTO3_GENERATED_WORLDS = 8
 BOTO3_LOADER_WORLDS = 25  # the boto3 loader costs ~60 ms a world here; 25 cover every shape
 HERE = Path(__file__).resolve().parent
 RICH_SEED = 33  # a world with buckets, objects, tables (one with a stream), a FIFO queue, topics
