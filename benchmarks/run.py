@@ -41,7 +41,7 @@ from benchmarks.study.results import PAIRS, build_results, group  # noqa: E402
 
 #: Executions per campaign by default: 8 lambdas x 3 strategies x 10 repetitions should fit in
 #: about an hour on 2 cores at the rates measured in BENCHMARKS.md.
-DEFAULT_EXECS = 500
+DEFAULT_EXECS = 400
 DEFAULT_STRATEGIES = ("zest", "zest-strings", "spoton")
 DEFAULT_REPS = 10
 
@@ -71,10 +71,19 @@ ALLCODE_METHOD = (
 )
 
 
+class _Help(argparse.ArgumentDefaultsHelpFormatter):
+    """Show defaults, except the None/False ones that only mean 'not given'."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default in (None, False):
+            return action.help
+        return super()._get_help_string(action)
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description="Run the SpotOn/Zest study on the benchmark lambdas and report it.",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        formatter_class=_Help,
     )
     parser.add_argument("--lambdas", default="all", help="comma-separated lambda names, or 'all'")
     parser.add_argument(
@@ -90,7 +99,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     )
     budget = parser.add_mutually_exclusive_group()
     budget.add_argument(
-        "--execs", type=int, default=None, help=f"executions per campaign (default {DEFAULT_EXECS})"
+        "--execs",
+        type=int,
+        default=None,
+        help=f"executions per campaign ({DEFAULT_EXECS} unless --seconds is given)",
     )
     budget.add_argument(
         "--seconds", type=float, default=None, help="seconds per campaign instead of executions"

@@ -53,6 +53,7 @@ class RunData:
     arms: dict[ArmIdT, ArmHit] = field(default_factory=dict)
     failures: dict[str, FailureHit] = field(default_factory=dict)
     targeting: dict[str, dict[str, int]] = field(default_factory=dict)  # spoton: type -> counts
+    steady_execs_per_sec: float | None = None  # over the second half of the campaign
 
     @property
     def arm_set(self) -> frozenset[ArmIdT]:
@@ -61,6 +62,32 @@ class RunData:
 
 def arm_id(raw: list) -> ArmIdT:
     return tuple(raw)
+
+
+def steady_rate(rows: list[tuple[float, int]]) -> float | None:
+    """Executions per second over the second half of a campaign's time: without the
+    warm-up of its first tests (lazy imports, first emulator calls), which dominates the
+    overall rate of short campaigns.  `rows` are plot_data.csv's (time_s, execs)."""
+    if len(rows) < 2:
+        return None
+    end_t, end_e = rows[-1]
+    mid_t, mid_e = next((t, e) for t, e in rows if t >= end_t / 2)
+    if end_t - mid_t < 1.0:
+        return None
+    return (end_e - mid_e) / (end_t - mid_t)
+
+
+def read_plot_rows(path: Path) -> list[tuple[float, int]]:
+    try:
+        lines = path.read_text().splitlines()[1:]
+    except OSError:
+        return []
+    rows = []
+    for line in lines:
+        parts = line.split(",")
+        if len(parts) >= 2:
+            rows.append((float(parts[0]), int(parts[1])))
+    return rows
 
 
 def load_run(spec: RunSpec, out_dir: Path) -> RunData:
@@ -105,4 +132,5 @@ def load_run(spec: RunSpec, out_dir: Path) -> RunData:
         arms=arms,
         failures=failures,
         targeting={k: dict(v) for k, v in (stats.get("targeting") or {}).items()},
+        steady_execs_per_sec=steady_rate(read_plot_rows(out_dir / "plot_data.csv")),
     )

@@ -71,6 +71,11 @@ def _targeting(runs: Sequence[RunData]) -> dict[str, dict[str, int]]:
     return dict(sorted(total.items()))
 
 
+def _maybe_summary(values: Sequence[float | None]) -> dict[str, Any] | None:
+    known = [v for v in values if v is not None]
+    return summarize(known).to_json() if known else None
+
+
 def strategy_cell(runs: Sequence[RunData]) -> dict[str, Any]:
     timings = arm_timings(runs)
     return {
@@ -80,6 +85,7 @@ def strategy_cell(runs: Sequence[RunData]) -> dict[str, Any]:
         "execs": summarize([r.execs for r in runs]).to_json(),
         "elapsed_s": summarize([r.elapsed_s for r in runs]).to_json(),
         "execs_per_sec": summarize([r.execs_per_sec for r in runs]).to_json(),
+        "steady_execs_per_sec": _maybe_summary([r.steady_execs_per_sec for r in runs]),
         "time_split": time_split(runs),
         "per_rep": [
             {
@@ -166,6 +172,9 @@ def build_results(
             "execs_per_sec": summarize(
                 [r.execs_per_sec for runs in by_strategy.values() for r in runs]
             ).to_json(),
+            "steady_execs_per_sec": _maybe_summary(
+                [r.steady_execs_per_sec for runs in by_strategy.values() for r in runs]
+            ),
             "strategies": {s: strategy_cell(by_strategy[s]) for s in order},
             "vs_baseline": {},
             "pairs": {},

@@ -87,6 +87,7 @@ class MotoBackend:
         self.clear_model_tracking = clear_model_tracking
         self._mock: Any = None
         self._core: list[Any] = []
+        self._seeded: Any = None
 
     def start(self) -> None:
         if self._mock is not None:
@@ -131,7 +132,10 @@ class MotoBackend:
         if self.id_seed is not None:
             from moto.moto_api._internal import mock_random
 
-            mock_random.seed(self.id_seed)
+            if self._seeded is None:
+                mock_random.seed(self.id_seed)
+                self._seeded = mock_random.getstate()
+            mock_random.setstate(self._seeded)  # same ids every test, ~30% cheaper than seed()
 
     def load(self, world: World, *, receive: Collection[str] | None = None) -> LoadedWorld:
         if self._mock is None:
@@ -160,7 +164,7 @@ def _backend_dict(service: str) -> Any:
 
 
 def speed_up_moto() -> None:
-    """Three pure-function speed-ups of moto, applied once per process (idempotent).
+    """Speed-ups of moto that change no result, applied once per process (idempotent).
 
     Measured on this project's 2-core machine, moto 5.2.5, CPython 3.13:
     * `camelcase_to_underscores` walks its argument char by char (~10 us a call) and runs

@@ -143,6 +143,16 @@ def _attribute_pairs(attributes: Mapping[str, Any] | None) -> tuple[tuple[str, s
     )
 
 
+def _where(kind: str, name: str, part: str | int) -> str:
+    """`bucket 'b' object 'k'`, `table 't' item 3`, `queue 'q' receiving`, ..."""
+    text = f"{kind} {name!r}" if name else kind
+    if isinstance(part, int):
+        return f"{text} {'item' if kind == 'table' else 'message'} {part}"
+    if part and kind == "bucket":
+        return f"{text} object {part!r}"
+    return f"{text} {part}" if part else text
+
+
 class _Loader:
     """The order every loader follows and the facts it reports; subclasses do AWS work.
 
@@ -162,42 +172,47 @@ class _Loader:
         queue_urls: dict[str, str] = {}
         messages: dict[str, tuple[DeliveredMessage, ...]] = {}
         topic_arns: dict[str, str] = {}
-        where = "world"
+        # Where we are, formatted only if something fails (f-strings per object and item
+        # were 5% of a direct load).
+        part: str | int = ""
+        kind, name = "world", ""
         try:
             for bucket in world.buckets:
-                where = f"bucket {bucket.name!r}"
+                kind, name, part = "bucket", bucket.name, ""
                 self.create_bucket(world, bucket)
                 for obj in bucket.objects:
-                    where = f"bucket {bucket.name!r} object {obj.key!r}"
+                    part = obj.key
                     check_object(bucket, obj)
                     self.put_object(bucket, obj)
+                part = ""
                 for key, stamp in self.object_timestamps(bucket).items():
                     last_modified[bucket.name, key] = stamp
             for table in world.tables:
-                where = f"table {table.name!r}"
+                kind, name, part = "table", table.name, ""
                 self.create_table(table)
                 for i, item in enumerate(table.items):
-                    where = f"table {table.name!r} item {i}"
+                    part = i
                     self.put_item(table, i, item)
                 if table.stream:
-                    where = f"table {table.name!r} stream"
+                    part = "stream"
                     stream_arns[table.name] = self.update_table_stream(table)
             for queue in world.queues:
-                where = f"queue {queue.name!r}"
+                kind, name, part = "queue", queue.name, ""
                 check_queue(queue)
                 queue_urls[queue.name] = self.create_queue(world, queue)
                 sent = []
                 for i, message in enumerate(queue.messages):
-                    where = f"queue {queue.name!r} message {i}"
+                    part = i
                     check_message(queue, i, message)
                     sent.append(self.send_message(queue, i))
                 if queue.messages and (receive is None or queue.name in receive):
-                    where = f"queue {queue.name!r} (receiving)"
+                    part = "receiving"
                     messages[queue.name] = self.receive_messages(queue, sent)
             for topic in world.topics:
-                where = f"topic {topic.name!r}"
+                kind, name, part = "topic", topic.name, ""
                 topic_arns[topic.name] = self.create_topic(topic)
         except self.refused as e:
+            where = _where(kind, name, part)
             raise BackendError(f"{self.who()} refused {where}: {type(e).__name__}: {e}") from e
         return LoadedWorld(
             world=world,
@@ -342,13 +357,15 @@ class MotoDirectLoader(_Loader):
         return f"{self._table.table_arn}/stream/{self._table.latest_stream_label}"
 
     def create_queue(self, world: World, queue: Queue) -> str:
+        from moto.core.utils import unix_time_millis
+
         self._queue = self._sqs.create_queue(queue.name, **_queue_attributes(queue))
+        self._sent_ms = int(unix_time_millis())  # the messages of one load share it
         return world.queue_url(queue.name, f"https://sqs.{world.region}.amazonaws.com")
 
     def send_message(self, queue: Queue, index: int) -> Any:
         """What SendMessage stores, without moto's per-call queue-attribute rebuild
         (`Queue.attributes` re-derives every attribute name, ~25 us a message)."""
-        from moto.core.utils import unix_time_millis
         from moto.moto_api._internal import mock_random
         from moto.sqs.models import Message
 
@@ -359,7 +376,7 @@ class MotoDirectLoader(_Loader):
         if queue.fifo:
             m.group_id, m.deduplication_id = fifo_ids(message, index)
             m.sequence_number = str(mock_random.getrandbits(64)).zfill(20)
-        m.sent_timestamp = int(unix_time_millis())
+        m.sent_timestamp = self._sent_ms
         self._queue._messages.append(m)
         return m
 

@@ -25,7 +25,7 @@ _SQS_ATTRIBUTE_NAME = re.compile(r"^[A-Za-z0-9_.\-]+$")
 # Characters SQS accepts in a body (#x9 #xA #xD #x20-#xD7FF #xE000-#xFFFD #x10000-#x10FFFF).
 _SQS_BAD_CHAR = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _SETS = ("SS", "NS", "BS")
-_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\Z")
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?\Z")
 
 
 class _Refused(ValueError):
@@ -78,27 +78,34 @@ def _bound(av: Any, found_set: list[bool]) -> int:
             raise _Refused(f"an S value must be a string, got {value!r}")
         return 4 * len(value)
     if tag == "N":
-        _check_number(value)
+        plain_digits = type(value) is str and value.isascii() and value.isdigit()
+        if not plain_digits:  # the common case skips the regex
+            _check_number(value)
         return len(value)
-    if tag == "B":
-        if not isinstance(value, str | bytes):
-            raise _Refused(f"a B value must be base64 text, got {value!r}")
-        return len(value)
+    if tag == "M":
+        return sum([4 * len(k) + _bound(v, found_set) for k, v in value.items()])
+    if tag == "L":
+        return sum([_bound(v, found_set) for v in value])
     if tag == "BOOL" or tag == "NULL":
         if type(value) is not bool or (tag == "NULL" and value is not True):
             raise _Refused(
                 f"{tag} must be {'true' if tag == 'NULL' else 'a boolean'}, got {value!r}"
             )
         return 1
-    if tag == "M":
-        return sum(4 * len(k) + _bound(v, found_set) for k, v in value.items())
-    if tag == "L":
-        return sum(_bound(v, found_set) for v in value)
+    if tag == "B":
+        if not isinstance(value, str | bytes):
+            raise _Refused(f"a B value must be base64 text, got {value!r}")
+        return len(value)
     if tag in _SETS:
-        if not value:
+        if not value or type(value) is not list:
             raise _Refused(f"an empty {tag} set (DynamoDB refuses empty sets)")
         found_set[0] = True
-        return sum(_bound({tag[0]: v}, found_set) for v in value)
+        if tag == "NS":
+            for v in value:
+                _check_number(v)
+        elif not all(type(v) is str or (tag == "BS" and type(v) is bytes) for v in value):
+            raise _Refused(f"{tag} members must be {'base64 text' if tag == 'BS' else 'strings'}")
+        return (4 if tag == "SS" else 1) * sum(map(len, value))
     raise _Refused(f"unknown DynamoDB type {tag!r}")
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import arm, make_run
+from study_fakes import arm, make_run
 
 from benchmarks.study.compare import KeyArm, arm_timings, failure_findings, pair_table
 

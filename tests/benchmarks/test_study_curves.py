@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import arm, make_run
+from study_fakes import arm, make_run
 
 from benchmarks.study.curves import band_over, median_band, step_curve
 
@@ -50,3 +50,12 @@ def test_band_over_executions_and_time():
     by_time = band_over(runs, "seconds")
     assert by_time.x[-1] == 5.0  # the shortest run: nothing extrapolated
     assert by_time.median[-1] == 2
+
+
+def test_steady_rate_leaves_out_the_first_half():
+    from benchmarks.study.loading import steady_rate
+
+    rows = [(2.0, 1), (4.0, 10), (5.0, 30), (6.0, 50), (10.0, 130)]
+    assert steady_rate(rows) == 100 / 5  # from the first row at or after 5.0 s
+    assert steady_rate([(1.0, 5)]) is None
+    assert steady_rate([(1.0, 5), (1.5, 9)]) is None  # under a second of second half

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import arm, make_run
+from study_fakes import arm, make_run
 
 from benchmarks.study.report import render, verdict
 from benchmarks.study.results import build_results, time_split
@@ -50,7 +50,7 @@ def test_build_results_numbers():
 def test_report_answers_with_numbers():
     results = build_results(synthetic_study(), meta=META)
     text = render(results)
-    assert "higher on 1 of 2 lambdas (gradebook)" in text
+    assert "spoton is higher on 1 of 2 lambdas (gradebook)" in text
     assert "equal on 1" in text
     assert "significant (two-sided Mann-Whitney U, p < 0.05) on 1 (gradebook)" in text
     ratio = results["geometric_mean_vs_baseline"]["spoton"]["ratio"]

@@ -63,7 +63,7 @@ def test_fixed_bug_passes_and_lost_coverage_fails(pytester, sam_campaign):
     meta["config"] = str(app / "template.yaml")
     (out / "campaign.json").write_text(json.dumps(meta))
     stats = json.loads((out / "stats.json").read_text())
-    stats["app_branches_covered"] = 999
+    stats["corpus_branches_covered"] = 999
     (out / "stats.json").write_text(json.dumps(stats))
     result = pytester.runpytest(*plugin_args(), "--lambdafuzz-corpus", str(out), "-rA")
     result.assert_outcomes(passed=1, failed=1)
