@@ -191,10 +191,14 @@ class WorkerRuntime:
         return_value = ""
         collector.begin()
         try:
-            with armed():
+            with armed() as guard:
                 value = self.handler(event, context)
             status, failure = classify_return(value, target.outcomes)
             return_value = _short_repr(value)
+            if guard.violations:  # the handler swallowed the refusal; still a violation
+                status, failure = classify_exception(
+                    guard.violations[0], target.outcomes, self.app_dirs
+                )
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: the handler's, not ours
             status, failure = classify_exception(exc, target.outcomes, self.app_dirs)
         coverage = dict(collector.end().hits)

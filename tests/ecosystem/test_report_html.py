@@ -93,7 +93,10 @@ def test_report_escapes_campaign_data_and_shows_targeting(sam_campaign, tmp_path
     assert "<td><code>csv.row</code></td><td>40</td><td>3</td><td>7.5%</td>" in page
     # the campaign saved the real event the handler received (real receipt handles)
     assert "Event (regenerated from the choice sequence" not in page
-    assert '"eventSource": "aws:sqs"' in page.replace("&quot;", '"') and "offline-receipt-0" not in page
+    assert (
+        '"eventSource": "aws:sqs"' in page.replace("&quot;", '"')
+        and "offline-receipt-0" not in page
+    )
 
 
 @pytest.mark.slow

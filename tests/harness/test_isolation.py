@@ -84,3 +84,18 @@ def test_well_behaved_handler_returns_valid_with_coverage(closing):
     assert result.status is Status.VALID
     assert "'statusCode': 200" in result.return_value
     assert worker.info.app_arms_total > 0
+
+
+@pytest.mark.parametrize(
+    ("function", "expected"),
+    [("reaches_internet", "8.8.8.8"), ("uses_profile", "'production'")],
+)
+def test_sandbox_violations_are_failures_and_the_run_goes_on(closing, function, expected):
+    worker = Worker(spec_for(function))
+    closing(worker)
+    result = worker.run(request())
+    assert result.status is Status.FAILURE
+    assert result.failure.exception_type == "lambdafuzz.SandboxViolation"
+    assert expected in result.failure.message
+    assert worker.restarts == 0
+    assert worker.run(request(2)).status is Status.FAILURE  # the same worker runs the next test

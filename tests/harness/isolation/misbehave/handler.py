@@ -35,3 +35,19 @@ def leaks_state(event, context, _seen=[]):  # noqa: B006 - the leak is the point
     if len(_seen) % 2:
         return "odd"
     return "even"
+
+
+def reaches_internet(event, context):
+    import socket
+
+    try:
+        socket.create_connection(("8.8.8.8", 443), timeout=2)
+    except Exception:  # noqa: BLE001 - a handler that swallows the refusal
+        return "offline"
+    return "online"
+
+
+def uses_profile(event, context):
+    import boto3
+
+    return boto3.Session(profile_name="production").client("s3").list_buckets()
