@@ -42,7 +42,7 @@ def build_engine(
     if strategy.uses_analysis_constants:
         from lambdafuzz.fuzzer.targeting import analyze_target
 
-        analysis = analyze_target(target, cache_dir=out_dir / ".analysis")
+        analysis = analyze_target(target)  # cached by source hash in ~/.cache/lambdafuzz
         dictionary += [c for c in analysis.constants if c not in dictionary]
         if strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
