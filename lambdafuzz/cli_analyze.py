@@ -22,14 +22,10 @@ def analyze(config: Path, function_name: str | None, as_json: bool, no_cache: bo
     from lambdafuzz.fuzzer.targeting import analyze_target
 
     target = load_target(config, function_name)
-    result = analyze_target(target, cache_dir=None if no_cache else _cache_dir())
+    result = analyze_target(target, use_cache=not no_cache)
     if as_json:
         click.echo(result.to_json())
         return
     from lambdafuzz.analysis import render_text
 
     click.echo(render_text(result))
-
-
-def _cache_dir() -> Path:
-    return Path.home() / ".cache" / "lambdafuzz" / "analysis"

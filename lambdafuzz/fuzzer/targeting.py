@@ -29,7 +29,9 @@ MISS_FACTOR = 4 / 3
 MAX_DISTANCE = 1000.0
 
 
-def analyze_target(target: Target, cache_dir: Path | None = None):  # -> AnalysisResult
+def analyze_target(
+    target: Target, cache_dir: Path | None = None, *, use_cache: bool = True
+):  # -> AnalysisResult
     """Static analysis of the target's application packages (cached by source hash)."""
     from lambdafuzz.analysis.analyze import analyze_sources
     from lambdafuzz.harness.invoke import app_dirs
@@ -39,6 +41,7 @@ def analyze_target(target: Target, cache_dir: Path | None = None):  # -> Analysi
         f"{target.handler_module}.{target.handler_function}",
         trigger=str(target.trigger.kind),
         cache_dir=cache_dir,
+        use_cache=use_cache,
     )
 
 

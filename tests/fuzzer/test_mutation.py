@@ -1,0 +1,130 @@
+"""Random and type-targeted mutation: which draws a child overwrites, and how."""
+
+from __future__ import annotations
+
+import random
+from types import SimpleNamespace
+
+import pytest
+
+from lambdafuzz.fuzzer.mutation import (
+    MINIMAL_CHILD_PROBABILITY,
+    RandomMutator,
+    overwrite,
+    sample_geometric,
+)
+from lambdafuzz.fuzzer.targeting import MAX_DISTANCE, TargetedMutator
+from lambdafuzz.generators.core import FRESH, MINIMAL, Choices, ReplayMode
+from lambdafuzz.generators.file_attributes import file_attributes
+
+
+def recording(seed: int = 1):
+    choices = Choices(seed=seed)
+    file_attributes(choices)
+    return choices.recording()
+
+
+def test_sample_geometric_has_the_requested_mean():
+    rng = random.Random(0)
+    samples = [sample_geometric(rng, 8.0) for _ in range(20_000)]
+    assert min(samples) >= 1
+    assert 7.6 < sum(samples) / len(samples) < 8.4
+
+
+@pytest.mark.parametrize("mode", list(ReplayMode))
+def test_random_mutation_only_writes_markers(mode):
+    parent = recording()
+    rng = random.Random(5)
+    mutation = RandomMutator(mode).mutate(parent, rng)
+    values = mutation.prefix if mode is ReplayMode.LINEAR else list(mutation.prefix.values())
+    original = parent.values()
+    changed = [v for v, o in zip(values, original, strict=True) if v is not o]
+    assert changed and all(v in (FRESH, MINIMAL) for v in changed)
+    assert mutation.positions >= len(changed)
+
+
+def test_about_ten_percent_of_children_use_minimal_values():
+    parent = recording()
+    rng = random.Random(9)
+    n = 3000
+    minimal = 0
+    for _ in range(n):
+        prefix = RandomMutator(ReplayMode.LINEAR).mutate(parent, rng).prefix
+        minimal += MINIMAL in prefix
+    # binomial(3000, 0.1): sd ~ 16.4; allow 5 sd
+    assert abs(minimal - n * MINIMAL_CHILD_PROBABILITY) < 5 * 16.4
+
+
+def test_ei_overwrite_keys_by_execution_index():
+    parent = recording()
+    prefix = overwrite(parent, [0], FRESH, ReplayMode.EXECUTION_INDEXED)
+    assert prefix[parent.choices[0].ei] is FRESH
+    assert sum(v is FRESH for v in prefix.values()) == 1
+
+
+def _targeted(distances: dict[str, int]) -> TargetedMutator:
+    """A TargetedMutator without running the analysis: the attributes it reads."""
+    mutator = TargetedMutator.__new__(TargetedMutator)
+    mutator.mode = ReplayMode.EXECUTION_INDEXED
+    mutator.random = RandomMutator(ReplayMode.EXECUTION_INDEXED)
+    mutator.static = {k: float(v) for k, v in distances.items()}
+    mutator.distance = dict(mutator.static)
+    mutator.target_types = {"t1": tuple(distances)}
+    mutator.uncovered = {"t1"}
+    mutator.hits = mutator.misses = 0
+    return mutator
+
+
+def test_targeted_mutation_only_touches_draws_of_the_chosen_type():
+    parent = recording(3)
+    mutator = _targeted({"datetime.date": 2})
+    rng = random.Random(1)
+    seen_targeted = 0
+    for _ in range(200):
+        mutation = mutator.mutate(parent, rng)
+        if mutation.targeted is None:
+            continue
+        seen_targeted += 1
+        assert mutation.targeted == "datetime.date"
+        for choice in parent.choices:
+            if mutation.prefix[choice.ei] is FRESH:
+                assert "datetime.date" in choice.labels
+    assert 70 < seen_targeted < 130  # half of the children are targeted
+    assert mutator.distance["datetime.date"] == 2  # matches never go below the static distance
+
+
+def test_a_missing_type_is_penalised_and_falls_back_to_random_mutation():
+    parent = recording(3)
+    mutator = _targeted({"image.exif": 4})
+    rng = random.Random(2)
+    mutations = [mutator.mutate(parent, rng) for _ in range(50)]
+    assert all(m.targeted is None for m in mutations)  # never found: random mutation
+    assert mutator.misses > 0
+    assert mutator.distance["image.exif"] == MAX_DISTANCE  # x4/3 per miss, capped
+
+
+def test_covered_targets_stop_steering():
+    mutator = _targeted({"datetime.date": 2})
+    mutator.uncovered.clear()
+    assert mutator.candidate_types() == []
+    parent = recording(3)
+    assert mutator.mutate(parent, random.Random(0)).targeted is None
+
+
+def test_targeted_mutator_maps_runtime_arms_to_analysis_targets(tmp_path):
+    from pathlib import Path
+
+    from lambdafuzz.config import load_config
+    from lambdafuzz.fuzzer.targeting import analyze_target
+    from lambdafuzz.harness.coverage import Scope, scan_arms
+    from lambdafuzz.harness.invoke import app_dirs
+
+    target = load_config(Path(__file__).parent / "planted")
+    analysis = analyze_target(target, cache_dir=tmp_path)
+    mutator = TargetedMutator(analysis, target)
+    before = set(mutator.uncovered)
+    assert before, "the planted handler has input-dependent targets"
+    catalog = scan_arms(Scope.of(app_dirs(target)))
+    every_arm = {site.arm: 1 for f in catalog.files for site in f.sites}
+    mutator.observe(SimpleNamespace(), True, every_arm)
+    assert len(mutator.uncovered) < len(before)  # covering every arm covers targets
