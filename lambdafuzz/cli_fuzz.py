@@ -24,6 +24,17 @@ def config_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
     )(fn)
 
 
+def config_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--config for commands that work on saved outputs rather than on a config."""
+    return click.option(
+        "--config",
+        "config",
+        type=click.Path(exists=True, path_type=Path),
+        default=None,
+        help="The target's config (default: the one the campaign's campaign.json records).",
+    )(fn)
+
+
 def backend_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     fn = click.option(
         "--endpoint",

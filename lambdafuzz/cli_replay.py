@@ -8,19 +8,9 @@ from pathlib import Path
 
 import click
 
-from lambdafuzz.cli_fuzz import backend_options, function_option, load_target
+from lambdafuzz.cli_fuzz import backend_options, config_option, function_option, load_target
 from lambdafuzz.errors import CorpusError, HandlerImportError
 from lambdafuzz.exit_codes import ExitCode
-
-
-def _config_option(fn):
-    return click.option(
-        "--config",
-        "config",
-        type=click.Path(exists=True, path_type=Path),
-        default=None,
-        help="The target's config (default: found from the input's out/ directory).",
-    )(fn)
 
 
 def _target_for(input_path: Path, config: Path | None, function_name: str | None):
@@ -72,7 +62,7 @@ def _pool(target, backend: str, endpoint: str | None):
     epilog="Example: lambdafuzz repro out/failures/ZeroDivisionError-at-gradebook-handler-py-31-1a2b3c4d.json"
 )
 @click.argument("input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@_config_option
+@config_option
 @function_option
 @backend_options
 def repro(
@@ -117,7 +107,7 @@ def repro(
     epilog="Example: lambdafuzz minimize out/failures/KeyError-at-app-py-12-0badc0de.json"
 )
 @click.argument("input_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@_config_option
+@config_option
 @function_option
 @backend_options
 @click.option(
@@ -217,7 +207,7 @@ def corpus() -> None:
     "replay", epilog="Example: lambdafuzz corpus replay out/corpus --config app/lambdafuzz.yaml"
 )
 @click.argument("directory", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@_config_option
+@config_option
 @function_option
 @backend_options
 def corpus_replay(

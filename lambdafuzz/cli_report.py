@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from lambdafuzz.cli_fuzz import function_option
+from lambdafuzz.cli_fuzz import config_option, function_option
 from lambdafuzz.errors import ConfigError
 
 
@@ -35,13 +35,7 @@ def _campaign_dirs(directory: Path) -> list[Path]:
     default=None,
     help="Where to write the page (default: DIR/report.html).",
 )
-@click.option(
-    "--config",
-    "config",
-    type=click.Path(exists=True, path_type=Path),
-    default=None,
-    help="The target's config (default: the one campaign.json records).",
-)
+@config_option
 @function_option
 def report(
     directory: Path, output: Path | None, config: Path | None, function_name: str | None

@@ -391,9 +391,8 @@ class Engine:
         yield NewCoverage(entry.name, entry.provenance, len(self.seen))
 
     def _recheck(self, tag: _Tag, result: TestResult) -> None:
-        entry = next((e for e in self.queue if e.id == tag.entry), None)
-        if entry is None:
-            return
+        assert tag.entry is not None
+        entry = self.queue[tag.entry]  # entry ids are queue positions
         self.rechecks += 1
         if frozenset(result.coverage) == entry.arms:
             self.stable += 1
