@@ -195,3 +195,28 @@ def test_sigterm_leaves_readable_files_and_resume_continues(tmp_path):
     assert resumed["app_branches_covered"] >= 1
     assert resumed["corpus_size"] >= min(first_corpus, 1)
     assert "seed:corpus.prev0/" in (out / "corpus" / "id-000000.json").read_text()
+
+
+def test_corpus_replay_reaches_the_saved_coverage(planted_campaign):
+    out, engine, events, finished = planted_campaign
+    result = CliRunner().invoke(cli, ["corpus", "replay", str(out / "corpus")])
+    assert result.exit_code == 0, result.output  # the corpus holds no failing input
+    stats = json.loads((out / "stats.json").read_text())
+    expected = f"branches: {stats['corpus_branches_covered']}/{stats['app_branches_total']}"
+    assert expected in result.output
+    assert f"VALID {stats['corpus_size']}" in result.output or "INVALID" in result.output
+
+
+def test_seed_corpus_starts_from_saved_inputs(planted_campaign, tmp_path):
+    out, engine, events, finished = planted_campaign
+    _, _, seeded = run_campaign(
+        PLANTED,
+        tmp_path / "seeded",
+        strategy="zest",
+        seed=4,
+        max_execs=10,
+        seed_corpora=[out / "corpus"],
+    )
+    first = json.loads((tmp_path / "seeded" / "corpus" / "id-000000.json").read_text())
+    assert first["provenance"].startswith("seed:id-000000")
+    assert seeded.stats.app_branches_covered >= finished.stats.corpus_branches_covered
