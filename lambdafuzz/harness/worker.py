@@ -96,6 +96,18 @@ class WorkerInfo:
     import_coverage: CoverageT
 
 
+def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
+    """The choice source of one test: the same in the worker and when the campaign
+    regenerates a lost input, which is what makes that regeneration exact."""
+    return Choices(
+        request.prefix,
+        seed=request.seed,
+        mode=request.mode,
+        dictionary=spec.dictionary,
+        dictionary_p=spec.dictionary_p,
+    )
+
+
 # =========================================================================== worker side
 class WorkerRuntime:
     """The state of one worker process: env, emulator, collector, handler."""
@@ -146,13 +158,7 @@ class WorkerRuntime:
         spec = self.spec
         target = spec.target
         t0 = time.perf_counter()
-        choices = Choices(
-            request.prefix,
-            seed=request.seed,
-            mode=request.mode,
-            dictionary=spec.dictionary,
-            dictionary_p=spec.dictionary_p,
-        )
+        choices = choices_for(spec, request)
         try:
             generated = generate_input(choices, target)
         except UnsatisfiedAssumption as exc:
@@ -401,13 +407,7 @@ def _lost_result(spec: WorkerSpec, request: TestRequest, status: Status, cause: 
     """A result for a test whose worker never answered: regenerate its input locally."""
     from lambdafuzz.generators.aws.world_generator import generate_input
 
-    choices = Choices(
-        request.prefix,
-        seed=request.seed,
-        mode=request.mode,
-        dictionary=spec.dictionary,
-        dictionary_p=spec.dictionary_p,
-    )
+    choices = choices_for(spec, request)
     try:
         generate_input(choices, spec.target)
     except Exception:  # noqa: BLE001 - the recording so far is still the input
