@@ -191,6 +191,8 @@ def fuzz(
 ) -> None:
     """Fuzz a Lambda handler described by CONFIG (default: ./lambdafuzz.yaml).
 
+    Without --execs or --time a campaign runs for 60 seconds.
+
     Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error.
     """
     from lambdafuzz.fuzzer.campaign import build_engine
