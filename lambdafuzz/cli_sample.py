@@ -15,6 +15,7 @@ from typing import Any
 
 import click
 
+from lambdafuzz.cli_options import sample_options
 from lambdafuzz.generators.files.dispatch import FORMATS
 
 EPILOG = """\b
@@ -68,29 +69,10 @@ def _check_formats(ctx: click.Context, param: click.Parameter, value: str) -> tu
 
 @sample.command("files", epilog=EPILOG)
 @click.argument("format_", metavar="FORMAT", callback=_check_formats)
-@click.option(
-    "--count",
-    "-n",
-    type=click.IntRange(min=1),
-    default=10,
-    show_default=True,
-    help="How many files to write.",
-)
-@click.option(
-    "--seed",
-    "-s",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Seed; file i uses a seed derived from it and i.",
-)
-@click.option(
-    "--out",
-    "-o",
-    "out",
-    type=click.Path(file_okay=False, writable=True, path_type=Path),
-    required=True,
-    help="Directory to write the files and index.json to (created if missing).",
+@sample_options(
+    "file",
+    default_count=10,
+    out_help="Directory to write the files and index.json to (created if missing).",
 )
 @click.option(
     "--erroneous",

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from lambdafuzz.cli_options import sample_options
 from lambdafuzz.exit_codes import ExitCode
 
 PREVIEW_CHARS = 200
@@ -42,28 +43,8 @@ class ConfigProblem(click.ClickException):
 
 @click.command("world", epilog=EPILOG)
 @click.argument("config", type=click.Path(exists=True, path_type=Path))
-@click.option(
-    "--count",
-    "-n",
-    type=click.IntRange(min=1),
-    default=5,
-    show_default=True,
-    help="How many worlds to write.",
-)
-@click.option(
-    "--seed",
-    "-s",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Seed; world i uses a seed derived from it and i.",
-)
-@click.option(
-    "--out",
-    "-o",
-    type=click.Path(file_okay=False, writable=True, path_type=Path),
-    required=True,
-    help="Directory for world-NNNN.json files (created if missing).",
+@sample_options(
+    "world", default_count=5, out_help="Directory for world-NNNN.json files (created if missing)."
 )
 def world(config: Path, count: int, seed: int, out: Path) -> None:
     """Write COUNT generated worlds of CONFIG (a lambdafuzz.yaml or its directory), each
