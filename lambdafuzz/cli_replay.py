@@ -14,19 +14,19 @@ from lambdafuzz.exit_codes import ExitCode
 
 
 def _target_for(input_path: Path, config: Path | None, function_name: str | None):
-    """The target a saved input belongs to: from --config, or from the campaign.json that
-    the campaign wrote in its out/ directory (which also names a template's function)."""
+    """The target a saved input belongs to: from --config, or from the campaign.json of the
+    out/ directory holding it (which also tells a template's function)."""
     if config is not None:
         return load_target(config, function_name)
+    from lambdafuzz.errors import ConfigError
+    from lambdafuzz.report.out_dir import campaign_target, read_campaign_dir
+
     for parent in [input_path.parent, *input_path.parents]:
-        meta = parent / "campaign.json"
-        if meta.is_file():
+        if (parent / "campaign.json").is_file():
             try:
-                data = json.loads(meta.read_text())
-                found = Path(data["config"])
-            except (OSError, ValueError, KeyError) as exc:
-                raise click.FileError(str(meta), f"unreadable: {exc}") from exc
-            return load_target(found, function_name or data.get("function"))
+                return campaign_target(read_campaign_dir(parent), function=function_name)
+            except ConfigError as exc:
+                raise click.UsageError(str(exc)) from exc
     raise click.UsageError(
         f"cannot tell which config {input_path} belongs to: pass --config "
         "(campaign.json was not found in its directory or above)"

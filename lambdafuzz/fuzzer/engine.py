@@ -348,24 +348,25 @@ class Engine:
             if self._generator_errors == 1:
                 yield Notice("generator-error", f"a generator raised: {result.generator_error}")
         status = result.status
-        if status is Status.VALID:
-            self.valid_execs += 1
         now = time.monotonic() - self._start
-        new_arms = [arm for arm in result.coverage if arm not in self.seen]
+        # One pass over the test's arms: new arms, new hit-count buckets, new valid arms.
+        seen = self.seen
+        new_arms: list[Any] = []
         new_bucket = False
         for arm, bucket in result.coverage.items():
-            bit = 1 << bucket
-            old = self.seen.get(arm, 0)
-            if not old & bit:
+            old = seen.get(arm, 0)
+            if not old & (1 << bucket):
+                if not old:
+                    new_arms.append(arm)
+                    self.first_hit[arm] = (self.execs, now)
                 new_bucket = True
-                self.seen[arm] = old | bit
-        for arm in new_arms:
-            self.first_hit[arm] = (self.execs, now)
-        new_valid = status is Status.VALID and any(
-            a not in self.valid_arms for a in result.coverage
-        )
+                seen[arm] = old | (1 << bucket)
+        new_valid = False
         if status is Status.VALID:
+            self.valid_execs += 1
+            size = len(self.valid_arms)
             self.valid_arms.update(result.coverage)
+            new_valid = len(self.valid_arms) > size
         if tag.mutation is not None and tag.mutation.targeted:
             counts = self.targeting.setdefault(tag.mutation.targeted, {"children": 0, "saved": 0})
             counts["children"] += 1

@@ -77,6 +77,7 @@ class TargetedMutator:
         self._processed: set[Any] = set()
         self.hits = 0
         self.misses = 0
+        self._candidates: tuple[int, list[str]] | None = None
 
     # ------------------------------------------------------------------ feedback
     def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
@@ -96,10 +97,13 @@ class TargetedMutator:
                 self.uncovered.discard(tid)
 
     def candidate_types(self) -> list[str]:
-        labels: set[str] = set()
-        for tid in self.uncovered:
-            labels.update(self.target_types[tid])
-        return sorted(labels)
+        """Types of the uncovered targets; recomputed only when that set shrank."""
+        if self._candidates is None or self._candidates[0] != len(self.uncovered):
+            labels: set[str] = set()
+            for tid in self.uncovered:
+                labels.update(self.target_types[tid])
+            self._candidates = (len(self.uncovered), sorted(labels))
+        return self._candidates[1]
 
     # ------------------------------------------------------------------ mutation
     def mutate(self, parent: ChoiceSequence, rng: random.Random) -> Mutation:

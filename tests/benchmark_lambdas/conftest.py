@@ -47,6 +47,18 @@ class Aws:
     s3: Any
     dynamodb: Any
 
+    def create_table(
+        self, name: str, hash_key: tuple[str, str], range_key: tuple[str, str] | None = None
+    ) -> None:
+        """An on-demand table with a (name, type) hash key and optional range key."""
+        keys = [(hash_key, "HASH")] + ([(range_key, "RANGE")] if range_key else [])
+        self.dynamodb.create_table(
+            TableName=name,
+            KeySchema=[{"AttributeName": k[0], "KeyType": kind} for k, kind in keys],
+            AttributeDefinitions=[{"AttributeName": k[0], "AttributeType": k[1]} for k, _ in keys],
+            BillingMode="PAY_PER_REQUEST",
+        )
+
 
 @pytest.fixture(scope="session")
 def _aws_clients() -> Aws:

@@ -20,18 +20,7 @@ EventT = Callable[..., dict[str, Any]]
 @pytest.fixture
 def world(aws: Any) -> Any:
     aws.s3.create_bucket(Bucket=BUCKET)
-    aws.dynamodb.create_table(
-        TableName=TABLE,
-        KeySchema=[
-            {"AttributeName": "contract_code", "KeyType": "HASH"},
-            {"AttributeName": "upload_date", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "contract_code", "AttributeType": "S"},
-            {"AttributeName": "upload_date", "AttributeType": "S"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    aws.create_table(TABLE, ("contract_code", "S"), ("upload_date", "S"))
     return aws
 
 

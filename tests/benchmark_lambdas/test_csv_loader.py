@@ -24,18 +24,7 @@ def world(aws: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     """The bucket and the (Id S, Date N) table, with TABLE_NAME pointing at it."""
     monkeypatch.setenv("TABLE_NAME", TABLE)
     aws.s3.create_bucket(Bucket=BUCKET)
-    aws.dynamodb.create_table(
-        TableName=TABLE,
-        KeySchema=[
-            {"AttributeName": "Id", "KeyType": "HASH"},
-            {"AttributeName": "Date", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "Id", "AttributeType": "S"},
-            {"AttributeName": "Date", "AttributeType": "N"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    aws.create_table(TABLE, ("Id", "S"), ("Date", "N"))
     return aws
 
 

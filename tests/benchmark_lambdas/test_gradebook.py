@@ -14,12 +14,7 @@ TABLE = "Students"
 @pytest.fixture
 def handler(aws, load_handler):
     aws.s3.create_bucket(Bucket=BUCKET)
-    aws.dynamodb.create_table(
-        TableName=TABLE,
-        KeySchema=[{"AttributeName": "StudentID", "KeyType": "HASH"}],
-        AttributeDefinitions=[{"AttributeName": "StudentID", "AttributeType": "N"}],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    aws.create_table(TABLE, ("StudentID", "N"))
     return load_handler("gradebook.handler")
 
 

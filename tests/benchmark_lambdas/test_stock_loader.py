@@ -17,18 +17,7 @@ JAN_2_2020 = 1577923200  # 2020-01-02T00:00:00Z
 @pytest.fixture
 def handler(aws, load_handler):
     aws.s3.create_bucket(Bucket=BUCKET)
-    aws.dynamodb.create_table(
-        TableName=TABLE,
-        KeySchema=[
-            {"AttributeName": "Tick", "KeyType": "HASH"},
-            {"AttributeName": "cdate", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "Tick", "AttributeType": "S"},
-            {"AttributeName": "cdate", "AttributeType": "N"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    aws.create_table(TABLE, ("Tick", "S"), ("cdate", "N"))
     return load_handler("stock_loader.handler")
 
 

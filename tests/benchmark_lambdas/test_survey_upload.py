@@ -24,18 +24,7 @@ EventT = Callable[..., dict[str, Any]]
 @pytest.fixture
 def world(aws: Any) -> Any:
     aws.s3.create_bucket(Bucket=BUCKET)
-    aws.dynamodb.create_table(
-        TableName=TABLE,
-        KeySchema=[
-            {"AttributeName": "UserName", "KeyType": "HASH"},
-            {"AttributeName": "Date", "KeyType": "RANGE"},
-        ],
-        AttributeDefinitions=[
-            {"AttributeName": "UserName", "AttributeType": "S"},
-            {"AttributeName": "Date", "AttributeType": "S"},
-        ],
-        BillingMode="PAY_PER_REQUEST",
-    )
+    aws.create_table(TABLE, ("UserName", "S"), ("Date", "S"))
     return aws
 
 

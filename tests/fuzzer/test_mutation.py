@@ -72,6 +72,7 @@ def _targeted(distances: dict[str, int]) -> TargetedMutator:
     mutator.target_types = {"t1": tuple(distances)}
     mutator.uncovered = {"t1"}
     mutator.hits = mutator.misses = 0
+    mutator._candidates = None
     return mutator
 
 
