@@ -41,6 +41,7 @@ demo: venv
 	@echo "Shrink it:         $(VENV)/bin/lambdafuzz minimize out/demo/failures/<file>.json"
 
 bench: venv
+	$(PY) benchmarks/reset_load.py
 	$(PY) benchmarks/choices_throughput.py --seconds 1
 	$(PY) benchmarks/throughput.py
 

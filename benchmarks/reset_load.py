@@ -4,7 +4,7 @@
                                               [--growth-tests 3000] [--json OUT]
 
 The world is the issue's reference: 1 bucket x 5 objects (3 KB CSV each), 1 table x 5
-items, 1 queue x 3 messages (sent and received, as Lambda's poller does), 1 topic.
+items, 1 queue x 3 messages (sent and received, as Lambda's poller does).
 
 Modes:
   direct        MotoBackend, in-process moto, MotoDirectLoader (the default backend)
@@ -37,7 +37,6 @@ from lambdafuzz.generators.aws.world import (  # noqa: E402
     QueueMessage,
     S3Object,
     Table,
-    Topic,
     World,
 )
 from lambdafuzz.harness.backends import Backend, MotoBackend, MotoServerBackend  # noqa: E402
@@ -68,13 +67,8 @@ def reference_world() -> World:
     )
     return World(
         buckets=(Bucket("bench-uploads", objects),),
-        tables=(
-            Table(
-                "bench-grades", KeySchema("id", "S", "ts", "N"), items, stream="NEW_AND_OLD_IMAGES"
-            ),
-        ),
+        tables=(Table("bench-grades", KeySchema("id", "S", "ts", "N"), items),),
         queues=(Queue("bench-jobs", messages),),
-        topics=(Topic("bench-alerts"),),
     )
 
 
@@ -169,7 +163,7 @@ def main() -> None:
         first_nc, last_nc = growth(world, args.growth_tests, clear_tracking=False)
 
     print(
-        "reset+load per test, world: 1 bucket x 5 objects (3 KB), 1 table x 5 items, 1 queue x 3 messages, 1 topic"
+        "reset+load per test, world: 1 bucket x 5 objects (3 KB), 1 table x 5 items, 1 queue x 3 messages"
     )
     print(
         f"{'mode':<12} {'tests':>6} {'reset ms':>9} {'load ms':>9} {'total ms':>9} {'p90 ms':>8} {'cpu ms':>8}"
