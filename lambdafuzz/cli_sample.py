@@ -8,13 +8,12 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
 
+from lambdafuzz.atomic_files import write_bytes_atomic
 from lambdafuzz.cli_options import sample_options
 from lambdafuzz.generators.files.dispatch import FORMATS
 
@@ -107,7 +106,7 @@ def files(
         choices = Choices(seed=file_seed, dictionary=dictionary)
         file = draw_file(choices, format_, erroneous_p=erroneous)
         name = f"{i:0{width}d}{file.suffix}"
-        _write_atomic(out / name, file.data)
+        write_bytes_atomic(out / name, file.data)
         recording = choices.recording()
         entries.append(
             {
@@ -129,7 +128,7 @@ def files(
         "erroneous_p": erroneous,
         "files": entries,
     }
-    _write_atomic(out / "index.json", (json.dumps(index, indent=2) + "\n").encode())
+    write_bytes_atomic(out / "index.json", (json.dumps(index, indent=2) + "\n").encode())
     broken = sum(1 for e in entries if e["erroneous"])
     click.echo(f"wrote {count} files ({broken} erroneous) and index.json to {out}")
 
@@ -137,19 +136,6 @@ def files(
 def sample_seed(seed: int, i: int) -> int:
     """The seed of the i-th sampled file: distinct for every (seed, i) with i < 2**32."""
     return (seed << 32) + i
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write via a temporary file in the same directory and `os.replace`, so a reader
-    never sees a half-written file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 from lambdafuzz.cli_sample_world import world  # noqa: E402 - attached last, imports only click

@@ -11,13 +11,12 @@ the message; every file says so in its `note`.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import click
 
+from lambdafuzz.atomic_files import write_bytes_atomic
 from lambdafuzz.cli_options import sample_options
 from lambdafuzz.exit_codes import ExitCode
 
@@ -82,7 +81,7 @@ def world(config: Path, count: int, seed: int, out: Path) -> None:
             document["event"] = generated.render_event(loaded)
         name = f"world-{i:0{width}d}.json"
         text = json.dumps(document, indent=2, ensure_ascii=False, default=_json_default)
-        _write_atomic(out / name, (text + "\n").encode())
+        write_bytes_atomic(out / name, (text + "\n").encode())
     suffix = f" ({invalid} invalid: out of draws)" if invalid else ""
     click.echo(f"wrote {count} worlds with {target.trigger.kind.value} events to {out}{suffix}")
     click.echo(f"note: {SYNTHETIC_NOTE}")
@@ -163,15 +162,3 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.hex()
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file and `os.replace`: never a half-written file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise

@@ -11,9 +11,10 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from lambdafuzz.atomic_files import write_text_atomic
 
 from .model import ANALYSIS_VERSION, AnalysisResult
 from .sources import SourceFile
@@ -59,15 +60,7 @@ def store(cache_dir: Path, key: str, result: AnalysisResult) -> Path | None:
     """Write atomically; a read-only or full disk only costs the cache (warned, not raised)."""
     path = cache_dir / f"{key}.json"
     try:
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key[:16]}-", suffix=".tmp", dir=cache_dir)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(result.to_json())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, result.to_json())
     except OSError as exc:
         log.warning("analysis-cache-unwritable: %s: %s; not cached", path, exc)
         return None

@@ -9,13 +9,12 @@ warning, never deleted.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.atomic_files import write_text_atomic
 from lambdafuzz.errors import CorpusError
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 
@@ -25,23 +24,6 @@ FORMAT_VERSION = 1
 def write_json_atomic(path: Path, data: Any) -> None:
     """Write JSON so that a reader (or a crash) never sees a half-written file."""
     write_text_atomic(path, json.dumps(data, indent=1, default=_json_default), durable=True)
-
-
-def write_text_atomic(path: Path, text: str, *, durable: bool = False) -> None:
-    """Temp file in the same directory + `os.replace`; `durable` also fsyncs first, for
-    saved inputs (the periodic plot data only needs to be whole, not durable)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            if durable:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _json_default(value: Any) -> Any:

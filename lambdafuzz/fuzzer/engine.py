@@ -22,13 +22,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.atomic_files import write_text_atomic
 from lambdafuzz.config import Target
 from lambdafuzz.fuzzer.corpus import (
     SavedInput,
     iter_inputs,
     save_input,
     write_json_atomic,
-    write_text_atomic,
 )
 from lambdafuzz.fuzzer.failures import FailureRecord, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator

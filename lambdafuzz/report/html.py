@@ -368,7 +368,7 @@ def write_report(
     out_dir: Path | str, path: Path | str | None = None, target: Target | None = None
 ) -> Path:
     """Write `report.html` (into `out_dir` unless `path` is given); returns its path."""
-    from lambdafuzz.fuzzer.corpus import write_text_atomic
+    from lambdafuzz.atomic_files import write_text_atomic
 
     destination = Path(path) if path is not None else Path(out_dir) / REPORT_NAME
     write_text_atomic(destination, render_report(out_dir, target))
