@@ -15,8 +15,8 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.invoke import Status
 from lambdafuzz.harness.worker import TestRequest, WorkerPool, WorkerSpec
+from lambdafuzz.model.outcome import Status
 
 LAMBDAS = Path(__file__).parent / "lambdas"
 

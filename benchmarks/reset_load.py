@@ -30,7 +30,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lambdafuzz.generators.aws.world import (  # noqa: E402
+from lambdafuzz.harness.backends import Backend, MotoBackend, MotoServerBackend  # noqa: E402
+from lambdafuzz.harness.safety import apply_sandbox_env  # noqa: E402
+from lambdafuzz.model.world import (  # noqa: E402
     Bucket,
     KeySchema,
     Queue,
@@ -39,8 +41,6 @@ from lambdafuzz.generators.aws.world import (  # noqa: E402
     Table,
     World,
 )
-from lambdafuzz.harness.backends import Backend, MotoBackend, MotoServerBackend  # noqa: E402
-from lambdafuzz.harness.safety import apply_sandbox_env  # noqa: E402
 
 
 def reference_world() -> World:

@@ -1,5 +1,5 @@
 """`python -m lambdafuzz` runs the command line."""
 
-from lambdafuzz.cli import main
+from lambdafuzz.cli.main import main
 
 main()

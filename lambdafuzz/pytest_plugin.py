@@ -101,8 +101,8 @@ class _Replayer:
     """The campaign's target and one worker to replay its inputs."""
 
     def __init__(self, directory: Path) -> None:
+        from lambdafuzz.fuzzer.out_dir import campaign_target, read_campaign_dir
         from lambdafuzz.harness.worker import WorkerPool, WorkerSpec
-        from lambdafuzz.report.out_dir import campaign_target, read_campaign_dir
 
         self.campaign = read_campaign_dir(directory)
         self.target = campaign_target(self.campaign)
@@ -132,7 +132,7 @@ class CampaignCollector(pytest.Collector):
         self._setup_error: str | None = None
 
     def collect(self) -> list[pytest.Item]:
-        from lambdafuzz.report.out_dir import read_campaign_dir
+        from lambdafuzz.fuzzer.out_dir import read_campaign_dir
 
         campaign = read_campaign_dir(self.path)
         items: list[pytest.Item] = [
@@ -174,7 +174,7 @@ class FailureItem(pytest.Item):
 
     def runtest(self) -> None:
         from lambdafuzz.fuzzer.corpus import load_input
-        from lambdafuzz.harness.invoke import Status
+        from lambdafuzz.model.outcome import Status
 
         parent = self.parent
         assert isinstance(parent, CampaignCollector)
@@ -196,8 +196,8 @@ class FailureItem(pytest.Item):
 
 
 def _describe(entry: Any, path: Path, result: Any, replayer: _Replayer) -> str:
-    from lambdafuzz.report.out_dir import reproduce_command
-    from lambdafuzz.report.world_summary import summarize_recording
+    from lambdafuzz.fuzzer.out_dir import reproduce_command
+    from lambdafuzz.fuzzer.world_summary import summarize_recording
 
     failure = result.failure
     replayed = failure.signature if failure is not None else result.status.name
@@ -232,7 +232,7 @@ class CoverageItem(pytest.Item):
 
     def runtest(self) -> None:
         from lambdafuzz.fuzzer.corpus import iter_inputs
-        from lambdafuzz.report.out_dir import read_coverage
+        from lambdafuzz.fuzzer.out_dir import read_coverage
 
         parent = self.parent
         assert isinstance(parent, CampaignCollector)
@@ -322,9 +322,9 @@ def _fuzz(
     out: Path | None = None,
 ) -> Any:
     from lambdafuzz.config import load_config
+    from lambdafuzz.config.sam import is_template, load_template_target
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.fuzzer.engine import CampaignFinished
-    from lambdafuzz.sam import is_template, load_template_target
 
     target = (
         load_template_target(config, function)

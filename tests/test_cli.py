@@ -8,7 +8,7 @@ import sys
 from click.testing import CliRunner
 
 from lambdafuzz import __version__
-from lambdafuzz.cli import cli
+from lambdafuzz.cli.main import cli
 
 
 def test_version():
@@ -24,7 +24,7 @@ def test_help_lists_usage():
 
 
 def test_help_does_not_import_boto3_or_moto():
-    code = "import sys; from lambdafuzz.cli import cli; print('moto' in sys.modules, 'boto3' in sys.modules)"
+    code = "import sys; from lambdafuzz.cli.main import cli; print('moto' in sys.modules, 'boto3' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 

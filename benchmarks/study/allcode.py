@@ -107,8 +107,8 @@ def measure_run(lambda_dir: Path, run_dir: Path) -> dict[str, Any]:
 
     from benchmarks.study.inprocess import open_runtime
     from lambdafuzz.fuzzer.corpus import load_input
-    from lambdafuzz.harness.invoke import app_dirs
     from lambdafuzz.harness.worker import TestRequest
+    from lambdafuzz.model.target import app_dirs
 
     target, runtime = open_runtime(lambda_dir)
     apps = [os.path.realpath(d) for d in app_dirs(target)]

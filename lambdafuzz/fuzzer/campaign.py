@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from lambdafuzz.config import Target
 from lambdafuzz.fuzzer.engine import CampaignOptions, Engine, Strategy
 from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator
 from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.model.target import Target
 
 #: Probability that a fresh string draw takes a dictionary constant (when there are any).
 DICTIONARY_P = 0.1

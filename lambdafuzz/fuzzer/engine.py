@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.atomic_files import write_text_atomic
-from lambdafuzz.config import Target
 from lambdafuzz.fuzzer.corpus import (
     SavedInput,
     iter_inputs,
@@ -33,8 +32,9 @@ from lambdafuzz.fuzzer.corpus import (
 from lambdafuzz.fuzzer.failures import FailureRecord, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
-from lambdafuzz.harness.invoke import Status, app_dirs
 from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerPool, WorkerSpec
+from lambdafuzz.model.outcome import Status
+from lambdafuzz.model.target import Target, app_dirs
 
 NUM_CHILDREN_BASELINE = 50
 NUM_CHILDREN_MULTIPLIER_FAVORED = 20
@@ -492,7 +492,7 @@ class Engine:
         yield NewFailure(record)
 
     def _world_summary(self, recording: ChoiceSequence) -> Any:
-        from lambdafuzz.report.world_summary import summarize_recording
+        from lambdafuzz.fuzzer.world_summary import summarize_recording
 
         return summarize_recording(recording, self.options.target)
 
@@ -521,7 +521,7 @@ class Engine:
         return notices
 
     def _known_failure(self, signature: str, failure: dict[str, Any], item: SavedInput) -> None:
-        from lambdafuzz.harness.invoke import FailureInfo
+        from lambdafuzz.model.outcome import FailureInfo
 
         info = FailureInfo(
             exception_type=str(failure.get("exception_type", "")),

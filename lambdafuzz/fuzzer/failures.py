@@ -6,7 +6,7 @@ import hashlib
 import re
 from dataclasses import dataclass
 
-from lambdafuzz.harness.invoke import FailureInfo
+from lambdafuzz.model.outcome import FailureInfo
 
 
 def failure_slug(signature: str) -> str:

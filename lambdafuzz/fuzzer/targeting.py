@@ -17,9 +17,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.config import Target
 from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sample_geometric
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
+from lambdafuzz.model.target import Target
 
 TARGETED_SHARE = 0.5
 MAX_TRIES = 10
@@ -34,7 +34,7 @@ def analyze_target(
 ):  # -> AnalysisResult
     """Static analysis of the target's application packages (cached by source hash)."""
     from lambdafuzz.analysis.analyze import analyze_sources
-    from lambdafuzz.harness.invoke import app_dirs
+    from lambdafuzz.model.target import app_dirs
 
     return analyze_sources(
         [Path(p) for p in app_dirs(target)],
@@ -52,7 +52,7 @@ class TargetedMutator:
         self, analysis: Any, target: Target, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
     ) -> None:
         from lambdafuzz.harness.coverage import Scope, scan_arms
-        from lambdafuzz.harness.invoke import app_dirs
+        from lambdafuzz.model.target import app_dirs
 
         self.mode = mode
         self.random = RandomMutator(mode)

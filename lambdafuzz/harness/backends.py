@@ -24,9 +24,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from lambdafuzz.errors import BackendError
-from lambdafuzz.generators.aws.world import LoadedWorld, World
 from lambdafuzz.harness.loaders import Boto3Loader, MotoDirectLoader, WorldLoader
 from lambdafuzz.harness.safety import FAKE_CREDENTIALS, check_endpoint
+from lambdafuzz.model.world import LoadedWorld, World
 
 BACKEND_NAMES = ("moto", "moto-server", "localstack")
 LOCALSTACK_IMAGE = "localstack/localstack"

@@ -7,7 +7,6 @@ is interesting, it only reports what one invocation did.
 from __future__ import annotations
 
 import difflib
-import enum
 import importlib
 import os
 import sys
@@ -15,67 +14,17 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.config import OutcomeRules, Target
 from lambdafuzz.errors import HandlerImportError
+from lambdafuzz.model.outcome import FailureInfo, Status
+from lambdafuzz.model.target import OutcomeRules
 
 HandlerT = Callable[[Any, Any], Any]
 
 
-class Status(enum.IntEnum):
-    """What one test produced, ordered from best to worst."""
-
-    VALID = 0
-    INVALID = 1  # rejected on purpose: an assumption, or a configured exception/status
-    FAILURE = 2  # uncaught exception, configured failure status, or a dead worker
-    HANG = 3  # ran past its timeout and was killed
-
-
-@dataclass(slots=True, frozen=True)
-class FailureInfo:
-    """Why a test failed; `signature` deduplicates failures across a campaign."""
-
-    exception_type: str
-    message: str
-    traceback: str
-    location: str  # innermost application frame as "file:line", or "" when unknown
-    cause: str = ""  # type of the chained cause, for re-raised generic exceptions
-
-    @property
-    def signature(self) -> str:
-        sig = f"{self.exception_type} at {self.location or '?'}"
-        return f"{sig} (from {self.cause})" if self.cause else sig
-
-
 # ------------------------------------------------------------------------ importing
-
-
-def app_dirs(target: Target) -> list[str]:
-    """Directories (or module files) of the application packages: the coverage scope."""
-    found = []
-    for package in target.app_packages:
-        base = target.root / package.replace(".", "/")
-        if base.is_dir():
-            found.append(os.path.realpath(base))
-        elif base.with_suffix(".py").is_file():
-            found.append(os.path.realpath(base.with_suffix(".py")))
-    return found
-
-
-def split_handler(spec: str) -> tuple[str, str]:
-    """`pkg.mod:func` or `pkg.mod.func` -> (`pkg.mod`, `func`)."""
-    if ":" in spec:
-        module, _, function = spec.partition(":")
-    else:
-        module, _, function = spec.rpartition(".")
-    if not module or not function:
-        raise HandlerImportError(
-            f"handler {spec!r} is not of the form 'module.function' or 'module:function'"
-        )
-    return module, function
 
 
 def import_handler(module: str, function: str, root: Path) -> HandlerT:

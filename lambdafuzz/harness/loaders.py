@@ -25,7 +25,16 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from lambdafuzz.errors import BackendError
-from lambdafuzz.generators.aws.world import (
+from lambdafuzz.harness.safety import FAKE_ACCESS_KEY_ID, FAKE_SECRET_ACCESS_KEY, FAKE_SESSION_TOKEN
+from lambdafuzz.harness.world_checks import (
+    MAX_ITEM_BYTES,
+    check_item,
+    check_message,
+    check_object,
+    check_queue,
+    fifo_ids,
+)
+from lambdafuzz.model.world import (
     Bucket,
     DeliveredMessage,
     ItemT,
@@ -35,15 +44,6 @@ from lambdafuzz.generators.aws.world import (
     Table,
     Topic,
     World,
-)
-from lambdafuzz.harness.safety import FAKE_ACCESS_KEY_ID, FAKE_SECRET_ACCESS_KEY, FAKE_SESSION_TOKEN
-from lambdafuzz.harness.world_checks import (
-    MAX_ITEM_BYTES,
-    check_item,
-    check_message,
-    check_object,
-    check_queue,
-    fifo_ids,
 )
 
 _RECEIVE_BATCH = 10  # SQS's maximum per ReceiveMessage

@@ -22,9 +22,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from lambdafuzz.config import Target
 from lambdafuzz.errors import BackendError, HandlerImportError, LambdafuzzError
-from lambdafuzz.generators.aws.world import Bucket, Queue, Table, Topic, World
 from lambdafuzz.generators.core import (
     Choices,
     ChoiceSequence,
@@ -32,7 +30,9 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     UnsatisfiedAssumption,
 )
-from lambdafuzz.harness.invoke import FailureInfo, Status
+from lambdafuzz.model.outcome import FailureInfo, Status
+from lambdafuzz.model.target import Target
+from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
 
 ArmT = Any  # a stable, picklable branch-arm key from harness.coverage
 CoverageT = Mapping[ArmT, int]  # arm -> AFL hit-count bucket
@@ -113,11 +113,11 @@ class WorkerRuntime:
     """The state of one worker process: env, emulator, collector, handler."""
 
     def __init__(self, spec: WorkerSpec) -> None:
-        from lambdafuzz.config import resolve_env
         from lambdafuzz.harness.backends import make_backend
         from lambdafuzz.harness.coverage import BranchCollector
-        from lambdafuzz.harness.invoke import app_dirs, import_handler
+        from lambdafuzz.harness.invoke import import_handler
         from lambdafuzz.harness.safety import sandbox_env
+        from lambdafuzz.model.target import app_dirs, resolve_env
 
         self.spec = spec
         target = spec.target

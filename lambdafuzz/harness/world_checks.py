@@ -14,7 +14,7 @@ import re
 from typing import Any
 
 from lambdafuzz.errors import BackendError
-from lambdafuzz.generators.aws.world import Bucket, ItemT, Queue, QueueMessage, S3Object, Table
+from lambdafuzz.model.world import Bucket, ItemT, Queue, QueueMessage, S3Object, Table
 
 FIFO_GROUP_ID = "lambdafuzz"  # MessageGroupId of a FIFO message that names none
 MAX_ITEM_BYTES = 405_000  # moto's item limit (DynamoDB's 400 KB, measured as moto measures it)

@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz import __version__
-from lambdafuzz.report.out_dir import (
+from lambdafuzz.fuzzer.out_dir import (
     CampaignDir,
     FailureEntry,
     read_campaign_dir,
     reproduce_command,
 )
-from lambdafuzz.target import Target
+from lambdafuzz.model.target import Target
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -133,7 +133,7 @@ def write_junit(out_dir: Path | str, path: Path | str) -> Path:
 # =========================================================================== SARIF
 def _source_location(location: str, target: Target, base: Path) -> tuple[str, int] | None:
     """ "pkg/file.py:31" (relative to an app dir's parent) -> (uri relative to base, 31)."""
-    from lambdafuzz.harness.invoke import app_dirs
+    from lambdafuzz.model.target import app_dirs
 
     file, sep, line = location.rpartition(":")
     if not sep or not line.isdigit():

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz import __version__
-from lambdafuzz.report.html_style import CSS
-from lambdafuzz.report.out_dir import (
+from lambdafuzz.fuzzer.out_dir import (
     CampaignDir,
     FailureEntry,
     PlotRow,
@@ -32,7 +31,8 @@ from lambdafuzz.report.out_dir import (
     read_plot_rows,
     reproduce_command,
 )
-from lambdafuzz.target import Target
+from lambdafuzz.model.target import Target
+from lambdafuzz.report.html_style import CSS
 
 REPORT_NAME = "report.html"
 #: Source files above this size are listed but not rendered (a vendored blob in scope).
@@ -252,7 +252,7 @@ def _source_section(out_dir: Path, target: Target | None) -> str:
     if target is None:
         return "<p class='note'>Source unavailable: the campaign's config could not be loaded.</p>"
     from lambdafuzz.harness.coverage import ArmKey, Scope, scan_arms
-    from lambdafuzz.harness.invoke import app_dirs
+    from lambdafuzz.model.target import app_dirs
 
     scope = Scope.of(app_dirs(target))
     catalog = scan_arms(scope)

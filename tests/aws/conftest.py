@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from aws_config_files import write_config
 
-from lambdafuzz.config import Target, load_config
+from lambdafuzz.config import load_config
+from lambdafuzz.model.target import Target
 
 MakeTargetT = Callable[[str], Target]
 

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from aws_config_files import write_config
 
-from lambdafuzz.config import TriggerKind, load_config, resolve_env
+from lambdafuzz.config import load_config
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.generators.aws.world import LoadedWorld, World
+from lambdafuzz.model.target import TriggerKind, resolve_env
+from lambdafuzz.model.world import LoadedWorld, World
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks" / "lambdas"
 

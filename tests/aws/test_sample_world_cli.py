@@ -7,7 +7,7 @@ import json
 from aws_config_files import write_config
 from click.testing import CliRunner
 
-from lambdafuzz.cli_sample_world import SYNTHETIC_NOTE, world
+from lambdafuzz.cli.sample_world import SYNTHETIC_NOTE, world
 
 CONFIG = """\
 handler: app.handler

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from lambdafuzz.cli import cli
+from lambdafuzz.cli.main import cli
 
 HERE = Path(__file__).parent
 SAM_APP = HERE / "sam_app"

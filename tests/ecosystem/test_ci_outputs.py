@@ -12,8 +12,8 @@ import jsonschema
 import pytest
 
 from lambdafuzz import __version__
+from lambdafuzz.config.sam import load_template_target
 from lambdafuzz.report.ci_outputs import write_junit, write_sarif
-from lambdafuzz.sam import load_template_target
 
 from .conftest import FUNCTIONS, TEMPLATE, copy_campaign
 

@@ -7,10 +7,10 @@ import os
 
 from click.testing import CliRunner
 
-from lambdafuzz.cli_init import init
+from lambdafuzz.cli.init import init
 from lambdafuzz.config import load_config
-from lambdafuzz.sam import load_template_target
-from lambdafuzz.target import TriggerKind
+from lambdafuzz.config.sam import load_template_target
+from lambdafuzz.model.target import TriggerKind
 
 from .conftest import SAM_APP, TEMPLATE
 

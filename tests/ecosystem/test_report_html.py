@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lambdafuzz.cli import cli
-from lambdafuzz.cli_report import report
+from lambdafuzz.cli.main import cli
+from lambdafuzz.cli.report import report
+from lambdafuzz.fuzzer.out_dir import read_plot_rows
 from lambdafuzz.report.html import plot_svg, render_report
-from lambdafuzz.report.out_dir import read_plot_rows
 
 from .conftest import FUNCTIONS, copy_campaign
 

@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from lambdafuzz.errors import ConfigError
-from lambdafuzz.sam import (
+from lambdafuzz.config.sam import (
     is_template,
     load_template,
     load_template_target,
     template_function_names,
     template_functions,
 )
-from lambdafuzz.target import TriggerKind
+from lambdafuzz.errors import ConfigError
+from lambdafuzz.model.target import TriggerKind
 
 from .conftest import EXECS, FUNCTIONS, SAM_APP, TEMPLATE
 
@@ -89,7 +89,7 @@ def test_sqs_function_import():
 
 
 def test_unsupported_pieces_are_logged_as_warnings(caplog):
-    with caplog.at_level(logging.WARNING, logger="lambdafuzz.sam"):
+    with caplog.at_level(logging.WARNING, logger="lambdafuzz.config.sam"):
         load_template_target(TEMPLATE, "IngestFunction")
     messages = [r.getMessage() for r in caplog.records]
     assert any("warning [sam-unsupported]" in m and "Layers" in m for m in messages), messages

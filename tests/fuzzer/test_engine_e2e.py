@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from lambdafuzz.cli import cli
+from lambdafuzz.cli.main import cli
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure

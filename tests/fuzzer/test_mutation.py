@@ -118,7 +118,7 @@ def test_targeted_mutator_maps_runtime_arms_to_analysis_targets(tmp_path):
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.targeting import analyze_target
     from lambdafuzz.harness.coverage import Scope, scan_arms
-    from lambdafuzz.harness.invoke import app_dirs
+    from lambdafuzz.model.target import app_dirs
 
     target = load_config(Path(__file__).parent / "planted")
     analysis = analyze_target(target, cache_dir=tmp_path)

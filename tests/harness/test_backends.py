@@ -30,7 +30,16 @@ import pytest
 from botocore.config import Config
 
 from lambdafuzz.errors import BackendError
-from lambdafuzz.generators.aws.world import (
+from lambdafuzz.harness.backends import (
+    Backend,
+    LocalStackBackend,
+    MotoBackend,
+    MotoServerBackend,
+    make_backend,
+)
+from lambdafuzz.harness.safety import apply_sandbox_env
+from lambdafuzz.harness.world_checks import check_item
+from lambdafuzz.model.world import (
     Bucket,
     KeySchema,
     LoadedWorld,
@@ -41,15 +50,6 @@ from lambdafuzz.generators.aws.world import (
     Topic,
     World,
 )
-from lambdafuzz.harness.backends import (
-    Backend,
-    LocalStackBackend,
-    MotoBackend,
-    MotoServerBackend,
-    make_backend,
-)
-from lambdafuzz.harness.safety import apply_sandbox_env
-from lambdafuzz.harness.world_checks import check_item
 
 CROSS_BACKEND_WORLDS = 200  # the acceptance bar: moto and moto-server agree on 200 worlds
 GENERATED_WORLDS = 15  # worlds from the real generator, on moto and moto-server

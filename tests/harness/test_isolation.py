@@ -10,8 +10,8 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.invoke import Status
 from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.model.outcome import Status
 
 HERE = Path(__file__).parent / "isolation"
 

@@ -21,10 +21,10 @@ from lambdafuzz.generators.aws.s3_notifications import (
     render_s3_event,
     render_test_event,
 )
-from lambdafuzz.generators.aws.world import Bucket
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import GeneratedFile, draw_file
-from lambdafuzz.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT
+from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT
+from lambdafuzz.model.world import Bucket
 
 #: Bodies when the config names none.
 DEFAULT_FORMATS: Final = ("json",)

@@ -20,12 +20,12 @@ from decimal import Decimal
 from typing import Final
 
 from lambdafuzz import labels
-from lambdafuzz.generators.aws.world import AttributeValueT, ItemT, KeySchema, Table
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import datetimes
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.generators.files.budget import fits
-from lambdafuzz.target import TableSpec
+from lambdafuzz.model.target import TableSpec
+from lambdafuzz.model.world import AttributeValueT, ItemT, KeySchema, Table
 
 KEY_ALPHABET: Final = string.ascii_letters + string.digits + "-_.#"
 NAME_ALPHABET: Final = string.ascii_letters + string.digits + "_"

@@ -41,11 +41,11 @@ from lambdafuzz.generators.aws.streams import (
     draw_stream_records,
     render_stream_record,
 )
-from lambdafuzz.generators.aws.world import LoadedWorld, World
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
-from lambdafuzz.target import Target, TriggerKind
+from lambdafuzz.model.target import Target, TriggerKind
+from lambdafuzz.model.world import LoadedWorld, World
 
 KIND_LABELS: Final = {
     TriggerKind.S3: labels.S3_EVENT,

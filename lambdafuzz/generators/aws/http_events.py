@@ -20,10 +20,10 @@ from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import file_text
 from lambdafuzz.generators.aws.s3_notifications import source_ip
-from lambdafuzz.generators.aws.world import LoadedWorld
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
+from lambdafuzz.model.world import LoadedWorld
 
 METHODS: Final = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
 _METHOD_WEIGHTS: Final = (3.0, 3.0, 1.0, 1.0, 0.5, 0.2, 0.2)

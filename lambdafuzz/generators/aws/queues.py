@@ -14,11 +14,11 @@ from typing import Final
 
 from lambdafuzz import labels
 from lambdafuzz.generators.aws.bodies import draw_body
-from lambdafuzz.generators.aws.world import Bucket, Queue, QueueMessage
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files.alphabets import clean_xml_text
 from lambdafuzz.generators.files.budget import fits
-from lambdafuzz.target import QueueSpec
+from lambdafuzz.model.target import QueueSpec
+from lambdafuzz.model.world import Bucket, Queue, QueueMessage
 
 ATTRIBUTE_NAME_ALPHABET: Final = string.ascii_letters + string.digits + "_-."
 ATTRIBUTE_VALUE_ALPHABET: Final = string.ascii_letters + string.digits + " -_.:/@"

@@ -14,11 +14,11 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from lambdafuzz import labels
-from lambdafuzz.generators.aws.world import Bucket, S3Object
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import GeneratedFile, draw_file
 from lambdafuzz.generators.files.budget import fits
-from lambdafuzz.target import BucketSpec, ObjectsSpec
+from lambdafuzz.model.target import BucketSpec, ObjectsSpec
+from lambdafuzz.model.world import Bucket, S3Object
 
 #: Stems of ordinary uploads.
 KEY_ALPHABET: Final = string.ascii_letters + string.digits + "-_."

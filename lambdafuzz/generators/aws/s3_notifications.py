@@ -21,8 +21,8 @@ from typing import Any, Final
 from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.s3 import draw_object_key
-from lambdafuzz.generators.aws.world import Bucket
 from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.model.world import Bucket
 
 #: How the object came to be: S3 eventName suffix -> EventBridge `reason`.
 CREATED_BY: Final = {"Put": "PutObject", "Post": "POST Object", "Copy": "CopyObject"}

@@ -16,8 +16,8 @@ from typing import Any, Final
 from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.dynamodb import draw_extras, draw_item, item_key, key_only
-from lambdafuzz.generators.aws.world import ItemT, LoadedWorld, Table
 from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.model.world import ItemT, LoadedWorld, Table
 
 EVENT_NAMES: Final = ("INSERT", "MODIFY", "REMOVE")
 _NEW_VIEWS: Final = frozenset({"NEW_IMAGE", "NEW_AND_OLD_IMAGES"})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 
 from lambdafuzz.generators.aws import ids
-from lambdafuzz.generators.aws.world import DeliveredMessage, LoadedWorld, Queue, World
+from lambdafuzz.model.world import DeliveredMessage, LoadedWorld, Queue, World
 
 
 def synthetic_loaded_world(world: World) -> LoadedWorld:

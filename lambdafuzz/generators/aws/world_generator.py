@@ -21,9 +21,9 @@ from lambdafuzz.generators.aws.dynamodb import draw_table
 from lambdafuzz.generators.aws.events import EventPlan, draw_event_plan, render_event
 from lambdafuzz.generators.aws.queues import draw_queue
 from lambdafuzz.generators.aws.s3 import draw_bucket, key_strings
-from lambdafuzz.generators.aws.world import LoadedWorld, Table, Topic, World
 from lambdafuzz.generators.core import Choices, generator
-from lambdafuzz.target import Target, TriggerKind
+from lambdafuzz.model.target import Target, TriggerKind
+from lambdafuzz.model.world import LoadedWorld, Table, Topic, World
 
 _DEFAULTS = World()
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 from click.testing import CliRunner
 
-from lambdafuzz.cli_sample import sample
+from lambdafuzz.cli.sample import sample
 from lambdafuzz.generators.files.validation import rejection
 
 

@@ -11,14 +11,14 @@ from lambdafuzz import __version__
 
 #: subcommand name -> "module:attribute" of its click command
 SUBCOMMANDS: dict[str, str] = {
-    "fuzz": "lambdafuzz.cli_fuzz:fuzz",
-    "repro": "lambdafuzz.cli_replay:repro",
-    "minimize": "lambdafuzz.cli_replay:minimize",
-    "corpus": "lambdafuzz.cli_replay:corpus",
-    "sample": "lambdafuzz.cli_sample:sample",
-    "analyze": "lambdafuzz.cli_analyze:analyze",
-    "init": "lambdafuzz.cli_init:init",
-    "report": "lambdafuzz.cli_report:report",
+    "fuzz": "lambdafuzz.cli.fuzz:fuzz",
+    "repro": "lambdafuzz.cli.replay:repro",
+    "minimize": "lambdafuzz.cli.replay:minimize",
+    "corpus": "lambdafuzz.cli.replay:corpus",
+    "sample": "lambdafuzz.cli.sample:sample",
+    "analyze": "lambdafuzz.cli.analyze:analyze",
+    "init": "lambdafuzz.cli.init:init",
+    "report": "lambdafuzz.cli.report:report",
 }
 
 

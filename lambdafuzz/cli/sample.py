@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from lambdafuzz.atomic_files import write_bytes_atomic
-from lambdafuzz.cli_options import sample_options
+from lambdafuzz.cli.options import sample_options
 from lambdafuzz.generators.files.dispatch import FORMATS
 
 EPILOG = """\b
@@ -138,6 +138,6 @@ def sample_seed(seed: int, i: int) -> int:
     return (seed << 32) + i
 
 
-from lambdafuzz.cli_sample_world import world  # noqa: E402 - attached last, imports only click
+from lambdafuzz.cli.sample_world import world  # noqa: E402 - attached last, imports only click
 
 sample.add_command(world)

@@ -18,7 +18,7 @@ from typing import Any
 
 from lambdafuzz.errors import ConfigError, CorpusError
 from lambdafuzz.fuzzer.corpus import SavedInput, load_input
-from lambdafuzz.target import Target
+from lambdafuzz.model.target import Target
 
 MIN_SUFFIX = ".min.json"
 
@@ -154,7 +154,7 @@ def campaign_target(
     """The Target a campaign ran against: `config` when given, else the config path that
     campaign.json records (a SAM template's function as `campaign_function` finds it)."""
     from lambdafuzz.config import load_config
-    from lambdafuzz.sam import is_template, load_template
+    from lambdafuzz.config.sam import is_template, load_template
 
     path = config or _config_path(campaign)
     if path.is_file() and is_template(path):
@@ -166,7 +166,7 @@ def campaign_function(campaign: CampaignDir, template: Path | None = None) -> st
     """For a campaign over a SAM template: campaign.json's `function`, else the out dir's
     name (`fuzz template.yaml` writes `OUT/<Function>/`), else the function whose handler
     campaign.json names.  None for a lambdafuzz.yaml."""
-    from lambdafuzz.sam import function_for_handler, is_template, template_functions
+    from lambdafuzz.config.sam import function_for_handler, is_template, template_functions
 
     path = template or _config_path(campaign)
     if not (path.is_file() and is_template(path)):
@@ -209,9 +209,9 @@ def offline_event(saved: SavedInput, target: Target) -> tuple[Any, str]:
     import hashlib
     import uuid
 
-    from lambdafuzz.generators.aws.world import DeliveredMessage, LoadedWorld
     from lambdafuzz.generators.aws.world_generator import generate_input
     from lambdafuzz.generators.core import Choices, ReplayMode
+    from lambdafuzz.model.world import DeliveredMessage, LoadedWorld
 
     choices = Choices(saved.sequence.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=())
     try:

@@ -19,9 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.config_source import nearest
-from lambdafuzz.errors import ConfigError
-from lambdafuzz.sam_template import (
+from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
     RESOURCE_KINDS,
     Resolver,
@@ -33,9 +31,11 @@ from lambdafuzz.sam_template import (
     read_template,
     template_events,
 )
-from lambdafuzz.target import Target
+from lambdafuzz.config.source import nearest
+from lambdafuzz.errors import ConfigError
+from lambdafuzz.model.target import Target
 
-log = logging.getLogger("lambdafuzz.sam")
+log = logging.getLogger("lambdafuzz.config.sam")
 
 #: Objects of a bucket that triggers the handler, when nothing narrows them.
 DEFAULT_OBJECTS = {"min": 1, "max": 3, "formats": ["any"]}
@@ -150,7 +150,7 @@ def load_template_target(path: Path | str, function_name: str | None = None) -> 
 
 
 def load_template(path: Path | str, function_name: str | None = None) -> TemplateImport:
-    from lambdafuzz.config import target_from_dict
+    from lambdafuzz.config.schema import target_from_dict
 
     template = read_template(Path(path))
     name = _pick_function(template, function_name)

@@ -2,7 +2,7 @@
 resources and events, and resolving intrinsic functions (`!Ref`, `!GetAtt`, `!Sub`,
 `!Join`) to the names and `${kind.name.attribute}` references a lambdafuzz.yaml uses.
 
-`lambdafuzz.sam` decides what a function's lambdafuzz.yaml holds; this module only reads.
+`lambdafuzz.config.sam` decides what a function's lambdafuzz.yaml holds; this module only reads.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-from lambdafuzz.config_source import Locator
+from lambdafuzz.config.source import Locator
 from lambdafuzz.errors import ConfigError
 
 FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")

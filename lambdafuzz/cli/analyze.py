@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from lambdafuzz.cli_fuzz import config_argument, function_option, load_target
+from lambdafuzz.cli.fuzz import config_argument, function_option, load_target
 
 
 @click.command(epilog="Example: lambdafuzz analyze benchmarks/lambdas/year_thumbnails")

@@ -321,7 +321,7 @@ def init(
     force: bool,
 ) -> None:
     """Write a commented lambdafuzz.yaml from a SAM template or from the options given."""
-    from lambdafuzz.config import target_from_dict
+    from lambdafuzz.config.schema import target_from_dict
 
     if out.exists() and not force:
         raise click.UsageError(f"{out} exists; pass --force to overwrite it")
@@ -364,7 +364,7 @@ def _from_template(
 ) -> tuple[dict[str, Any], str, list[str]]:
     import os
 
-    from lambdafuzz.sam import template_config
+    from lambdafuzz.config.sam import template_config
 
     try:
         name, config, unsupported = template_config(template, function_name)

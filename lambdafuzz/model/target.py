@@ -9,13 +9,14 @@ world (the URLs and ARNs are facts only the emulator knows).
 from __future__ import annotations
 
 import enum
+import os
 import re
 import types
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lambdafuzz.generators.aws.world import KeySchema, LoadedWorld
+from lambdafuzz.model.world import KeySchema, LoadedWorld
 
 
 class TriggerKind(enum.StrEnum):
@@ -196,3 +197,15 @@ def reference_value(loaded: LoadedWorld, kind: str, name: str, attribute: str) -
         case "topics", "arn":
             return loaded.topic_arn(name)
     raise KeyError(f"${{{kind}.{name}.{attribute}}}")
+
+
+def app_dirs(target: Target) -> list[str]:
+    """Directories (or module files) of the application packages: the coverage scope."""
+    found = []
+    for package in target.app_packages:
+        base = target.root / package.replace(".", "/")
+        if base.is_dir():
+            found.append(os.path.realpath(base))
+        elif base.with_suffix(".py").is_file():
+            found.append(os.path.realpath(base.with_suffix(".py")))
+    return found

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from lambdafuzz.cli_fuzz import config_option, function_option
+from lambdafuzz.cli.fuzz import config_option, function_option
 from lambdafuzz.errors import ConfigError
 
 
@@ -45,8 +45,8 @@ def report(
     The page loads nothing from the network; open it in any browser or keep it as a CI
     artifact.
     """
+    from lambdafuzz.fuzzer.out_dir import campaign_target, read_campaign_dir
     from lambdafuzz.report.html import write_report
-    from lambdafuzz.report.out_dir import campaign_target, read_campaign_dir
 
     dirs = _campaign_dirs(directory)
     if not dirs:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from lambdafuzz.cli_fuzz import backend_options, config_option, function_option, load_target
+from lambdafuzz.cli.exit_codes import ExitCode
+from lambdafuzz.cli.fuzz import backend_options, config_option, function_option, load_target
 from lambdafuzz.errors import CorpusError, HandlerImportError
-from lambdafuzz.exit_codes import ExitCode
 
 
 def _target_for(input_path: Path, config: Path | None, function_name: str | None):
@@ -19,7 +19,7 @@ def _target_for(input_path: Path, config: Path | None, function_name: str | None
     if config is not None:
         return load_target(config, function_name)
     from lambdafuzz.errors import ConfigError
-    from lambdafuzz.report.out_dir import campaign_target, read_campaign_dir
+    from lambdafuzz.fuzzer.out_dir import campaign_target, read_campaign_dir
 
     for parent in [input_path.parent, *input_path.parents]:
         if (parent / "campaign.json").is_file():
@@ -76,9 +76,9 @@ def repro(
 
     Exit status 1 when it fails (FAILURE or HANG), 0 otherwise.
     """
-    from lambdafuzz.harness.invoke import Status
+    from lambdafuzz.fuzzer.world_summary import summarize_recording
     from lambdafuzz.harness.worker import TestRequest
-    from lambdafuzz.report.world_summary import summarize_recording
+    from lambdafuzz.model.outcome import Status
 
     saved = _load(input_file)
     target = _target_for(input_file, config, function_name)
@@ -137,8 +137,8 @@ def minimize(
     """Shrink a failing input while the same failure reproduces; writes NAME.min.json beside it."""
     from lambdafuzz.fuzzer.corpus import SavedInput, save_input
     from lambdafuzz.fuzzer.minimize import minimize as shrink
+    from lambdafuzz.fuzzer.world_summary import summarize_recording
     from lambdafuzz.harness.worker import TestRequest
-    from lambdafuzz.report.world_summary import summarize_recording
 
     saved = _load(input_file)
     target = _target_for(input_file, config, function_name)

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from lambdafuzz.config import Target
-from lambdafuzz.generators.aws.world import S3Object, World
 from lambdafuzz.generators.core import Choices, ChoiceSequence, ReplayMode
+from lambdafuzz.model.target import Target
+from lambdafuzz.model.world import S3Object, World
 
 PREVIEW_BYTES = 200
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import click
 
+from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.errors import ConfigError, HandlerImportError
-from lambdafuzz.exit_codes import ExitCode
 
 STRATEGIES = ("random", "zest", "zest-strings", "spoton")
 BACKENDS = ("moto", "moto-server", "localstack")
@@ -65,7 +65,7 @@ def load_target(config: Path, function_name: str | None = None):  # -> Target
 
     try:
         if config.is_file() and _is_template(config):
-            from lambdafuzz.sam import load_template_target
+            from lambdafuzz.config.sam import load_template_target
 
             return load_template_target(config, function_name)
         return load_config(config)
@@ -74,7 +74,7 @@ def load_target(config: Path, function_name: str | None = None):  # -> Target
 
 
 def _is_template(path: Path) -> bool:
-    from lambdafuzz.sam_template import is_template
+    from lambdafuzz.config.sam_template import is_template
 
     return is_template(path)
 
@@ -250,7 +250,7 @@ def _suffixed(path: Path, sub_out: Path, out_dir: Path) -> Path:
 def _targets(config: Path, function_name: str | None):
     """Yield (target, out dir) pairs: one for a config, one per function of a template."""
     if config.is_file() and _is_template(config) and function_name is None:
-        from lambdafuzz.sam import template_function_names
+        from lambdafuzz.config.sam import template_function_names
 
         try:
             names = template_function_names(config)

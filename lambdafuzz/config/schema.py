@@ -18,8 +18,8 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from lambdafuzz import aws_names
-from lambdafuzz.config_source import (
+from lambdafuzz.config import aws_names
+from lambdafuzz.config.source import (
     Locator,
     custom_error,
     from_validation_error,
@@ -27,8 +27,7 @@ from lambdafuzz.config_source import (
     read_yaml,
 )
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.generators.aws.world import KeySchema
-from lambdafuzz.target import (
+from lambdafuzz.model.target import (
     BODY_EVENTBRIDGE_S3,
     BODY_S3_EVENT,
     KEY_TYPES,
@@ -46,27 +45,10 @@ from lambdafuzz.target import (
     TopicSpec,
     Trigger,
     TriggerKind,
-    reference_value,
-    resolve_env,
 )
+from lambdafuzz.model.world import KeySchema
 
-__all__ = [
-    "CONFIG_NAME",
-    "BucketSpec",
-    "ObjectsSpec",
-    "OutcomeRules",
-    "QueueSpec",
-    "Resources",
-    "TableSpec",
-    "Target",
-    "TopicSpec",
-    "Trigger",
-    "TriggerKind",
-    "load_config",
-    "reference_value",
-    "resolve_env",
-    "target_from_dict",
-]
+__all__ = ["CONFIG_NAME", "load_config", "target_from_dict"]
 
 CONFIG_NAME = "lambdafuzz.yaml"
 
@@ -623,7 +605,7 @@ def _walk_py(root: Path, limit: int) -> Iterator[Path]:
 
 def target_from_dict(data: dict[str, Any], source: Path) -> Target:
     """Validate a mapping shaped like lambdafuzz.yaml that was built, not read (from a SAM
-    template by `lambdafuzz.sam`); `source` is the file it came from and the base of `root`.
+    template by `lambdafuzz.config.sam`); `source` is the file it came from and the base of `root`.
     Errors name `source` without a line (the mapping has no YAML nodes)."""
     file = Path(source).resolve()
     where = Locator(file, None)

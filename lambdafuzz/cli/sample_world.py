@@ -17,8 +17,8 @@ from typing import Any
 import click
 
 from lambdafuzz.atomic_files import write_bytes_atomic
-from lambdafuzz.cli_options import sample_options
-from lambdafuzz.exit_codes import ExitCode
+from lambdafuzz.cli.exit_codes import ExitCode
+from lambdafuzz.cli.options import sample_options
 
 PREVIEW_CHARS = 200
 SYNTHETIC_NOTE = (

@@ -1,0 +1,28 @@
+"""Everything that turns a file into a `Target`: `lambdafuzz.yaml`, a SAM or CloudFormation
+template, AWS naming rules and the writer behind `lambdafuzz init`.
+
+`load_target` is the one entry point used by the command line, the pytest plugin and the
+reader of a campaign's output folder.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lambdafuzz.config.schema import CONFIG_NAME, load_config, target_from_dict
+from lambdafuzz.model.target import Target
+
+__all__ = ["CONFIG_NAME", "load_config", "load_target", "target_from_dict"]
+
+
+def load_target(path: Path | str, function: str | None = None) -> Target:
+    """The Target described by `path`: a `lambdafuzz.yaml` (or its directory) or a SAM /
+    CloudFormation template, whose `function` is chosen when it has several.  Raises
+    `ConfigError` with one readable paragraph on any mistake."""
+    from lambdafuzz.config.sam import load_template_target
+    from lambdafuzz.config.sam_template import is_template
+
+    path = Path(path)
+    if path.is_file() and is_template(path):
+        return load_template_target(path, function)
+    return load_config(path)
