@@ -97,30 +97,21 @@ def _rel(path: Path, config: pytest.Config) -> str:
 
 
 # =========================================================================== replaying
-class _Replayer:
-    """The campaign's target and one worker to replay its inputs."""
+class _CampaignReplay:
+    """A campaign directory, its target, and the replayer its tests share."""
 
     def __init__(self, directory: Path) -> None:
-        from lambdafuzz.fuzzer.out_dir import campaign_target, read_campaign_dir
-        from lambdafuzz.harness.worker import WorkerPool, WorkerSpec
+        from lambdafuzz.config.campaign import campaign_target
+        from lambdafuzz.fuzzer.out_dir import OutDir
+        from lambdafuzz.fuzzer.replay import Replayer
 
-        self.campaign = read_campaign_dir(directory)
+        self.campaign = OutDir(directory).read()
         self.target = campaign_target(self.campaign)
-        spec = WorkerSpec(
-            target=self.target, dictionary=tuple(self.target.dictionary), dictionary_p=0.0
-        )
-        self.pool = WorkerPool(spec, 1)
-
-    def run(self, saved: Any, *, want_event: bool = False) -> Any:
-        from lambdafuzz.harness.worker import TestRequest
-
-        request = TestRequest(
-            saved.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=want_event
-        )
-        return self.pool.workers[0].run(request)
+        self.replayer = Replayer.for_campaign(self.target, self.campaign.meta)
+        self.replayer.pool  # noqa: B018 - start the worker now: a broken handler fails setup
 
     def close(self) -> None:
-        self.pool.close()
+        self.replayer.close()
 
 
 class CampaignCollector(pytest.Collector):
@@ -128,13 +119,13 @@ class CampaignCollector(pytest.Collector):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._replayer: _Replayer | None = None
+        self._replayer: _CampaignReplay | None = None
         self._setup_error: str | None = None
 
     def collect(self) -> list[pytest.Item]:
-        from lambdafuzz.fuzzer.out_dir import read_campaign_dir
+        from lambdafuzz.fuzzer.out_dir import OutDir
 
-        campaign = read_campaign_dir(self.path)
+        campaign = OutDir(self.path).read()
         items: list[pytest.Item] = [
             FailureItem.from_parent(self, name=f"failure[{entry.path.stem}]", entry=entry)
             for entry in campaign.failures
@@ -142,14 +133,14 @@ class CampaignCollector(pytest.Collector):
         items.append(CoverageItem.from_parent(self, name="coverage"))
         return items
 
-    def replayer(self) -> _Replayer:
+    def replayer(self) -> _CampaignReplay:
         from lambdafuzz.errors import LambdafuzzError
 
         if self._setup_error is not None:
             pytest.fail(self._setup_error, pytrace=False)
         if self._replayer is None:
             try:
-                self._replayer = _Replayer(self.path)
+                self._replayer = _CampaignReplay(self.path)
             except LambdafuzzError as exc:
                 self._setup_error = f"lambdafuzz: cannot replay {self.path}: [{exc.slug}] {exc}"
                 pytest.fail(self._setup_error, pytrace=False)
@@ -181,7 +172,7 @@ class FailureItem(pytest.Item):
         replayer = parent.replayer()
         path = self.entry.minimized or self.entry.path
         saved = load_input(path)
-        result = replayer.run(saved, want_event=True)
+        result = replayer.replayer.replay(saved)
         if result.status < Status.FAILURE:
             return  # fixed: the saved failure no longer reproduces
         raise ReplayedFailure(_describe(self.entry, path, result, replayer))
@@ -195,9 +186,8 @@ class FailureItem(pytest.Item):
         return self.entry.path, None, f"lambdafuzz failure: {self.entry.signature}"
 
 
-def _describe(entry: Any, path: Path, result: Any, replayer: _Replayer) -> str:
-    from lambdafuzz.fuzzer.out_dir import reproduce_command
-    from lambdafuzz.fuzzer.world_summary import summarize_recording
+def _describe(entry: Any, path: Path, result: Any, replayer: _CampaignReplay) -> str:
+    from lambdafuzz.config.campaign import reproduce_command
 
     failure = result.failure
     replayed = failure.signature if failure is not None else result.status.name
@@ -216,7 +206,7 @@ def _describe(entry: Any, path: Path, result: Any, replayer: _Replayer) -> str:
             failure.traceback.rstrip(),
             "",
         ]
-    world = summarize_recording(result.recording, replayer.target)
+    world = replayer.replayer.summarize(result.recording)
     lines += ["World (the AWS state the handler ran against):", _json(world), ""]
     lines += ["Event:", _json(result.event), ""]
     lines += [f"Reproduce: {reproduce_command(replayer.campaign, entry.path)}"]
@@ -232,36 +222,31 @@ class CoverageItem(pytest.Item):
 
     def runtest(self) -> None:
         from lambdafuzz.fuzzer.corpus import iter_inputs
-        from lambdafuzz.fuzzer.out_dir import read_coverage
+        from lambdafuzz.fuzzer.out_dir import OutDir
 
         parent = self.parent
         assert isinstance(parent, CampaignCollector)
-        stats_path = self.path / "stats.json"
-        if not stats_path.is_file():
+        out = OutDir(self.path)
+        stats = out.read_stats()
+        if stats is None:
             pytest.skip(f"{self.path}: no stats.json, nothing to compare coverage with")
-        stats = json.loads(stats_path.read_text())
         # inputs that failed count in app_branches_covered but are not in corpus/
-        recorded = int(stats.get("corpus_branches_covered", stats.get("app_branches_covered", 0)))
-        replayer = parent.replayer()
-        arms: set[Any] = set(replayer.pool.info.import_coverage)
+        recorded = stats.corpus_branches_covered or stats.app_branches_covered
+        replayer = parent.replayer().replayer
+        arms: set[Any] = set(replayer.info.import_coverage)
         replayed = 0
-        for folder in ("corpus", "failures"):
-            for item in iter_inputs(self.path / folder):
+        for folder in (out.corpus_dir, out.failures_dir):
+            for item in iter_inputs(folder):
                 if isinstance(item, Exception):
                     continue  # a corrupt file: the failure tests report theirs
-                arms.update(replayer.run(item).coverage)
+                arms.update(replayer.replay(item, want_event=False).coverage)
                 replayed += 1
         if len(arms) >= recorded:
             return
-        missing = [
-            a for a in read_coverage(self.path)["covered"] if tuple(a.get("arm", ())) not in arms
-        ]
-        shown = [
-            f"  {a.get('file')}:{a.get('from_line')} -> {a.get('to_line')}"
-            for a in missing[:SHOWN_ARMS]
-        ]
+        missing = [a for a in out.read_coverage().covered if a.arm not in arms]
+        shown = [f"  {a.file}:{a.from_line} -> {a.to_line}" for a in missing[:SHOWN_ARMS]]
         more = len(missing) - len(shown)
-        total = replayer.pool.info.app_arms_total
+        total = replayer.info.app_arms_total
         pytest.fail(
             "\n".join(
                 [
@@ -316,30 +301,26 @@ def _fuzz(
     *,
     execs: int | None = None,
     seconds: float | None = None,
-    seed: int = 0,
-    strategy: str = "zest",
     function: str | None = None,
     out: Path | None = None,
+    **campaign: Any,
 ) -> Any:
-    from lambdafuzz.config import load_config
-    from lambdafuzz.config.sam import is_template, load_template_target
+    """Run one campaign; `campaign` holds any other campaign option (strategy, seed,
+    workers, ...) under its `CampaignOptions` name."""
+    from lambdafuzz.config import load_target
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.fuzzer.engine import CampaignFinished
 
-    target = (
-        load_template_target(config, function)
-        if config.is_file() and is_template(config)
-        else load_config(config)
-    )
+    target = load_target(config, function)
     if execs is None and seconds is None:
         execs = DEFAULT_EXECS
     engine = build_engine(
         target,
         out_dir=Path(out) if out is not None else default_out,
-        strategy=strategy,
-        seed=seed,
         max_execs=execs,
         max_seconds=seconds,
+        function=function,
+        **campaign,
     )
     finished = None
     for event in engine.run():

@@ -12,9 +12,9 @@ from lambdafuzz import __version__
 #: subcommand name -> "module:attribute" of its click command
 SUBCOMMANDS: dict[str, str] = {
     "fuzz": "lambdafuzz.cli.fuzz:fuzz",
-    "repro": "lambdafuzz.cli.replay:repro",
-    "minimize": "lambdafuzz.cli.replay:minimize",
-    "corpus": "lambdafuzz.cli.replay:corpus",
+    "repro": "lambdafuzz.cli.repro:repro",
+    "minimize": "lambdafuzz.cli.minimize:minimize",
+    "corpus": "lambdafuzz.cli.corpus:corpus",
     "sample": "lambdafuzz.cli.sample:sample",
     "analyze": "lambdafuzz.cli.analyze:analyze",
     "init": "lambdafuzz.cli.init:init",

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from lambdafuzz.cli.fuzz import config_option, function_option
-from lambdafuzz.errors import ConfigError
+from lambdafuzz.cli.options import config_errors_as_usage, config_option, function_option
 
 
 def _campaign_dirs(directory: Path) -> list[Path]:
@@ -45,7 +44,8 @@ def report(
     The page loads nothing from the network; open it in any browser or keep it as a CI
     artifact.
     """
-    from lambdafuzz.fuzzer.out_dir import campaign_target, read_campaign_dir
+    from lambdafuzz.config.campaign import campaign_target
+    from lambdafuzz.fuzzer.out_dir import read_campaign_dir
     from lambdafuzz.report.html import write_report
 
     dirs = _campaign_dirs(directory)
@@ -62,9 +62,7 @@ def report(
     for campaign_dir in dirs:
         target = None
         if config is not None or function_name is not None:
-            try:
+            with config_errors_as_usage():
                 target = campaign_target(read_campaign_dir(campaign_dir), config, function_name)
-            except ConfigError as exc:
-                raise click.UsageError(str(exc)) from exc
         written = write_report(campaign_dir, output, target)
         click.echo(f"wrote {written}")

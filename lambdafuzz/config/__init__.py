@@ -15,14 +15,17 @@ from lambdafuzz.model.target import Target
 __all__ = ["CONFIG_NAME", "load_config", "load_target", "target_from_dict"]
 
 
-def load_target(path: Path | str, function: str | None = None) -> Target:
+def load_target(path: Path | str, function: str | None = None, *, warn: bool = True) -> Target:
     """The Target described by `path`: a `lambdafuzz.yaml` (or its directory) or a SAM /
-    CloudFormation template, whose `function` is chosen when it has several.  Raises
-    `ConfigError` with one readable paragraph on any mistake."""
-    from lambdafuzz.config.sam import load_template_target
+    CloudFormation template, whose `function` is chosen when it has several (`warn`: log
+    what the template holds that lambdafuzz does not model).  Raises `ConfigError` with one
+    readable paragraph on any mistake."""
+    from lambdafuzz.config.sam import load_template, load_template_target
     from lambdafuzz.config.sam_template import is_template
 
     path = Path(path)
     if path.is_file() and is_template(path):
-        return load_template_target(path, function)
+        if warn:
+            return load_template_target(path, function)
+        return load_template(path, function).target
     return load_config(path)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from lambdafuzz.model.outcome import FailureInfo
 
@@ -48,3 +50,37 @@ class FailureRecord:
             "first_time_s": round(self.first_time_s, 3),
             "hits": self.hits,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], file_name: str, outcome: str) -> FailureRecord:
+        """The record a failure file carries (its `failure` field); missing fields of an
+        older file get neutral values, never an exception."""
+        return cls(
+            signature=str(data.get("signature") or file_name.removesuffix(".json")),
+            info=FailureInfo(
+                exception_type=str(data.get("exception_type") or ""),
+                message=str(data.get("message") or ""),
+                traceback=str(data.get("traceback") or ""),
+                location=str(data.get("location") or ""),
+                cause=str(data.get("cause") or ""),
+            ),
+            status=str(data.get("status") or outcome or "FAILURE"),
+            file_name=file_name,
+            first_exec=_int(data.get("first_exec"), 0),
+            first_time_s=_float(data.get("first_time_s")),
+            hits=max(1, _int(data.get("hits"), 1)),
+        )
+
+
+def _int(raw: Any, default: int) -> int:
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return default
+
+
+def _float(raw: Any) -> float:
+    try:
+        return float(raw)
+    except (TypeError, ValueError):
+        return 0.0

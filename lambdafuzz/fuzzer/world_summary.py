@@ -55,11 +55,14 @@ def summarize_world(world: World) -> dict[str, Any]:
     }
 
 
-def summarize_recording(recording: ChoiceSequence, target: Target) -> dict[str, Any] | None:
-    """Regenerate the world a recording describes (generation is pure) and summarise it."""
+def summarize_recording(
+    recording: ChoiceSequence, target: Target, dictionary: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
+    """Regenerate the world a recording describes (generation is pure) and summarise it.
+    `dictionary` is the campaign's: a dictionary draw records an index into it."""
     from lambdafuzz.generators.aws.world_generator import generate_input
 
-    choices = Choices(recording.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=())
+    choices = Choices(recording.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=dictionary)
     try:
         generated = generate_input(choices, target)
     except Exception as exc:  # noqa: BLE001 - a summary must never break saving

@@ -21,12 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz import __version__
-from lambdafuzz.fuzzer.out_dir import (
-    CampaignDir,
-    FailureEntry,
-    read_campaign_dir,
-    reproduce_command,
-)
+from lambdafuzz.config.campaign import reproduce_command
+from lambdafuzz.fuzzer.out_dir import CampaignDir, FailureEntry, read_campaign_dir
+from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.model.target import Target
 
 SARIF_SCHEMA = (
@@ -41,13 +38,18 @@ def _xml_text(text: str) -> str:
     return _XML_ILLEGAL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+def _stats(c: CampaignDir) -> Stats:
+    """stats.json, or zeros for a campaign that never wrote one."""
+    return c.stats if c.stats is not None else Stats.from_json({})
+
+
 def _summary(c: CampaignDir) -> str:
-    s = c.stats
+    s = _stats(c)
     return (
-        f"lambdafuzz {s.get('strategy', '?')} campaign (seed {s.get('seed', '?')}) on {c.handler}: "
-        f"{s.get('execs', 0)} executions in {s.get('elapsed_s', 0)} s, "
-        f"branches {s.get('app_branches_covered', 0)}/{s.get('app_branches_total', 0)}, "
-        f"corpus {s.get('corpus_size', 0)}, unique failures {len(c.failures)}"
+        f"lambdafuzz {s.strategy or '?'} campaign (seed {s.seed}) on {c.handler}: "
+        f"{s.execs} executions in {s.elapsed_s} s, "
+        f"branches {s.app_branches_covered}/{s.app_branches_total}, "
+        f"corpus {s.corpus_size}, unique failures {len(c.failures)}"
     )
 
 
@@ -59,7 +61,7 @@ def _reproduce(c: CampaignDir, entry: FailureEntry) -> str:
 # =========================================================================== JUnit
 def junit_tree(out_dir: Path | str) -> ET.ElementTree:
     c = read_campaign_dir(out_dir)
-    elapsed = f"{float(c.stats.get('elapsed_s', 0.0)):.3f}"
+    elapsed = f"{_stats(c).elapsed_s:.3f}"
     suite_name = f"lambdafuzz.{c.handler}"
     tests = max(1, len(c.failures))
     stamp_source = Path(out_dir) / "stats.json"
@@ -95,10 +97,10 @@ def junit_tree(out_dir: Path | str) -> ET.ElementTree:
         "app_branches_total",
         "corpus_size",
     ):
-        if key in c.stats:
-            ET.SubElement(properties, "property", name=key, value=str(c.stats[key]))
-    if c.campaign.get("config"):
-        ET.SubElement(properties, "property", name="config", value=str(c.campaign["config"]))
+        if c.stats is not None:
+            ET.SubElement(properties, "property", name=key, value=str(getattr(c.stats, key)))
+    if c.meta is not None and c.meta.config:
+        ET.SubElement(properties, "property", name="config", value=c.meta.config)
     for entry in c.failures:
         case = ET.SubElement(
             suite, "testcase", name=_xml_text(entry.signature), classname=suite_name, time="0"
@@ -245,7 +247,10 @@ def sarif_log(
                     }
                 ],
                 "results": results,
-                "properties": {"summary": _summary(c), "stats": dict(c.stats)},
+                "properties": {
+                    "summary": _summary(c),
+                    "stats": c.stats.to_json() if c.stats else {},
+                },
             }
         ],
     }

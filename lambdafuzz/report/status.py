@@ -15,8 +15,8 @@ from lambdafuzz.fuzzer.engine import (
     NewFailure,
     Notice,
     Progress,
-    Stats,
 )
+from lambdafuzz.fuzzer.stats import Stats
 
 PLAIN_INTERVAL_S = 5.0
 

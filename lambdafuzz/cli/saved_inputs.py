@@ -1,0 +1,71 @@
+"""What `repro`, `minimize` and `corpus replay` share: reading a saved input and finding
+the campaign (target, recorded dictionary) it belongs to."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import click
+
+from lambdafuzz.cli.options import target_from_options
+from lambdafuzz.errors import ConfigError, CorpusError
+from lambdafuzz.fuzzer.corpus import SavedInput, load_input
+from lambdafuzz.fuzzer.out_dir import CampaignDir, OutDir, find_campaign_dir
+from lambdafuzz.fuzzer.replay import Replayer
+
+
+@dataclass(slots=True, frozen=True)
+class Campaign:
+    """The campaign a saved input came from, when it lives in an out dir."""
+
+    directory: CampaignDir | None
+    replayer: Replayer
+
+
+def load_saved(path: Path) -> SavedInput:
+    try:
+        return load_input(path)
+    except CorpusError as exc:
+        raise click.FileError(str(path), str(exc)) from exc
+
+
+def campaign_for(
+    path: Path,
+    config: Path | None,
+    function_name: str | None,
+    backend: str,
+    endpoint: str | None,
+) -> Campaign:
+    """The target and replayer for a saved input (or a folder) at `path`: the target from
+    --config, or from the campaign.json of the out dir holding it (which also records a
+    template's function and the dictionary that replay needs)."""
+    from lambdafuzz.config.campaign import campaign_target
+
+    found = find_campaign_dir(path.resolve())
+    directory = OutDir(found).read() if found is not None else None
+    if config is not None:
+        target = target_from_options(config, function_name)
+    elif directory is not None:
+        try:
+            target = campaign_target(directory, function=function_name)
+        except ConfigError as exc:
+            raise click.UsageError(str(exc)) from exc
+    else:
+        raise click.UsageError(
+            f"cannot tell which config {path} belongs to: pass --config "
+            "(campaign.json was not found in its directory or above)"
+        )
+    meta = directory.meta if directory is not None else None
+    replayer = Replayer.for_campaign(target, meta, backend=backend, endpoint=endpoint)
+    return Campaign(directory, replayer)
+
+
+def start(replayer: Replayer) -> None:
+    """Start the replay worker, a handler that cannot be imported as a usage error."""
+    from lambdafuzz.errors import BackendError, HandlerImportError
+
+    try:
+        replayer.pool  # noqa: B018 - starts the worker
+    except (HandlerImportError, BackendError) as exc:
+        raise click.UsageError(str(exc)) from exc

@@ -1,0 +1,147 @@
+"""Running saved inputs again, exactly as their campaign ran them.
+
+One `Replayer` serves `repro`, `minimize`, `corpus replay`, the pytest plugin and the
+world summaries of reports.  A saved input records its choice sequence, seed and replay
+mode; its campaign's `campaign.json` records the dictionary that string draws index into.
+Together they determine the world, the event and the outcome.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from types import TracebackType
+from typing import Any
+
+from lambdafuzz.fuzzer.corpus import SavedInput
+from lambdafuzz.fuzzer.out_dir import CampaignMeta
+from lambdafuzz.fuzzer.world_summary import summarize_recording
+from lambdafuzz.generators.core import ChoiceSequence, PrefixT, ReplayMode
+from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerInfo, WorkerPool, WorkerSpec
+from lambdafuzz.model.target import Target
+
+
+class Replayer:
+    """A target, its campaign's dictionary, and one worker process started on first use."""
+
+    def __init__(
+        self,
+        target: Target,
+        *,
+        dictionary: tuple[str, ...] | None = None,
+        dictionary_p: float = 0.0,
+        backend: str = "moto",
+        endpoint: str | None = None,
+    ) -> None:
+        self.target = target
+        self.dictionary = tuple(target.dictionary) if dictionary is None else dictionary
+        self.dictionary_p = dictionary_p if self.dictionary else 0.0
+        self.backend = backend
+        self.endpoint = endpoint
+        self._pool: WorkerPool | None = None
+
+    @classmethod
+    def for_campaign(
+        cls,
+        target: Target,
+        meta: CampaignMeta | None,
+        *,
+        backend: str = "moto",
+        endpoint: str | None = None,
+    ) -> Replayer:
+        """Replay with what the campaign recorded (the config's dictionary for a campaign
+        older than that record)."""
+        if meta is None:
+            return cls(target, backend=backend, endpoint=endpoint)
+        return cls(
+            target,
+            dictionary=meta.dictionary,
+            dictionary_p=meta.dictionary_p,
+            backend=backend,
+            endpoint=endpoint,
+        )
+
+    # ------------------------------------------------------------------ running
+    @property
+    def pool(self) -> WorkerPool:
+        """The worker; `HandlerImportError`/`BackendError` when it cannot start."""
+        if self._pool is None:
+            spec = WorkerSpec(
+                target=self.target,
+                backend=self.backend,
+                endpoint=self.endpoint,
+                dictionary=self.dictionary,
+                dictionary_p=self.dictionary_p,
+            )
+            self._pool = WorkerPool(spec, 1)
+        return self._pool
+
+    @property
+    def info(self) -> WorkerInfo:
+        return self.pool.info
+
+    def run(
+        self, prefix: PrefixT, seed: int, mode: ReplayMode, *, want_event: bool = True
+    ) -> TestResult:
+        return self.pool.workers[0].run(TestRequest(prefix, seed, mode, want_event=want_event))
+
+    def replay(self, saved: SavedInput, *, want_event: bool = True) -> TestResult:
+        """Run a saved input again: the same world, event and (for unchanged code) outcome."""
+        return self.run(
+            saved.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=want_event
+        )
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+    def __enter__(self) -> Replayer:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ without a worker
+    def summarize(self, recording: ChoiceSequence) -> Any:
+        """The world a recording describes, summarised (generation is pure: no emulator)."""
+        return summarize_recording(recording, self.target, self.dictionary)
+
+    def offline_event(self, saved: SavedInput) -> tuple[Any, str]:
+        """The event of a saved input and where it came from: the file's own copy, else
+        regenerated from the choice sequence and rendered without an emulator, so queue
+        receipt handles and message ids are placeholders."""
+        if saved.event is not None:
+            return saved.event, "saved"
+        from lambdafuzz.generators.aws.world_generator import generate_input
+        from lambdafuzz.generators.core import Choices
+        from lambdafuzz.model.world import DeliveredMessage, LoadedWorld
+
+        choices = Choices(
+            saved.sequence.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=self.dictionary
+        )
+        try:
+            generated = generate_input(choices, self.target)
+            messages = {
+                queue.name: tuple(
+                    DeliveredMessage(
+                        message_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{queue.name}/{i}")),
+                        receipt_handle=f"offline-receipt-{i}",
+                        md5_of_body=hashlib.md5(m.body.encode()).hexdigest(),  # noqa: S324 - SQS's own
+                        body=m.body,
+                        sent_timestamp_ms=0,
+                        attributes=m.attributes,
+                    )
+                    for i, m in enumerate(queue.messages)
+                )
+                for queue in generated.world.queues
+            }
+            event = generated.render_event(LoadedWorld(generated.world, messages=messages))
+        except Exception as exc:  # noqa: BLE001 - a report must render whatever a generator does
+            return None, f"could not regenerate the event: {type(exc).__name__}: {exc}"
+        return event, "regenerated"

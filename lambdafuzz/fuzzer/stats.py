@@ -1,0 +1,58 @@
+"""`Stats`: a snapshot of a campaign, the content of `stats.json`."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+
+@dataclass(slots=True, frozen=True)
+class Stats:
+    """A snapshot of a campaign; `stats.json` is this, serialised."""
+
+    strategy: str
+    seed: int
+    execs: int
+    valid_execs: int
+    elapsed_s: float
+    execs_per_sec: float
+    app_branches_total: int
+    app_branches_covered: int
+    valid_branches_covered: int
+    corpus_branches_covered: int
+    corpus_size: int
+    unique_failures: int
+    failure_hits: int
+    time_in_handler_s: float
+    time_in_generation_s: float
+    time_in_reset_load_s: float
+    since_last_new_coverage_s: float
+    stability_pct: float | None
+    worker_restarts: int
+    workers: int
+    targeting: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Stats:
+        """Read `stats.json`; a field missing from an older or interrupted file gets its
+        zero value, a field of the wrong type raises `ValueError`/`TypeError`."""
+        values: dict[str, Any] = {}
+        for f in fields(cls):
+            raw = data.get(f.name)
+            if f.name == "targeting":
+                values[f.name] = {
+                    str(k): {str(a): int(b) for a, b in dict(v).items()}
+                    for k, v in dict(raw or {}).items()
+                }
+            elif f.name == "strategy":
+                values[f.name] = str(raw or "")
+            elif f.name == "stability_pct":
+                values[f.name] = None if raw is None else float(raw)
+            elif f.type in ("int",):
+                values[f.name] = int(raw or 0)
+            else:
+                values[f.name] = float(raw or 0.0)
+        return cls(**values)
