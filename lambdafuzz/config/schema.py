@@ -5,7 +5,7 @@ A user meets this module first, usually through a mistake, so every mistake beco
 what was expected and the nearest valid key or value.  pydantic checks the shape (models
 private to this module); cross-references (trigger source, `${...}` env references) and
 AWS naming rules are checked here too; the result crosses module boundaries as frozen
-slotted dataclasses only.  The schema is DESIGN.md section 7b.
+slotted dataclasses only.  The schema is the README's `lambdafuzz.yaml` example.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from lambdafuzz.config.source import (
     read_yaml,
 )
 from lambdafuzz.errors import ConfigError
+from lambdafuzz.generators.files import FORMATS
 from lambdafuzz.model.target import (
     BODY_EVENTBRIDGE_S3,
     BODY_S3_EVENT,
@@ -56,9 +57,6 @@ CONFIG_NAME = "lambdafuzz.yaml"
 #: The trigger kinds whose event holds a list of records.
 _RECORD_KINDS = (TriggerKind.S3, TriggerKind.SQS, TriggerKind.SNS, TriggerKind.DYNAMODB_STREAM)
 _BODY_KINDS = (TriggerKind.SQS, TriggerKind.SNS, TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
-#: Used only when the file generators cannot be imported (they own the real list).
-_FALLBACK_FORMATS = ("csv", "json", "xml", "text", "png", "jpeg", "gif", "image", "zip", "gzip")
-_FALLBACK_FORMATS += ("csv.gz", "any")
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ENV_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 _CREDENTIAL_VARS = (
@@ -218,7 +216,7 @@ def _config_file(path: Path) -> Path:
                 return (path / name).resolve()
         raise ConfigError(
             f"{path}: no {CONFIG_NAME} in this directory; expected a file describing the "
-            f"handler, its trigger and resources (DESIGN.md section 7b)."
+            f"handler, its trigger and resources (`lambdafuzz init` writes one)."
         )
     if not path.is_file():
         raise ConfigError(f"{path}: no such file; expected a {CONFIG_NAME} or its directory.")
@@ -235,14 +233,6 @@ _DESCRIPTIONS = {
 
 
 # =========================================================================== building
-def _known_formats() -> tuple[str, ...]:
-    try:
-        from lambdafuzz.generators.files import FORMATS
-    except ImportError:
-        return _FALLBACK_FORMATS
-    return tuple(FORMATS)
-
-
 class _Builder:
     """Model -> dataclasses, with the checks that need more than one field."""
 
@@ -250,7 +240,7 @@ class _Builder:
         self.m = model
         self.where = where
         self.file = file
-        self.formats = _known_formats()
+        self.formats = tuple(FORMATS)
 
     def target(self) -> Target:
         m = self.m
