@@ -13,7 +13,8 @@ from pathlib import Path
 from lambdafuzz.fuzzer.engine import CampaignOptions, Engine, Strategy
 from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.model.target import Target
+from lambdafuzz.harness.arm_catalog import Scope, scan_arms
+from lambdafuzz.model.target import Target, app_dirs
 
 #: Probability that a fresh string draw takes a dictionary constant (when there are any).
 DICTIONARY_P = 0.1
@@ -37,6 +38,9 @@ def build_engine(
     function: str | None = None,
 ) -> Engine:
     strategy = Strategy(strategy)
+    # the application's arms, scanned once for the whole campaign: the targeted mutator maps
+    # arms to lines with it, the engine reports coverage against it and tells workers its total
+    catalog = scan_arms(Scope.of(app_dirs(target)))
     dictionary = list(target.dictionary)
     mutator: Mutator = RandomMutator(mode)
     if strategy.uses_analysis_constants:
@@ -47,7 +51,7 @@ def build_engine(
         if strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 
-            mutator = TargetedMutator(analysis, target, mode)
+            mutator = TargetedMutator(analysis, catalog, mode)
     options = CampaignOptions(
         target=target,
         out_dir=out_dir,
@@ -66,4 +70,4 @@ def build_engine(
         memory_limit_mb=memory_limit_mb,
         function=function,
     )
-    return Engine(options, mutator)
+    return Engine(options, mutator, catalog)

@@ -32,6 +32,7 @@ from lambdafuzz.fuzzer.corpus import (
 from lambdafuzz.fuzzer.failures import FailureRecord, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
+from lambdafuzz.harness.arm_catalog import ArmCatalog, Scope, scan_arms
 from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerPool, WorkerSpec
 from lambdafuzz.model.outcome import Status
 from lambdafuzz.model.target import Target, app_dirs
@@ -170,7 +171,12 @@ class _Tag:
 class Engine:
     """One campaign.  Iterate `run()` for its events."""
 
-    def __init__(self, options: CampaignOptions, mutator: Mutator | None = None) -> None:
+    def __init__(
+        self,
+        options: CampaignOptions,
+        mutator: Mutator | None = None,
+        catalog: ArmCatalog | None = None,
+    ) -> None:
         self.options = options
         self.rng = random.Random(options.seed)
         self.mutator: Mutator = mutator or RandomMutator(options.mode)
@@ -196,6 +202,7 @@ class Engine:
         self._last_new = 0.0
         self._plot_rows: list[str] = []
         self._arms_total = 0
+        self._catalog = catalog  # the application's arms; scanned once, on first use
         self._pool: WorkerPool | None = None
         self._failure_inputs: dict[str, SavedInput] = {}
         self._import_arms: tuple[Any, ...] = ()
@@ -239,6 +246,7 @@ class Engine:
             dictionary=options.dictionary,
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
             memory_limit_mb=options.memory_limit_mb,
+            app_arms_total=self.catalog.total,
         )
         pool = WorkerPool(spec, options.workers)
         self._pool = pool
@@ -608,11 +616,17 @@ class Engine:
                 write_json_atomic(self.failures_dir / record.file_name, data)
             write_json_atomic(out / "coverage.json", self.coverage_json())
 
+    @property
+    def catalog(self) -> ArmCatalog:
+        """Every arm of the application: scanned once per campaign (build_engine passes
+        the one it scanned for the mutator) and shared with the workers' total."""
+        if self._catalog is None:
+            self._catalog = scan_arms(Scope.of(app_dirs(self.options.target)))
+        return self._catalog
+
     def coverage_json(self) -> dict[str, Any]:
         """Covered arms with when they were first hit: input to reports and the study."""
-        from lambdafuzz.harness.coverage import Scope, scan_arms
-
-        catalog = scan_arms(Scope.of(app_dirs(self.options.target)))
+        catalog = self.catalog
         arms = []
         for arm, (execs, seconds) in sorted(self.first_hit.items(), key=lambda kv: kv[1]):
             site = catalog.site(arm)

@@ -19,6 +19,7 @@ from typing import Any
 
 from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sample_geometric
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
+from lambdafuzz.harness.arm_catalog import ArmCatalog
 from lambdafuzz.model.target import Target
 
 TARGETED_SHARE = 0.5
@@ -49,11 +50,9 @@ class TargetedMutator:
     """Random mutation half of the time, type-targeted mutation the other half."""
 
     def __init__(
-        self, analysis: Any, target: Target, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
+        self, analysis: Any, catalog: ArmCatalog, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
     ) -> None:
-        from lambdafuzz.harness.coverage import Scope, scan_arms
-        from lambdafuzz.model.target import app_dirs
-
+        """`catalog`: the application's arms, scanned once by the campaign and shared."""
         self.mode = mode
         self.random = RandomMutator(mode)
         self.static: dict[str, float] = {k: float(v) for k, v in analysis.distances().items()}
@@ -69,8 +68,7 @@ class TargetedMutator:
         self._arm_targets: dict[tuple[str, int, int], tuple[str, ...]] = {}
         for (file, a, b), ids in analysis.arm_index().items():
             self._arm_targets[(os.path.realpath(file), a, b)] = ids
-        dirs = app_dirs(target)
-        self._catalog = scan_arms(Scope.of(dirs))
+        self._catalog = catalog
         self._real_of_key: dict[str, str] = {}
         for f in self._catalog.files:
             self._real_of_key[f.key] = f.path

@@ -34,7 +34,7 @@ from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import Target
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
 
-ArmT = Any  # a stable, picklable branch-arm key from harness.coverage
+ArmT = Any  # a stable, picklable branch-arm key (harness.arm_catalog.ArmKey)
 CoverageT = Mapping[ArmT, int]  # arm -> AFL hit-count bucket
 
 #: Seconds a new worker may take to import boto3, moto, the handler and start the emulator.
@@ -54,6 +54,9 @@ class WorkerSpec:
     dictionary_p: float = 0.0
     memory_limit_mb: int | None = None  # address-space headroom above the worker's baseline
     handler_log: str | None = None  # where handler stdout/stderr go (default: /dev/null)
+    # the arm total of the campaign's catalog, so workers need not scan the same source
+    # again; None: the worker scans it (replays, which hold no catalog)
+    app_arms_total: int | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -138,9 +141,10 @@ class WorkerRuntime:
             self.import_coverage = dict(self.collector.end().hits)
         if spec.memory_limit_mb:
             _limit_address_space(spec.memory_limit_mb)
+        total = spec.app_arms_total
         self.info = WorkerInfo(
             pid=os.getpid(),
-            app_arms_total=self.collector.total_arms(),
+            app_arms_total=total if total is not None else self.collector.total_arms(),
             import_coverage=self.import_coverage,
         )
 

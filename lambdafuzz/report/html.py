@@ -251,11 +251,12 @@ def _minimized(path: Path) -> str:
 def _source_section(out_dir: Path, target: Target | None) -> str:
     if target is None:
         return "<p class='note'>Source unavailable: the campaign's config could not be loaded.</p>"
-    from lambdafuzz.harness.coverage import ArmKey, Scope, scan_arms
+    from lambdafuzz.harness.arm_catalog import ArmKey, Scope, scan_arms
     from lambdafuzz.model.target import app_dirs
 
-    scope = Scope.of(app_dirs(target))
-    catalog = scan_arms(scope)
+    # coverage.json lists only the covered arms; the page marks the uncovered ones too, with
+    # their lines and kinds, so it scans the catalog (once per report)
+    catalog = scan_arms(Scope.of(app_dirs(target)))
     coverage = read_coverage(out_dir)
     covered: dict[ArmKey, dict[str, Any]] = {}
     for arm in coverage["covered"]:

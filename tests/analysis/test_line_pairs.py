@@ -103,11 +103,11 @@ def other(x):
 
 def _site_coverage(files: list[str]) -> tuple[list, list]:  # exact, for stable sources
     """(arm sites no target predicts, target arms no site matches) for these files."""
-    coverage = pytest.importorskip("lambdafuzz.harness.coverage")
+    arm_catalog = pytest.importorskip("lambdafuzz.harness.arm_catalog")
     result = analyze_sources([Path(f) for f in files], None, use_cache=False)
     missed_sites, missed_arms = [], []
     for path in result.files:
-        arms = coverage.scan_file(path, path)
+        arms = arm_catalog.scan_file(path, path)
         sites = {(s.from_line, s.to_line) for s in arms.sites if s.kind not in ("with", "assert")}
         predicted = {p for t in result.targets if t.file == path for p in t.line_pairs}
         missed_sites += [(path, s) for s in sorted(sites - predicted)]
@@ -137,12 +137,12 @@ def test_benchmark_arms_are_mostly_predicted():
     roots = [p for p in BENCHMARKS.glob("*/*") if p.is_dir() and (p / "__init__.py").exists()]
     if not roots:
         pytest.skip("no benchmark lambdas yet")
-    coverage = pytest.importorskip("lambdafuzz.harness.coverage")
+    arm_catalog = pytest.importorskip("lambdafuzz.harness.arm_catalog")
     result = analyze_sources(roots, None, use_cache=False)
     sites = {
         (path, s.from_line, s.to_line)
         for path in result.files
-        for s in coverage.scan_file(path, path).sites
+        for s in arm_catalog.scan_file(path, path).sites
         if s.kind not in ("with", "assert")
     }
     predicted = {k for t in result.targets for k in t.arm_keys()}

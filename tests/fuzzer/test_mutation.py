@@ -117,15 +117,15 @@ def test_targeted_mutator_maps_runtime_arms_to_analysis_targets(tmp_path):
 
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.targeting import analyze_target
-    from lambdafuzz.harness.coverage import Scope, scan_arms
+    from lambdafuzz.harness.arm_catalog import Scope, scan_arms
     from lambdafuzz.model.target import app_dirs
 
     target = load_config(Path(__file__).parent / "planted")
     analysis = analyze_target(target, cache_dir=tmp_path)
-    mutator = TargetedMutator(analysis, target)
+    catalog = scan_arms(Scope.of(app_dirs(target)))
+    mutator = TargetedMutator(analysis, catalog)
     before = set(mutator.uncovered)
     assert before, "the planted handler has input-dependent targets"
-    catalog = scan_arms(Scope.of(app_dirs(target)))
     every_arm = {site.arm: 1 for f in catalog.files for site in f.sites}
     mutator.observe(SimpleNamespace(), True, every_arm)
     assert len(mutator.uncovered) < len(before)  # covering every arm covers targets

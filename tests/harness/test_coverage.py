@@ -1,4 +1,5 @@
-"""Tests of the sys.monitoring branch-arm collector (lambdafuzz.harness.coverage)."""
+"""Tests of the sys.monitoring branch-arm collector (lambdafuzz.harness.coverage) and the
+static arm catalog it reports against (lambdafuzz.harness.arm_catalog)."""
 
 from __future__ import annotations
 
@@ -18,15 +19,13 @@ from types import ModuleType
 import pytest
 
 from lambdafuzz.compat import HAS_BRANCH_LEFT_RIGHT
+from lambdafuzz.harness.arm_catalog import ArmKey, Scope, scan_file
 from lambdafuzz.harness.coverage import (
     TOOL_IDS,
-    ArmKey,
     BranchCollector,
     BranchHits,
-    Scope,
     ToolIdUnavailable,
     bucket,
-    scan_file,
 )
 
 TARGETS = Path(__file__).parent / "covtargets"
