@@ -7,67 +7,41 @@ mutation on top of that.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-from lambdafuzz.fuzzer.engine import CampaignOptions, Engine, Strategy
+from lambdafuzz.fuzzer.engine import Engine
 from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator
+from lambdafuzz.fuzzer.options import CampaignOptions, Strategy
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.harness.arm_catalog import Scope, scan_arms
 from lambdafuzz.model.target import Target, app_dirs
 
-#: Probability that a fresh string draw takes a dictionary constant (when there are any).
-DICTIONARY_P = 0.1
 
-
-def build_engine(
-    target: Target,
-    *,
-    out_dir: Path,
-    strategy: str | Strategy = Strategy.ZEST,
-    seed: int = 0,
-    max_execs: int | None = None,
-    max_seconds: float | None = None,
-    workers: int = 1,
-    backend: str = "moto",
-    endpoint: str | None = None,
-    mode: ReplayMode = ReplayMode.EXECUTION_INDEXED,
-    seed_corpora: Sequence[Path] = (),
-    memory_limit_mb: int | None = 1024,
-    stability_check: bool = True,
-    function: str | None = None,
-) -> Engine:
-    strategy = Strategy(strategy)
+def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
+    """An engine for `target`; `options` are `CampaignOptions` fields by name (strings
+    are accepted for `strategy` and `mode`), so a new option needs no edit here."""
+    if "strategy" in options:
+        options["strategy"] = Strategy(options["strategy"])
+    if "mode" in options:
+        options["mode"] = ReplayMode(options["mode"])
+    if "seed_corpora" in options:
+        options["seed_corpora"] = tuple(Path(p) for p in options["seed_corpora"])
+    campaign = CampaignOptions(target=target, out_dir=Path(out_dir), **options)
     # the application's arms, scanned once for the whole campaign: the targeted mutator maps
     # arms to lines with it, the engine reports coverage against it and tells workers its total
     catalog = scan_arms(Scope.of(app_dirs(target)))
     dictionary = list(target.dictionary)
-    mutator: Mutator = RandomMutator(mode)
-    if strategy.uses_analysis_constants:
+    mutator: Mutator = RandomMutator(campaign.mode)
+    if campaign.strategy.uses_analysis_constants:
         from lambdafuzz.fuzzer.targeting import analyze_target
 
         analysis = analyze_target(target)  # cached by source hash in ~/.cache/lambdafuzz
         dictionary += [c for c in analysis.constants if c not in dictionary]
-        if strategy is Strategy.SPOTON:
+        if campaign.strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 
-            mutator = TargetedMutator(analysis, catalog, mode)
-    options = CampaignOptions(
-        target=target,
-        out_dir=out_dir,
-        strategy=strategy,
-        seed=seed,
-        max_execs=max_execs,
-        max_seconds=max_seconds,
-        workers=workers,
-        backend=backend,
-        endpoint=endpoint,
-        mode=mode,
-        seed_corpora=tuple(seed_corpora),
-        dictionary=tuple(dictionary),
-        dictionary_p=DICTIONARY_P,
-        stability_check=stability_check,
-        memory_limit_mb=memory_limit_mb,
-        function=function,
-    )
-    return Engine(options, mutator, catalog)
+            mutator = TargetedMutator(analysis, catalog, campaign.mode)
+    campaign = replace(campaign, dictionary=tuple(dictionary))
+    return Engine(campaign, mutator, catalog)

@@ -13,29 +13,25 @@ queue.
 
 from __future__ import annotations
 
-import enum
 import random
 import time
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.atomic_files import write_text_atomic
-from lambdafuzz.fuzzer.corpus import (
-    SavedInput,
-    iter_inputs,
-    save_input,
-    write_json_atomic,
-)
+from lambdafuzz.fuzzer.corpus import SavedInput
 from lambdafuzz.fuzzer.failures import FailureRecord, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator
+from lambdafuzz.fuzzer.options import CampaignOptions, Strategy
+from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm, OutDir, PlotRow
+from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.arm_catalog import ArmCatalog, Scope, scan_arms
 from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerPool, WorkerSpec
 from lambdafuzz.model.outcome import Status
-from lambdafuzz.model.target import Target, app_dirs
+from lambdafuzz.model.target import app_dirs
 
 NUM_CHILDREN_BASELINE = 50
 NUM_CHILDREN_MULTIPLIER_FAVORED = 20
@@ -43,68 +39,7 @@ NUM_CHILDREN_MULTIPLIER_FAVORED = 20
 REPORT_INTERVAL_S = 1.0
 
 
-class Strategy(enum.StrEnum):
-    RANDOM = "random"  # every input fresh from the generators, no feedback
-    ZEST = "zest"
-    ZEST_STRINGS = "zest-strings"  # Zest + constant strings from the analysis
-    SPOTON = "spoton"  # Zest + constant strings + type-targeted mutation
-
-    @property
-    def uses_analysis_constants(self) -> bool:
-        return self in (Strategy.ZEST_STRINGS, Strategy.SPOTON)
-
-
-@dataclass(slots=True, frozen=True)
-class CampaignOptions:
-    target: Target
-    out_dir: Path
-    strategy: Strategy = Strategy.ZEST
-    seed: int = 0
-    max_execs: int | None = None
-    max_seconds: float | None = None
-    workers: int = 1
-    backend: str = "moto"
-    endpoint: str | None = None
-    mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
-    seed_corpora: tuple[Path, ...] = ()
-    dictionary: tuple[str, ...] = ()  # constants fed to string draws (strategy-dependent)
-    dictionary_p: float = 0.1
-    stability_check: bool = True
-    memory_limit_mb: int | None = 1024
-    function: str | None = None  # the template function this campaign fuzzes, if any
-
-
 # ------------------------------------------------------------------------------ events
-@dataclass(slots=True, frozen=True)
-class Stats:
-    """A snapshot of a campaign; `stats.json` is this, serialised."""
-
-    strategy: str
-    seed: int
-    execs: int
-    valid_execs: int
-    elapsed_s: float
-    execs_per_sec: float
-    app_branches_total: int
-    app_branches_covered: int
-    valid_branches_covered: int
-    corpus_branches_covered: int
-    corpus_size: int
-    unique_failures: int
-    failure_hits: int
-    time_in_handler_s: float
-    time_in_generation_s: float
-    time_in_reset_load_s: float
-    since_last_new_coverage_s: float
-    stability_pct: float | None
-    worker_restarts: int
-    workers: int
-    targeting: dict[str, dict[str, int]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
 @dataclass(slots=True, frozen=True)
 class CampaignStarted:
     options: CampaignOptions
@@ -178,6 +113,7 @@ class Engine:
         catalog: ArmCatalog | None = None,
     ) -> None:
         self.options = options
+        self.out = OutDir(options.out_dir)
         self.rng = random.Random(options.seed)
         self.mutator: Mutator = mutator or RandomMutator(options.mode)
         self.queue: list[Entry] = []
@@ -200,21 +136,12 @@ class Engine:
         self._generator_errors = 0
         self._start = 0.0
         self._last_new = 0.0
-        self._plot_rows: list[str] = []
+        self._plot_rows: list[PlotRow] = []
         self._arms_total = 0
         self._catalog = catalog  # the application's arms; scanned once, on first use
         self._pool: WorkerPool | None = None
         self._failure_inputs: dict[str, SavedInput] = {}
         self._import_arms: tuple[Any, ...] = ()
-
-    # ------------------------------------------------------------------ paths
-    @property
-    def corpus_dir(self) -> Path:
-        return self.options.out_dir / "corpus"
-
-    @property
-    def failures_dir(self) -> Path:
-        return self.options.out_dir / "failures"
 
     def request_stop(self, reason: str = "interrupted") -> None:
         self.stop_requested = True
@@ -224,21 +151,8 @@ class Engine:
     def run(self) -> Iterator[EventT]:
         options = self.options
         notices = self._load_existing()
-        write_json_atomic(
-            options.out_dir / "campaign.json",
-            {
-                "config": str(options.target.config_path),
-                "function": options.function,
-                "handler": f"{options.target.handler_module}.{options.target.handler_function}",
-                "strategy": options.strategy.value,
-                "seed": options.seed,
-                "max_execs": options.max_execs,
-                "max_seconds": options.max_seconds,
-                "workers": options.workers,
-                "backend": options.backend,
-                "mode": options.mode.value,
-            },
-        )
+        options = self.options  # resuming may have extended the dictionary
+        self.out.write_campaign(options)
         spec = WorkerSpec(
             target=options.target,
             backend=options.backend,
@@ -462,7 +376,7 @@ class Engine:
                 "return_value": result.return_value,
             },
         )
-        save_input(self.corpus_dir / f"{name}.json", saved)
+        self.out.save_corpus_input(saved)
         return entry
 
     def _failure(self, request: TestRequest, result: TestResult, now: float) -> Iterator[EventT]:
@@ -493,81 +407,54 @@ class Engine:
             ),
             world=self._world_summary(result.recording),
             event=result.event,
-            failure=record.to_json(),
         )
-        save_input(self.failures_dir / record.file_name, saved)
+        self.out.save_failure(record, saved)
         self._failure_inputs[signature] = saved
         yield NewFailure(record)
 
     def _world_summary(self, recording: ChoiceSequence) -> Any:
         from lambdafuzz.fuzzer.world_summary import summarize_recording
 
-        return summarize_recording(recording, self.options.target)
+        return summarize_recording(recording, self.options.target, self.options.dictionary)
 
     # ------------------------------------------------------------------ resume / seeds
     def _load_existing(self) -> list[Notice]:
-        notices: list[Notice] = []
-        dirs = [self.corpus_dir, *self.options.seed_corpora]
-        for directory in dirs:
-            for item in iter_inputs(directory):
-                if isinstance(item, Exception):
-                    notices.append(Notice("corpus-corrupt", f"skipped (kept on disk): {item}"))
-                else:
-                    self._pending_seeds.append(item)
-        for item in iter_inputs(self.failures_dir):
-            if isinstance(item, Exception):
-                notices.append(Notice("corpus-corrupt", f"skipped (kept on disk): {item}"))
-                continue
-            failure = item.failure or {}
-            signature = failure.get("signature")
-            if signature:
-                self._known_failure(signature, failure, item)
+        existing = self.out.read_existing(self.options.seed_corpora)
+        notices = [
+            Notice("corpus-corrupt", f"skipped (kept on disk): {problem}")
+            for problem in existing.problems
+        ]
+        for entry in existing.failures:
+            self.failures[entry.signature] = entry.record
+            self._failure_inputs[entry.signature] = entry.saved
+        notice = self._keep_dictionary(existing.meta)
+        if notice is not None:
+            notices.append(notice)
+        self._pending_seeds.extend(existing.seeds)
         if self._pending_seeds:
             # Resumed entries are re-executed and re-saved under fresh names; move the
             # old files aside instead of deleting them.
-            self._archive_old_corpus()
+            archive = self.out.archive_corpus()
+            if archive is not None:
+                self._pending_seeds = deque(
+                    replace(s, name=f"{archive.name}/{s.name}") if s.name else s
+                    for s in self._pending_seeds
+                )
         return notices
 
-    def _known_failure(self, signature: str, failure: dict[str, Any], item: SavedInput) -> None:
-        from lambdafuzz.model.outcome import FailureInfo
-
-        info = FailureInfo(
-            exception_type=str(failure.get("exception_type", "")),
-            message=str(failure.get("message", "")),
-            traceback=str(failure.get("traceback", "")),
-            location=str(failure.get("location", "")),
-            cause=str(failure.get("cause", "")),
-        )
-        self.failures[signature] = FailureRecord(
-            signature=signature,
-            info=info,
-            status=str(failure.get("status", item.outcome)),
-            file_name=f"{item.name}.json",
-            first_exec=int(failure.get("first_exec", 0)),
-            first_time_s=float(failure.get("first_time_s", 0.0)),
-            hits=int(failure.get("hits", 1)),
-        )
-        self._failure_inputs[signature] = item
-
-    def _archive_old_corpus(self) -> None:
-        corpus = self.corpus_dir
-        if not corpus.is_dir() or not any(corpus.glob("*.json")):
-            return
-        n = 0
-        while (archive := self.options.out_dir / f"corpus.prev{n}").exists():
-            n += 1
-        corpus.rename(archive)
-        # the seeds were read already; point their names at the archive for provenance
-        self._pending_seeds = deque(
-            SavedInput(
-                name=f"{archive.name}/{s.name}",
-                sequence=s.sequence,
-                seed=s.seed,
-                mode=s.mode,
-                outcome=s.outcome,
-                provenance=s.provenance,
-            )
-            for s in self._pending_seeds
+    def _keep_dictionary(self, meta: Any) -> Notice | None:
+        """A dictionary draw records an index, so the saved inputs of an earlier run replay
+        only with its dictionary: keep it, in order, and append this run's new constants."""
+        old = meta.dictionary if meta is not None else None
+        new = self.options.dictionary
+        if not old or tuple(old) == new[: len(old)]:
+            return None
+        merged = (*old, *(c for c in new if c not in set(old)))
+        self.options = replace(self.options, dictionary=merged)
+        return Notice(
+            "dictionary-kept",
+            f"kept the earlier run's dictionary of {len(old)} strings so its saved inputs "
+            f"replay identically; {len(merged) - len(old)} new strings appended",
         )
 
     # ------------------------------------------------------------------ reporting
@@ -600,21 +487,23 @@ class Engine:
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:
-        out = self.options.out_dir
         self._plot_rows.append(
-            f"{stats.elapsed_s},{stats.execs},{stats.app_branches_covered},"
-            f"{stats.valid_branches_covered},{stats.corpus_size},{stats.unique_failures}"
+            PlotRow(
+                time_s=stats.elapsed_s,
+                execs=stats.execs,
+                branches=stats.app_branches_covered,
+                valid_branches=stats.valid_branches_covered,
+                corpus=stats.corpus_size,
+                failures=stats.unique_failures,
+            )
         )
-        header = "time_s,execs,branches,valid_branches,corpus,failures\n"
-        write_text_atomic(out / "plot_data.csv", header + "\n".join(self._plot_rows) + "\n")
-        write_json_atomic(out / "stats.json", stats.to_json())
+        self.out.write_plot(self._plot_rows)
+        self.out.write_stats(stats)
         if final:
             # hit counts changed since each failure was first written
             for signature, record in self.failures.items():
-                data = self._failure_inputs[signature].to_json()
-                data["failure"] = record.to_json()
-                write_json_atomic(self.failures_dir / record.file_name, data)
-            write_json_atomic(out / "coverage.json", self.coverage_json())
+                self.out.save_failure(record, self._failure_inputs[signature])
+            self.out.write_coverage(self.coverage())
 
     @property
     def catalog(self) -> ArmCatalog:
@@ -624,21 +513,21 @@ class Engine:
             self._catalog = scan_arms(Scope.of(app_dirs(self.options.target)))
         return self._catalog
 
-    def coverage_json(self) -> dict[str, Any]:
+    def coverage(self) -> CoverageRecord:
         """Covered arms with when they were first hit: input to reports and the study."""
         catalog = self.catalog
         arms = []
         for arm, (execs, seconds) in sorted(self.first_hit.items(), key=lambda kv: kv[1]):
             site = catalog.site(arm)
             arms.append(
-                {
-                    "arm": list(arm),
-                    "file": arm[0],
-                    "from_line": site.from_line if site else None,
-                    "to_line": site.to_line if site else None,
-                    "first_exec": execs,
-                    "first_s": round(seconds, 3),
-                    "valid": arm in self.valid_arms,
-                }
+                CoveredArm(
+                    arm=tuple(arm),
+                    file=arm[0],
+                    from_line=site.from_line if site else None,
+                    to_line=site.to_line if site else None,
+                    first_exec=execs,
+                    first_s=seconds,
+                    valid=arm in self.valid_arms,
+                )
             )
-        return {"app_branches_total": self._arms_total, "covered": arms}
+        return CoverageRecord(self._arms_total, tuple(arms))

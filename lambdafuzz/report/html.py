@@ -20,17 +20,18 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz import __version__
+from lambdafuzz.config.campaign import campaign_target, reproduce_command
 from lambdafuzz.fuzzer.out_dir import (
     CampaignDir,
+    CoveredArm,
     FailureEntry,
     PlotRow,
-    campaign_target,
-    offline_event,
     read_campaign_dir,
     read_coverage,
     read_plot_rows,
-    reproduce_command,
 )
+from lambdafuzz.fuzzer.replay import Replayer
+from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.model.target import Target
 from lambdafuzz.report.html_style import CSS
 
@@ -120,35 +121,29 @@ def _plot_section(rows: Sequence[PlotRow]) -> str:
 
 # =========================================================================== sections
 def _summary_section(c: CampaignDir, target: Target | None) -> str:
-    s = c.stats
-    total = s.get("app_branches_total") or 0
-    covered = s.get("app_branches_covered") or 0
+    s = _stats(c)
+    total, covered = s.app_branches_total, s.app_branches_covered
     pct = f" ({100.0 * covered / total:.1f}%)" if total else ""
+    meta = c.meta
     rows = [
         ("handler", c.handler),
-        ("config", c.campaign.get("config", "?")),
-        (
-            "strategy",
-            f"{s.get('strategy', c.campaign.get('strategy', '?'))} (seed {s.get('seed', '?')})",
-        ),
-        (
-            "executions",
-            f"{s.get('execs', 0)} in {s.get('elapsed_s', 0)} s ({s.get('execs_per_sec', 0)}/s)",
-        ),
-        ("valid executions", s.get("valid_execs", 0)),
+        ("config", meta.config if meta is not None else "?"),
+        ("strategy", f"{s.strategy or (meta.strategy if meta else '?')} (seed {s.seed})"),
+        ("executions", f"{s.execs} in {s.elapsed_s} s ({s.execs_per_sec}/s)"),
+        ("valid executions", s.valid_execs),
         (
             "branch arms covered",
-            f"{covered}/{total}{pct}; by valid inputs {s.get('valid_branches_covered', 0)}",
+            f"{covered}/{total}{pct}; by valid inputs {s.valid_branches_covered}",
         ),
-        ("corpus", s.get("corpus_size", 0)),
-        ("unique failures", f"{len(c.failures)} ({s.get('failure_hits', 0)} hits)"),
+        ("corpus", s.corpus_size),
+        ("unique failures", f"{len(c.failures)} ({s.failure_hits} hits)"),
         (
             "time",
-            f"handler {s.get('time_in_handler_s', 0)} s, generation {s.get('time_in_generation_s', 0)} s, "
-            f"reset+load {s.get('time_in_reset_load_s', 0)} s",
+            f"handler {s.time_in_handler_s} s, generation {s.time_in_generation_s} s, "
+            f"reset+load {s.time_in_reset_load_s} s",
         ),
-        ("stability", "-" if s.get("stability_pct") is None else f"{s['stability_pct']}%"),
-        ("workers", f"{s.get('workers', 1)} (restarts {s.get('worker_restarts', 0)})"),
+        ("stability", "-" if s.stability_pct is None else f"{s.stability_pct}%"),
+        ("workers", f"{s.workers or 1} (restarts {s.worker_restarts})"),
     ]
     if target is not None:
         rows.append(("trigger", f"{target.trigger.kind} {target.trigger.source or ''}".strip()))
@@ -159,12 +154,17 @@ def _summary_section(c: CampaignDir, target: Target | None) -> str:
     )
 
 
+def _stats(c: CampaignDir) -> Stats:
+    """stats.json, or zeros for a campaign that never wrote one."""
+    return c.stats if c.stats is not None else Stats.from_json({})
+
+
 def _targeting_section(c: CampaignDir) -> str:
-    targeting = c.stats.get("targeting") or {}
+    targeting = _stats(c).targeting
     if not targeting:
         return (
             f"<p class='note'>No type-targeted mutation in this campaign "
-            f"(strategy {esc(c.stats.get('strategy', '?'))}; only spoton targets types).</p>"
+            f"(strategy {esc(_stats(c).strategy or '?')}; only spoton targets types).</p>"
         )
     rows = []
     for label, counts in sorted(targeting.items(), key=lambda kv: -kv[1].get("children", 0)):
@@ -195,9 +195,11 @@ def _failure_section(c: CampaignDir, target: Target | None) -> str:
 
 
 def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | None) -> str:
-    info = entry.info
+    record = entry.record
     event, origin = (
-        offline_event(entry.saved, target) if target is not None else (entry.saved.event, "saved")
+        Replayer.for_campaign(target, c.meta).offline_event(entry.saved)
+        if target is not None
+        else (entry.saved.event, "saved")
     )
     event_note = {
         "saved": "",
@@ -205,8 +207,8 @@ def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | N
         "receipt handles and message ids are placeholders)",
     }.get(origin, f" ({origin})")
     meta = (
-        f"<p>{esc(entry.hits)} hit(s); first at execution {esc(info.get('first_exec', '?'))} "
-        f"({esc(info.get('first_time_s', '?'))} s); status {esc(info.get('status', entry.saved.outcome))}; "
+        f"<p>{esc(entry.hits)} hit(s); first at execution {esc(record.first_exec)} "
+        f"({esc(round(record.first_time_s, 3))} s); status {esc(record.status)}; "
         f"provenance <code>{esc(entry.saved.provenance)}</code></p>"
         f"<p>Reproduce: <code>{esc(reproduce_command(c, entry.path))}</code></p>"
     )
@@ -258,11 +260,11 @@ def _source_section(out_dir: Path, target: Target | None) -> str:
     # their lines and kinds, so it scans the catalog (once per report)
     catalog = scan_arms(Scope.of(app_dirs(target)))
     coverage = read_coverage(out_dir)
-    covered: dict[ArmKey, dict[str, Any]] = {}
-    for arm in coverage["covered"]:
+    covered: dict[ArmKey, CoveredArm] = {}
+    for arm in coverage.covered:
         try:
-            covered[ArmKey(*arm["arm"])] = arm
-        except (TypeError, KeyError):
+            covered[ArmKey(*arm.arm)] = arm
+        except TypeError:
             continue
     parts = [
         "<p class='legend'><span class='line full'>all arms covered</span> "
@@ -316,14 +318,14 @@ def _source_file(file_arms: Any, covered: dict[Any, dict[str, Any]]) -> str:
     return f"<h3>{header}</h3><table class='source'>{''.join(rows)}</table>"
 
 
-def _marker(site: Any, hit: dict[str, Any] | None) -> str:
+def _marker(site: Any, hit: CoveredArm | None) -> str:
     if hit is None:
         title = f"line {_plain_label(site)}: never taken ({site.kind})"
         return f"<span class='arm arm-uncovered' title='{esc(title)}'>{_arm_label(site)}</span>"
-    valid = "valid input" if hit.get("valid") else "only invalid/failing inputs"
+    valid = "valid input" if hit.valid else "only invalid/failing inputs"
     title = (
         f"line {_plain_label(site)}: covered ({site.kind}); first at execution "
-        f"{hit.get('first_exec')} ({hit.get('first_s')} s); {valid}"
+        f"{hit.first_exec} ({round(hit.first_s, 3)} s); {valid}"
     )
     return f"<span class='arm arm-covered' title='{esc(title)}'>{_arm_label(site)}</span>"
 
