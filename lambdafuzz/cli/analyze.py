@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from lambdafuzz.cli.fuzz import config_argument, function_option, load_target
+from lambdafuzz.cli.options import config_argument, function_option, target_from_options
 
 
 @click.command(epilog="Example: lambdafuzz analyze benchmarks/lambdas/year_thumbnails")
@@ -21,7 +21,7 @@ def analyze(config: Path, function_name: str | None, as_json: bool, no_cache: bo
     the constant strings, and how many targets a generator can steer."""
     from lambdafuzz.fuzzer.targeting import analyze_target
 
-    target = load_target(config, function_name)
+    target = target_from_options(config, function_name)
     result = analyze_target(target, use_cache=not no_cache)
     if as_json:
         click.echo(result.to_json())

@@ -3,80 +3,27 @@
 from __future__ import annotations
 
 import signal
-import sys
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
-from lambdafuzz.errors import ConfigError, HandlerImportError
+from lambdafuzz.cli.options import (
+    EnumChoice,
+    backend_options,
+    config_argument,
+    config_errors_as_usage,
+    function_option,
+    target_from_options,
+)
+from lambdafuzz.errors import HandlerImportError
 
-STRATEGIES = ("random", "zest", "zest-strings", "spoton")
-BACKENDS = ("moto", "moto-server", "localstack")
-
-
-def config_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """CONFIG: a lambdafuzz.yaml, a directory holding one, or a SAM/CloudFormation template."""
-    return click.argument(
-        "config", type=click.Path(exists=True, path_type=Path), default=Path(".")
-    )(fn)
-
-
-def config_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--config for commands that work on saved outputs rather than on a config."""
-    return click.option(
-        "--config",
-        "config",
-        type=click.Path(exists=True, path_type=Path),
-        default=None,
-        help="The target's config (default: the one the campaign's campaign.json records).",
-    )(fn)
-
-
-def backend_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    fn = click.option(
-        "--endpoint",
-        default=None,
-        help="Emulator endpoint URL (loopback only) for moto-server or localstack.",
-    )(fn)
-    return click.option(
-        "--backend",
-        type=click.Choice(BACKENDS),
-        default="moto",
-        show_default=True,
-        help="Which AWS emulator holds the generated world.",
-    )(fn)
-
-
-def function_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option(
-        "--function",
-        "function_name",
-        default=None,
-        help="With a SAM/CloudFormation template: the logical id of the function to fuzz.",
-    )(fn)
-
-
-def load_target(config: Path, function_name: str | None = None):  # -> Target
-    """Load a target from any supported config file, as a click error on failure."""
-    from lambdafuzz.config import load_config
-
-    try:
-        if config.is_file() and _is_template(config):
-            from lambdafuzz.config.sam import load_template_target
-
-            return load_template_target(config, function_name)
-        return load_config(config)
-    except ConfigError as exc:
-        raise click.UsageError(str(exc)) from exc
-
-
-def _is_template(path: Path) -> bool:
-    from lambdafuzz.config.sam_template import is_template
-
-    return is_template(path)
+if TYPE_CHECKING:
+    from lambdafuzz.fuzzer.options import Strategy
+    from lambdafuzz.generators.core import ReplayMode
+    from lambdafuzz.harness.backends import BackendKind
+    from lambdafuzz.model.target import Target
 
 
 @click.command(
@@ -91,7 +38,7 @@ def _is_template(path: Path) -> bool:
 @config_argument
 @click.option(
     "--strategy",
-    type=click.Choice(STRATEGIES),
+    type=EnumChoice("lambdafuzz.fuzzer.options:Strategy"),
     default="zest",
     show_default=True,
     help="How children are made.",
@@ -136,10 +83,10 @@ def _is_template(path: Path) -> bool:
 @function_option
 @click.option(
     "--replay",
-    type=click.Choice(["ei", "linear"]),
+    type=EnumChoice("lambdafuzz.generators.core:ReplayMode"),
     default="ei",
     show_default=True,
-    help="How a child's choice sequence is read: by execution index or linearly (Zest).",
+    help="How a child's choice sequence is read: linearly (Zest) or by execution index.",
 )
 @click.option(
     "--seed-corpus",
@@ -171,18 +118,20 @@ def _is_template(path: Path) -> bool:
     help="Write unique failures as a SARIF 2.1.0 log.",
 )
 @click.option("--quiet", is_flag=True, help="Print only the final summary.")
+@click.pass_context
 def fuzz(
+    ctx: click.Context,
     config: Path,
-    strategy: str,
+    strategy: Strategy,
     seed: int,
     max_execs: int | None,
     max_seconds: float | None,
     out_dir: Path,
     workers: int,
-    backend: str,
+    backend: BackendKind,
     endpoint: str | None,
     function_name: str | None,
-    replay: str,
+    replay: ReplayMode,
     seed_corpora: tuple[Path, ...],
     memory_limit_mb: int,
     junit_path: Path | None,
@@ -191,27 +140,18 @@ def fuzz(
 ) -> None:
     """Fuzz a Lambda handler described by CONFIG (default: ./lambdafuzz.yaml).
 
-    Without --execs or --time a campaign runs for 60 seconds.
+    Without --execs or --time a campaign runs for 60 seconds.  A template without
+    --function has each of its functions fuzzed in turn, into OUT/<logical id>/.
 
     Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error.
     """
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.generators.core import ReplayMode
     from lambdafuzz.report.status import summary
 
     if max_execs is None and max_seconds is None:
         max_seconds = 60.0
-    if endpoint is not None:
-        from lambdafuzz.errors import SafetyError
-        from lambdafuzz.harness.safety import check_endpoint
-
-        try:
-            check_endpoint(endpoint)
-        except SafetyError as exc:
-            raise click.BadParameter(str(exc), param_hint="--endpoint") from exc
-    targets = _targets(config, function_name)
     exit_code = ExitCode.OK
-    for target, sub_out in targets(out_dir):
+    for target, function, sub_out in _campaigns(config, function_name, out_dir):
         engine = build_engine(
             target,
             out_dir=sub_out,
@@ -222,10 +162,10 @@ def fuzz(
             workers=workers,
             backend=backend,
             endpoint=endpoint,
-            mode=ReplayMode.LINEAR if replay == "linear" else ReplayMode.EXECUTION_INDEXED,
+            mode=replay,
             seed_corpora=seed_corpora,
             memory_limit_mb=memory_limit_mb,
-            function=function_name or (sub_out.name if sub_out != out_dir else None),
+            function=function,
         )
         finished = _run(engine, quiet)
         click.echo(summary(finished))
@@ -238,32 +178,29 @@ def fuzz(
                 write_sarif(sub_out, _suffixed(sarif_path, sub_out, out_dir), target)
         if finished.stats.unique_failures:
             exit_code = ExitCode.FAILURES_FOUND
-    sys.exit(int(exit_code))
+    ctx.exit(exit_code)
+
+
+def _campaigns(
+    config: Path, function_name: str | None, out_dir: Path
+) -> list[tuple[Target, str | None, Path]]:
+    """(target, template function, out dir) of each campaign to run: one for a config or a
+    template's --function, one per function in OUT/<logical id>/ for a template without.
+    Every target is loaded before the first campaign starts."""
+    from lambdafuzz.config.sam import template_function_names
+    from lambdafuzz.config.sam_template import is_template
+
+    if function_name is None and config.is_file() and is_template(config):
+        with config_errors_as_usage():
+            names = template_function_names(config)
+        return [(target_from_options(config, name), name, out_dir / name) for name in names]
+    return [(target_from_options(config, function_name), function_name, out_dir)]
 
 
 def _suffixed(path: Path, sub_out: Path, out_dir: Path) -> Path:
     if sub_out == out_dir:
         return path
     return path.with_name(f"{path.stem}-{sub_out.name}{path.suffix}")
-
-
-def _targets(config: Path, function_name: str | None):
-    """Yield (target, out dir) pairs: one for a config, one per function of a template."""
-    if config.is_file() and _is_template(config) and function_name is None:
-        from lambdafuzz.config.sam import template_function_names
-
-        try:
-            names = template_function_names(config)
-        except ConfigError as exc:
-            raise click.UsageError(str(exc)) from exc
-
-        def each(out_dir: Path):
-            for name in names:
-                yield load_target(config, name), out_dir / name
-
-        return each
-    target = load_target(config, function_name)
-    return lambda out_dir: iter([(target, out_dir)])
 
 
 def _run(engine, quiet: bool):

@@ -5,24 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import yaml
 
+from lambdafuzz.cli.options import EnumChoice, config_errors_as_usage, function_option
 from lambdafuzz.errors import ConfigError
 
-TRIGGER_KINDS = (
-    "s3",
-    "sqs",
-    "sns",
-    "dynamodb-stream",
-    "apigateway",
-    "apigateway-v2",
-    "eventbridge",
-)
-KEY_TYPES = ("S", "N", "B")
-FORMATS_HELP = "csv, json, xml, text, png, jpeg, gif, image, zip, gzip, csv.gz, any"
+if TYPE_CHECKING:
+    from lambdafuzz.model.target import TriggerKind
 
 EPILOG = """\b
 Examples:
@@ -43,10 +34,17 @@ def _bucket(text: str) -> dict[str, Any]:
 
 
 def _table(text: str) -> dict[str, Any]:
+    from lambdafuzz.model.target import KEY_TYPES
+
     parts = text.split(":")
-    if len(parts) not in (3, 5) or any(not p for p in parts):
+    if (
+        len(parts) not in (3, 5)
+        or any(not p for p in parts)
+        or any(t.upper() not in KEY_TYPES for t in parts[2::2])
+    ):
         raise click.BadParameter(
-            f"{text!r}: expected NAME:HASH:TYPE or NAME:HASH:TYPE:RANGE:TYPE (TYPE one of S, N, B)",
+            f"{text!r}: expected NAME:HASH:TYPE or NAME:HASH:TYPE:RANGE:TYPE "
+            f"(TYPE one of {', '.join(KEY_TYPES)})",
             param_hint="--table",
         )
     spec: dict[str, Any] = {
@@ -72,7 +70,7 @@ def _env(pairs: Sequence[str]) -> dict[str, str]:
 def _from_options(
     handler: str | None,
     root: str,
-    trigger: str | None,
+    trigger: TriggerKind | None,
     source: str | None,
     body: str | None,
     buckets: Sequence[str],
@@ -135,6 +133,8 @@ def _mark_source(
 
 # =========================================================================== rendering
 def _flow(value: Any) -> str:
+    import yaml
+
     text = yaml.safe_dump(
         value, default_flow_style=True, sort_keys=False, width=10**6, allow_unicode=True
     )
@@ -143,6 +143,9 @@ def _flow(value: Any) -> str:
 
 def render_config(config: dict[str, Any], *, origin: str, unsupported: Sequence[str] = ()) -> str:
     """A lambdafuzz.yaml text for `config`, with a comment before each part."""
+    from lambdafuzz.model.target import TriggerKind
+
+    kinds = " | ".join(TriggerKind)
     out = [
         f"# lambdafuzz.yaml: written by `lambdafuzz init` {origin}.",
         "# Check it with:  lambdafuzz fuzz <this file> --execs 20",
@@ -156,8 +159,8 @@ def render_config(config: dict[str, Any], *, origin: str, unsupported: Sequence[
         out += [f"app_packages: {_flow(config['app_packages'])}"]
     out += [
         "",
-        "# What invokes the handler: s3 | sqs | sns | dynamodb-stream | apigateway | apigateway-v2 |",
-        "# eventbridge; `source` is the bucket / queue / topic / table that emits the events.",
+        f"# What invokes the handler: {kinds};",
+        "# `source` is the bucket / queue / topic / table that emits the events.",
         "trigger:",
         *(f"  {k}: {_flow(v)}" for k, v in config["trigger"].items()),
     ]
@@ -188,14 +191,18 @@ def render_config(config: dict[str, Any], *, origin: str, unsupported: Sequence[
 
 
 def _render_resources(resources: dict[str, Any]) -> list[str]:
-    out = ["", "# The AWS world generated for every test (DESIGN.md section 7b)."]
+    from lambdafuzz.generators.files import FORMATS
+    from lambdafuzz.model.target import KEY_TYPES
+
+    out = ["", "# The AWS world generated for every test."]
     if not any(resources.values()):
         return [*out, "resources: {}"]
     out.append("resources:")
     notes = {
-        "buckets": f"S3 buckets. `objects` are generated per test (formats: {FORMATS_HELP});\n"
+        "buckets": f"S3 buckets. `objects` are generated per test (formats: {', '.join(FORMATS)});\n"
         "  # a bucket without `objects` starts empty (an output bucket, never an event source).",
-        "tables": "DynamoDB tables: key schema (S | N | B), items generated per test, optional stream.",
+        "tables": f"DynamoDB tables: key schema ({' | '.join(KEY_TYPES)}), items generated per test, "
+        "optional stream.",
         "queues": "SQS queues (the trigger's queue is filled with the event's messages).",
         "topics": "SNS topics the handler publishes to or is triggered by.",
     }
@@ -235,12 +242,7 @@ def _render_outcomes(outcomes: dict[str, Any] | None) -> list[str]:
     default=None,
     help="A SAM/CloudFormation template to import the function from.",
 )
-@click.option(
-    "--function",
-    "function_name",
-    default=None,
-    help="With --template: the logical id of the function (needed when there are several).",
-)
+@function_option
 @click.option(
     "--handler",
     default=None,
@@ -252,7 +254,10 @@ def _render_outcomes(outcomes: dict[str, Any] | None) -> list[str]:
     help="Directory the handler is imported from, relative to the output file.  [default: .]",
 )
 @click.option(
-    "--trigger", type=click.Choice(TRIGGER_KINDS), default=None, help="What invokes the handler."
+    "--trigger",
+    type=EnumChoice("lambdafuzz.model.target:TriggerKind"),
+    default=None,
+    help="What invokes the handler.",
 )
 @click.option(
     "--source",
@@ -308,7 +313,7 @@ def init(
     function_name: str | None,
     handler: str | None,
     root: str | None,
-    trigger: str | None,
+    trigger: TriggerKind | None,
     source: str | None,
     body: str | None,
     buckets: tuple[str, ...],
@@ -325,6 +330,7 @@ def init(
 
     if out.exists() and not force:
         raise click.UsageError(f"{out} exists; pass --force to overwrite it")
+    trigger_kind = trigger.value if trigger is not None else None  # plain str, for YAML
     unsupported: list[str] = []
     if template is not None:
         config, origin, unsupported = _from_template(template, function_name, out)
@@ -335,12 +341,12 @@ def init(
         extra = _resources(buckets, tables, queues, topics)
         for kind, specs in extra.items():
             config.setdefault("resources", {}).setdefault(kind, []).extend(specs)
-        if trigger is not None or source is not None or body is not None:
-            config["trigger"] = {"kind": trigger or config["trigger"]["kind"]}
+        if trigger_kind is not None or source is not None or body is not None:
+            config["trigger"] = {"kind": trigger_kind or config["trigger"]["kind"]}
             _mark_source(config["trigger"], config.setdefault("resources", {}), source, body)
     else:
         config = _from_options(
-            handler, root or ".", trigger, source, body, buckets, tables, queues, topics
+            handler, root or ".", trigger_kind, source, body, buckets, tables, queues, topics
         )
         origin = "from command-line options"
     if env_pairs:
@@ -366,10 +372,8 @@ def _from_template(
 
     from lambdafuzz.config.sam import template_config
 
-    try:
+    with config_errors_as_usage():
         name, config, unsupported = template_config(template, function_name)
-    except ConfigError as exc:
-        raise click.UsageError(str(exc)) from exc
     # root is relative to the template there, to the written file here
     code = (template.resolve().parent / config["root"]).resolve()
     config["root"] = Path(os.path.relpath(code, out.resolve().parent)).as_posix()

@@ -1,14 +1,111 @@
-"""Command-line options shared by several commands, defined once (click style)."""
+"""Command-line options shared by several commands, each defined once and stacked on every
+command that uses it.
+
+The choices of a choice option come from the enum that owns them (`EnumChoice`), imported
+only when click first needs them (to parse, complete or print a command's help), so that
+listing the commands with `lambdafuzz --help` imports none of the modules behind them.
+Nothing here may import boto3, moto or pydantic.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import enum
+import functools
+import importlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
+from lambdafuzz.errors import ConfigError
+
+if TYPE_CHECKING:
+    from lambdafuzz.model.target import Target
+
 DecoratorT = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+class EnumChoice(click.Choice):
+    """A choice among the values of an enum, named "module:attribute" and imported when
+    the choices are first needed; the option's value is the enum member."""
+
+    def __init__(self, enum_ref: str) -> None:
+        # not click.Choice.__init__: it would read the choices now
+        self.enum_ref = enum_ref
+        self.case_sensitive = True
+
+    @functools.cached_property
+    def choices(self) -> tuple[enum.Enum, ...]:
+        module, attr = self.enum_ref.split(":")
+        return tuple(getattr(importlib.import_module(module), attr))
+
+    def normalize_choice(self, choice: object, ctx: click.Context | None) -> str:
+        # click matches an enum member by name; the command line spells its value
+        value = choice.value if isinstance(choice, enum.Enum) else choice
+        return super().normalize_choice(value, ctx)
+
+
+def config_argument(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """CONFIG: a lambdafuzz.yaml, a directory holding one, or a SAM/CloudFormation template."""
+    return click.argument(
+        "config", type=click.Path(exists=True, path_type=Path), default=Path(".")
+    )(fn)
+
+
+def config_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--config for commands that work on saved outputs rather than on a config."""
+    return click.option(
+        "--config",
+        "config",
+        type=click.Path(exists=True, path_type=Path),
+        default=None,
+        show_default=True,
+        help="The target's config (default: the one the campaign's campaign.json records).",
+    )(fn)
+
+
+def function_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--function: which function of a SAM/CloudFormation template."""
+    return click.option(
+        "--function",
+        "function_name",
+        default=None,
+        show_default=True,
+        help="With a SAM/CloudFormation template: the logical id of the function to use.",
+    )(fn)
+
+
+def _check_endpoint(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    if value is None:
+        return None
+    from lambdafuzz.errors import SafetyError
+    from lambdafuzz.harness.safety import check_endpoint
+
+    try:
+        check_endpoint(value)
+    except SafetyError as exc:
+        raise click.BadParameter(str(exc), ctx=ctx, param=param) from exc
+    return value
+
+
+def backend_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--backend and --endpoint: the AWS emulator a command runs the handler against."""
+    fn = click.option(
+        "--endpoint",
+        default=None,
+        show_default=True,
+        callback=_check_endpoint,
+        help="Emulator endpoint URL (loopback only) for moto-server or localstack.",
+    )(fn)
+    return click.option(
+        "--backend",
+        type=EnumChoice("lambdafuzz.harness.backends:BackendKind"),
+        default="moto",
+        show_default=True,
+        help="Which AWS emulator holds the generated world.",
+    )(fn)
 
 
 def sample_options(what: str, *, default_count: int, out_help: str) -> DecoratorT:
@@ -41,3 +138,27 @@ def sample_options(what: str, *, default_count: int, out_help: str) -> Decorator
         )(fn)
 
     return decorate
+
+
+def sample_seed(seed: int, i: int) -> int:
+    """The seed of the i-th sample written with --seed `seed`: distinct for every (seed, i)
+    with i < 2**32."""
+    return (seed << 32) + i
+
+
+@contextlib.contextmanager
+def config_errors_as_usage() -> Iterator[None]:
+    """Turn a `ConfigError` raised inside into a `click.UsageError` (one message, exit 2)."""
+    try:
+        yield
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from exc
+
+
+def target_from_options(config: Path, function: str | None) -> Target:
+    """The target CONFIG (and --function, for a template) describe, as a usage error when
+    they describe none."""
+    from lambdafuzz.config import load_target
+
+    with config_errors_as_usage():
+        return load_target(config, function)

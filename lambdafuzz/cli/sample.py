@@ -1,6 +1,6 @@
-"""`lambdafuzz sample`: write generated files to a directory so a user can look at them.
+"""`lambdafuzz sample`: write generated inputs to a directory so a user can look at them.
 
-`sample` is a group so that `sample world CONFIG` can join `sample files FORMAT` later;
+`sample files FORMAT` writes files, `sample world CONFIG` worlds with their events;
 `lambdafuzz sample csv ...` (a format name where a subcommand is expected) is routed to
 `files`, which is the spelling the docs use.
 """
@@ -13,9 +13,8 @@ from typing import Any
 
 import click
 
-from lambdafuzz.atomic_files import write_bytes_atomic
-from lambdafuzz.cli.options import sample_options
-from lambdafuzz.generators.files.dispatch import FORMATS
+from lambdafuzz.cli.options import sample_options, sample_seed
+from lambdafuzz.cli.sample_world import world
 
 EPILOG = """\b
 Examples:
@@ -27,6 +26,8 @@ Examples:
 
 def _formats(value: str) -> tuple[str, ...] | None:
     """The format names in a comma-separated list, or None if any is unknown."""
+    from lambdafuzz.generators.files import FORMATS
+
     names = tuple(part.strip() for part in value.split(",") if part.strip())
     return names if names and all(name in FORMATS for name in names) else None
 
@@ -41,6 +42,8 @@ class SampleGroup(click.Group):
             if _formats(args[0]) is not None:
                 args = ["files", *args]
             elif not args[0].startswith("-"):
+                from lambdafuzz.generators.files import FORMATS
+
                 ctx.fail(
                     f"{args[0]!r} is neither a file format ({', '.join(FORMATS)}; "
                     f"comma-separate several) nor a command ({', '.join(sorted(self.commands))})"
@@ -60,6 +63,8 @@ def sample() -> None:
 def _check_formats(ctx: click.Context, param: click.Parameter, value: str) -> tuple[str, ...]:
     names = _formats(value)
     if names is None:
+        from lambdafuzz.generators.files import FORMATS
+
         raise click.BadParameter(
             f"{value!r}: expected one of {', '.join(FORMATS)} (comma-separate several)"
         )
@@ -92,8 +97,9 @@ def files(
     dictionary: tuple[str, ...],
 ) -> None:
     """Write COUNT generated files of FORMAT plus an index.json describing them."""
+    from lambdafuzz.atomic_files import write_bytes_atomic
     from lambdafuzz.generators.core import Choices
-    from lambdafuzz.generators.files.dispatch import draw_file
+    from lambdafuzz.generators.files import draw_file
 
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -132,12 +138,5 @@ def files(
     broken = sum(1 for e in entries if e["erroneous"])
     click.echo(f"wrote {count} files ({broken} erroneous) and index.json to {out}")
 
-
-def sample_seed(seed: int, i: int) -> int:
-    """The seed of the i-th sampled file: distinct for every (seed, i) with i < 2**32."""
-    return (seed << 32) + i
-
-
-from lambdafuzz.cli.sample_world import world  # noqa: E402 - attached last, imports only click
 
 sample.add_command(world)

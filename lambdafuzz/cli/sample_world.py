@@ -16,9 +16,13 @@ from typing import Any
 
 import click
 
-from lambdafuzz.atomic_files import write_bytes_atomic
-from lambdafuzz.cli.exit_codes import ExitCode
-from lambdafuzz.cli.options import sample_options
+from lambdafuzz.cli.options import (
+    config_argument,
+    function_option,
+    sample_options,
+    sample_seed,
+    target_from_options,
+)
 
 PREVIEW_CHARS = 200
 SYNTHETIC_NOTE = (
@@ -34,30 +38,21 @@ Examples:
 """
 
 
-class ConfigProblem(click.ClickException):
-    """A broken lambdafuzz.yaml: the one-paragraph ConfigError, exit code 2."""
-
-    exit_code = ExitCode.USAGE
-
-
 @click.command("world", epilog=EPILOG)
-@click.argument("config", type=click.Path(exists=True, path_type=Path))
+@config_argument
+@function_option
 @sample_options(
     "world", default_count=5, out_help="Directory for world-NNNN.json files (created if missing)."
 )
-def world(config: Path, count: int, seed: int, out: Path) -> None:
-    """Write COUNT generated worlds of CONFIG (a lambdafuzz.yaml or its directory), each
-    with the event its trigger would send, as JSON."""
-    from lambdafuzz.config import load_config
-    from lambdafuzz.errors import ConfigError
+def world(config: Path, function_name: str | None, count: int, seed: int, out: Path) -> None:
+    """Write COUNT generated worlds of CONFIG (default: ./lambdafuzz.yaml; a SAM template
+    works too), each with the event its trigger would send, as JSON."""
+    from lambdafuzz.atomic_files import write_bytes_atomic
     from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
     from lambdafuzz.generators.aws.world_generator import generate_input
     from lambdafuzz.generators.core import Choices, StopTest
 
-    try:
-        target = load_config(config)
-    except ConfigError as exc:
-        raise ConfigProblem(str(exc)) from None
+    target = target_from_options(config, function_name)
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -85,11 +80,6 @@ def world(config: Path, count: int, seed: int, out: Path) -> None:
     suffix = f" ({invalid} invalid: out of draws)" if invalid else ""
     click.echo(f"wrote {count} worlds with {target.trigger.kind.value} events to {out}{suffix}")
     click.echo(f"note: {SYNTHETIC_NOTE}")
-
-
-def sample_seed(seed: int, i: int) -> int:
-    """The seed of the i-th world; the same rule as `sample files`."""
-    return (seed << 32) + i
 
 
 def summarize(world: Any) -> dict[str, Any]:

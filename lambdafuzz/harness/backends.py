@@ -14,6 +14,7 @@ not intercepted (see `moto.core.patch_client`).
 
 from __future__ import annotations
 
+import enum
 import http.client
 import json
 import logging
@@ -28,7 +29,15 @@ from lambdafuzz.harness.loaders import Boto3Loader, MotoDirectLoader, WorldLoade
 from lambdafuzz.harness.safety import FAKE_CREDENTIALS, check_endpoint
 from lambdafuzz.model.world import LoadedWorld, World
 
-BACKEND_NAMES = ("moto", "moto-server", "localstack")
+
+class BackendKind(enum.StrEnum):
+    """The backends `--backend` names; `make_backend` builds one from its name."""
+
+    MOTO = "moto"  # MotoBackend: moto in this process
+    MOTO_SERVER = "moto-server"  # MotoServerBackend: moto's HTTP server
+    LOCALSTACK = "localstack"  # LocalStackBackend
+
+
 LOCALSTACK_IMAGE = "localstack/localstack"
 # The services a world uses; their per-region backends are rebuilt on every reset.
 MOTO_SERVICES = ("s3", "dynamodb", "dynamodbstreams", "sqs", "sns", "events")
@@ -66,7 +75,7 @@ class MotoBackend:
     ever created and make S3's reset walk them all (0.1 ms -> 4.3 ms over 3,000 tests).
     """
 
-    name = "moto"
+    name = BackendKind.MOTO
     endpoint: str | None = None
 
     def __init__(
@@ -256,7 +265,7 @@ class MotoServerBackend:
     this process, so do not run it beside an active in-process `MotoBackend`.
     """
 
-    name = "moto-server"
+    name = BackendKind.MOTO_SERVER
 
     def __init__(self, endpoint: str | None = None, *, region: str = "us-east-1") -> None:
         self.region = region
@@ -329,7 +338,7 @@ class LocalStackBackend:
     `queue_urls`/`topic_arns`/`stream_arns`, not `World.arn()`.
     """
 
-    name = "localstack"
+    name = BackendKind.LOCALSTACK
 
     def __init__(
         self,
@@ -513,23 +522,25 @@ def make_backend(name: str, endpoint: str | None = None, *, region: str = "us-ea
     (http://localhost:4566 unless $LOCALSTACK_HOST says otherwise); without an endpoint it
     starts LocalStack in Docker.
     """
-    if name == "moto":
+    try:
+        kind = BackendKind(name)
+    except ValueError:
+        import difflib
+
+        near = difflib.get_close_matches(name, [kind.value for kind in BackendKind], n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else ""
+        raise BackendError(
+            f"unknown backend {name!r}: expected one of {', '.join(BackendKind)}{hint}"
+        ) from None
+    if kind is BackendKind.MOTO:
         if endpoint is not None:
             raise BackendError(
                 "--endpoint does not apply to --backend moto (it runs in-process); "
                 "use --backend moto-server or localstack with an endpoint"
             )
         return MotoBackend(region=region)
-    if name == "moto-server":
+    if kind is BackendKind.MOTO_SERVER:
         return MotoServerBackend(endpoint, region=region)
-    if name == "localstack":
-        if endpoint == "default":
-            endpoint = LocalStackBackend.default_endpoint()
-        return LocalStackBackend(endpoint, region=region)
-    import difflib
-
-    near = difflib.get_close_matches(name, BACKEND_NAMES, n=1)
-    hint = f"; did you mean {near[0]!r}?" if near else ""
-    raise BackendError(
-        f"unknown backend {name!r}: expected one of {', '.join(BACKEND_NAMES)}{hint}"
-    )
+    if endpoint == "default":
+        endpoint = LocalStackBackend.default_endpoint()
+    return LocalStackBackend(endpoint, region=region)
