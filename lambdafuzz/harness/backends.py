@@ -527,7 +527,7 @@ def make_backend(name: str, endpoint: str | None = None, *, region: str = "us-ea
     except ValueError:
         import difflib
 
-        near = difflib.get_close_matches(name, [kind.value for kind in BackendKind], n=1)
+        near = difflib.get_close_matches(name, [known.value for known in BackendKind], n=1)
         hint = f"; did you mean {near[0]!r}?" if near else ""
         raise BackendError(
             f"unknown backend {name!r}: expected one of {', '.join(BackendKind)}{hint}"
