@@ -204,11 +204,13 @@ def _suffixed(path: Path, sub_out: Path, out_dir: Path) -> Path:
 
 
 def _run(engine, quiet: bool):
-    from lambdafuzz.fuzzer.engine import CampaignFinished
+    from lambdafuzz.fuzzer.engine import CampaignFinished, StopReason
     from lambdafuzz.report.status import follow
 
+    reasons = {signal.SIGINT: StopReason.SIGINT, signal.SIGTERM: StopReason.SIGTERM}
+
     def stop(signum: int, _frame: Any) -> None:
-        engine.request_stop(f"stopped by {signal.Signals(signum).name}")
+        engine.request_stop(reasons.get(signum, StopReason.INTERRUPTED))
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     finished = None

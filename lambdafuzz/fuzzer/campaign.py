@@ -42,6 +42,6 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         if campaign.strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 
-            mutator = TargetedMutator(analysis, catalog, campaign.mode)
+            mutator = TargetedMutator.from_analysis(analysis, catalog, campaign.mode)
     campaign = replace(campaign, dictionary=tuple(dictionary))
     return Engine(campaign, mutator, catalog)

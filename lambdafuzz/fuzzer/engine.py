@@ -13,10 +13,11 @@ queue.
 
 from __future__ import annotations
 
+import enum
 import random
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,7 @@ class Notice:
 class CampaignFinished:
     stats: Stats
     out_dir: Path
-    stop_reason: str
+    stop_reason: StopReason
 
 
 EventT = CampaignStarted | Progress | NewCoverage | NewFailure | Notice | CampaignFinished
@@ -94,13 +95,72 @@ class Entry:
     provenance: str
 
 
+class TagKind(enum.Enum):
+    """Why a test was run."""
+
+    FRESH = "fresh"  # straight from the generators
+    CHILD = "child"  # a mutant of a queued parent
+    SEED = "seed"  # a resumed or seed-corpus input
+    RECHECK = "recheck"  # a saved input run again to measure stability
+
+
 @dataclass(slots=True, frozen=True)
-class _Tag:
-    kind: str  # "fresh" | "child" | "seed" | "recheck"
+class Tag:
+    """The campaign's bookkeeping for one request; it never leaves the campaign process."""
+
+    kind: TagKind
     parent: int | None = None
     mutation: Mutation | None = None
     entry: int | None = None
     source: str = ""
+
+
+@dataclass(slots=True, frozen=True)
+class Provenance:
+    """How a saved input came to be; its text is what saved files and the status show,
+    e.g. `src:12 targeted:csv.row +cov +valid`."""
+
+    tag: Tag
+    new_arms: bool = False
+    new_valid: bool = False
+    failure: bool = False
+
+    def __str__(self) -> str:
+        tag = self.tag
+        if tag.kind is TagKind.CHILD:
+            parts = [f"src:{tag.parent}"]
+            if tag.mutation is not None and tag.mutation.targeted:
+                parts.append(f"targeted:{tag.mutation.targeted}")
+        elif tag.kind is TagKind.SEED:
+            parts = [f"seed:{tag.source}"]
+        else:
+            parts = ["fresh"]
+        if not self.failure:
+            parts.append("+cov" if self.new_arms else "+hits")
+        if self.new_valid:
+            parts.append("+valid")
+        return " ".join(parts)
+
+
+class StopReason(enum.StrEnum):
+    """Why a campaign ended; the value is the sentence the summary shows."""
+
+    BUDGET = "budget exhausted"
+    INTERRUPTED = "interrupted"
+    SIGINT = "stopped by SIGINT"
+    SIGTERM = "stopped by SIGTERM"
+
+
+@dataclass(slots=True)
+class TargetingCounts:
+    """Children made by targeting one type label, and how many of them were saved."""
+
+    children: int = 0
+    saved: int = 0
+
+
+#: Builds the worker pool of a campaign; tests pass a fake to drive `_handle` directly.
+PoolFactoryT = Callable[[WorkerSpec, int], WorkerPool]
 
 
 class Engine:
@@ -111,6 +171,7 @@ class Engine:
         options: CampaignOptions,
         mutator: Mutator | None = None,
         catalog: ArmCatalog | None = None,
+        pool_factory: PoolFactoryT = WorkerPool,
     ) -> None:
         self.options = options
         self.out = OutDir(options.out_dir)
@@ -128,9 +189,11 @@ class Engine:
         self.valid_execs = 0
         self.time_handler = self.time_generate = self.time_reset_load = 0.0
         self.rechecks = self.stable = 0
-        self.targeting: dict[str, dict[str, int]] = {}
+        self.targeting: dict[str, TargetingCounts] = {}
+        self._pool_factory = pool_factory
+        self._tags: dict[int, Tag] = {}  # id(request) -> its tag, while the request runs
         self.stop_requested = False
-        self.stop_reason = "budget exhausted"
+        self.stop_reason = StopReason.BUDGET
         self._pending_rechecks: deque[Entry] = deque()
         self._pending_seeds: deque[SavedInput] = deque()
         self._generator_errors = 0
@@ -143,7 +206,7 @@ class Engine:
         self._failure_inputs: dict[str, SavedInput] = {}
         self._import_arms: tuple[Any, ...] = ()
 
-    def request_stop(self, reason: str = "interrupted") -> None:
+    def request_stop(self, reason: StopReason = StopReason.INTERRUPTED) -> None:
         self.stop_requested = True
         self.stop_reason = reason
 
@@ -162,7 +225,7 @@ class Engine:
             memory_limit_mb=options.memory_limit_mb,
             app_arms_total=self.catalog.total,
         )
-        pool = WorkerPool(spec, options.workers)
+        pool = self._pool_factory(spec, options.workers)
         self._pool = pool
         self._arms_total = pool.info.app_arms_total
         self._start = self._last_new = time.monotonic()
@@ -203,23 +266,22 @@ class Engine:
         while self._pending_seeds and self._budget_left():
             saved = self._pending_seeds.popleft()
             self.requested += 1
-            yield TestRequest(
-                saved.sequence.prefix(mode), saved.seed, mode, _Tag("seed", source=saved.name)
+            yield self._request(
+                saved.sequence.prefix(mode), saved.seed, Tag(TagKind.SEED, source=saved.name)
             )
         cursor = 0
         while self._budget_left():
             while self._pending_rechecks:
                 entry = self._pending_rechecks.popleft()
-                yield TestRequest(
-                    entry.sequence.prefix(mode), entry.seed, mode, _Tag("recheck", entry=entry.id)
+                yield self._request(
+                    entry.sequence.prefix(mode), entry.seed, Tag(TagKind.RECHECK, entry=entry.id)
                 )
             if self.options.strategy is Strategy.RANDOM or not self.queue:
                 self.requested += 1
-                yield TestRequest(
+                yield self._request(
                     {} if mode is ReplayMode.EXECUTION_INDEXED else [],
                     self._seed(),
-                    mode,
-                    _Tag("fresh"),
+                    Tag(TagKind.FRESH),
                 )
                 continue
             parent = self.queue[cursor % len(self.queue)]
@@ -229,17 +291,21 @@ class Engine:
                     return
                 while self._pending_rechecks:
                     entry = self._pending_rechecks.popleft()
-                    yield TestRequest(
+                    yield self._request(
                         entry.sequence.prefix(mode),
                         entry.seed,
-                        mode,
-                        _Tag("recheck", entry=entry.id),
+                        Tag(TagKind.RECHECK, entry=entry.id),
                     )
                 mutation = self.mutator.mutate(parent.sequence, self.rng)
                 self.requested += 1
-                yield TestRequest(
-                    mutation.prefix, self._seed(), mode, _Tag("child", parent.id, mutation)
+                yield self._request(
+                    mutation.prefix, self._seed(), Tag(TagKind.CHILD, parent.id, mutation)
                 )
+
+    def _request(self, prefix: Any, seed: int, tag: Tag) -> TestRequest:
+        request = TestRequest(prefix, seed, self.options.mode)
+        self._tags[id(request)] = tag
+        return request
 
     def _seed(self) -> int:
         return self.rng.getrandbits(63)
@@ -256,8 +322,8 @@ class Engine:
 
     # ------------------------------------------------------------------ one execution
     def _handle(self, request: TestRequest, result: TestResult) -> Iterator[EventT]:
-        tag: _Tag = request.tag
-        if tag.kind == "recheck":
+        tag = self._tags.pop(id(request))
+        if tag.kind is TagKind.RECHECK:
             self._recheck(tag, result)
             return
         self.execs += 1
@@ -289,67 +355,46 @@ class Engine:
             size = len(self.valid_arms)
             self.valid_arms.update(result.coverage)
             new_valid = len(self.valid_arms) > size
-        if tag.mutation is not None and tag.mutation.targeted:
-            counts = self.targeting.setdefault(tag.mutation.targeted, {"children": 0, "saved": 0})
-            counts["children"] += 1
-        observe = getattr(self.mutator, "observe", None)
+        targeted = tag.mutation.targeted if tag.mutation is not None else None
+        if targeted:
+            self.targeting.setdefault(targeted, TargetingCounts()).children += 1
         if status in (Status.FAILURE, Status.HANG):
-            yield from self._failure(request, result, now)
-            if observe is not None:
-                observe(tag.mutation, False, self.seen)
+            yield from self._failure(request, result, tag, now)
+            self.mutator.observe(tag.mutation, False, self.seen)
             return
         saved = bool(new_arms or new_bucket or new_valid)
-        if observe is not None:
-            observe(tag.mutation, saved, self.seen)
+        self.mutator.observe(tag.mutation, saved, self.seen)
         if not saved:
             return
         self._last_new = time.monotonic()
         entry = self._save(request, result, tag, new_arms=bool(new_arms), new_valid=new_valid)
         for arm in new_arms:
             self.responsible[arm] = entry.id
-        if tag.mutation is not None and tag.mutation.targeted:
-            self.targeting[tag.mutation.targeted]["saved"] += 1
+        if targeted:
+            self.targeting[targeted].saved += 1
         if self.options.stability_check:
             self._pending_rechecks.append(entry)
         yield NewCoverage(entry.name, entry.provenance, len(self.seen))
 
-    def _recheck(self, tag: _Tag, result: TestResult) -> None:
+    def _recheck(self, tag: Tag, result: TestResult) -> None:
         assert tag.entry is not None
         entry = self.queue[tag.entry]  # entry ids are queue positions
         self.rechecks += 1
         if frozenset(result.coverage) == entry.arms:
             self.stable += 1
 
-    def _provenance(self, tag: _Tag, *, new_arms: bool, new_valid: bool) -> str:
-        parts = []
-        if tag.kind == "child":
-            parts.append(f"src:{tag.parent}")
-            if tag.mutation is not None and tag.mutation.targeted:
-                parts.append(f"targeted:{tag.mutation.targeted}")
-        elif tag.kind == "seed":
-            parts.append(f"seed:{tag.source}")
-        else:
-            parts.append("fresh")
-        if new_arms:
-            parts.append("+cov")
-        else:
-            parts.append("+hits")
-        if new_valid:
-            parts.append("+valid")
-        return " ".join(parts)
-
     def _save(
         self,
         request: TestRequest,
         result: TestResult,
-        tag: _Tag,
+        tag: Tag,
         *,
         new_arms: bool,
         new_valid: bool,
     ) -> Entry:
         entry_id = len(self.queue)
         name = f"id-{entry_id:06d}"
-        provenance = self._provenance(tag, new_arms=new_arms, new_valid=new_valid)
+        provenance = str(Provenance(tag, new_arms=new_arms, new_valid=new_valid))
         entry = Entry(
             id=entry_id,
             name=name,
@@ -379,7 +424,9 @@ class Engine:
         self.out.save_corpus_input(saved)
         return entry
 
-    def _failure(self, request: TestRequest, result: TestResult, now: float) -> Iterator[EventT]:
+    def _failure(
+        self, request: TestRequest, result: TestResult, tag: Tag, now: float
+    ) -> Iterator[EventT]:
         info = result.failure
         assert info is not None
         signature = info.signature
@@ -402,9 +449,7 @@ class Engine:
             seed=request.seed,
             mode=request.mode,
             outcome=result.status.name,
-            provenance=self._provenance(request.tag, new_arms=False, new_valid=False).replace(
-                " +hits", ""
-            ),
+            provenance=str(Provenance(tag, failure=True)),
             world=self._world_summary(result.recording),
             event=result.event,
         )
@@ -483,7 +528,10 @@ class Engine:
             stability_pct=round(100.0 * self.stable / self.rechecks, 1) if self.rechecks else None,
             worker_restarts=self._pool.restarts if self._pool else 0,
             workers=self.options.workers,
-            targeting={k: dict(v) for k, v in sorted(self.targeting.items())},
+            targeting={
+                k: {"children": v.children, "saved": v.saved}
+                for k, v in sorted(self.targeting.items())
+            },
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from lambdafuzz.generators.core import (
     FRESH,
@@ -42,7 +42,13 @@ class Mutation:
 
 
 class Mutator(Protocol):
+    """Makes children; told after every test what came of it."""
+
     def mutate(self, parent: ChoiceSequence, rng: random.Random) -> Mutation: ...
+
+    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
+        """After every test: the child's mutation (None for fresh inputs and seeds), whether
+        it was saved, and every arm the campaign has seen with its hit-count buckets."""
 
 
 def sample_geometric(rng: random.Random, mean: float) -> int:
@@ -81,6 +87,9 @@ class RandomMutator:
             length = sample_geometric(rng, MEAN_MUTATION_SIZE)
             chosen.extend(range(start, min(size, start + length)))
         return chosen
+
+    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
+        """Random mutation learns nothing from outcomes."""
 
     def mutate(self, parent: ChoiceSequence, rng: random.Random) -> Mutation:
         if len(parent) == 0:

@@ -1,4 +1,4 @@
-"""SpotOn's type-targeted mutation (paper §III-C, DESIGN.md §7).
+"""SpotOn's type-targeted mutation (the SpotOn paper, §III-C).
 
 Half of the children, while some input-dependent branch target is still uncovered, are
 made by picking a type label with probability proportional to 1/distance among the types
@@ -50,24 +50,26 @@ class TargetedMutator:
     """Random mutation half of the time, type-targeted mutation the other half."""
 
     def __init__(
-        self, analysis: Any, catalog: ArmCatalog, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
+        self,
+        distances: Mapping[str, float],
+        target_types: Mapping[str, tuple[str, ...]],
+        arm_targets: Mapping[tuple[str, int, int], tuple[str, ...]],
+        catalog: ArmCatalog,
+        mode: ReplayMode = ReplayMode.EXECUTION_INDEXED,
     ) -> None:
-        """`catalog`: the application's arms, scanned once by the campaign and shared."""
+        """`distances`: type label -> static distance to the nearest target it influences;
+        `target_types`: uncovered-able target id -> the labels that influence it;
+        `arm_targets`: runtime arm (real file path, from line, to line) -> target ids;
+        `catalog`: the application's arms, scanned once by the campaign and shared."""
         self.mode = mode
         self.random = RandomMutator(mode)
-        self.static: dict[str, float] = {k: float(v) for k, v in analysis.distances().items()}
+        self.static: dict[str, float] = {k: float(v) for k, v in distances.items()}
         self.distance: dict[str, float] = dict(self.static)
         self.target_types: dict[str, tuple[str, ...]] = {
-            t.id: tuple(x.label for x in t.types if x.label in self.static)
-            for t in analysis.targets
-            if t.input_dependent and t.types
+            tid: tuple(t for t in types if t in self.static) for tid, types in target_types.items()
         }
         self.uncovered: set[str] = {tid for tid, types in self.target_types.items() if types}
-        # runtime arm (file, from_line, to_line) -> analysis target ids; files compared by
-        # their real paths so the two sides' path conventions do not matter
-        self._arm_targets: dict[tuple[str, int, int], tuple[str, ...]] = {}
-        for (file, a, b), ids in analysis.arm_index().items():
-            self._arm_targets[(os.path.realpath(file), a, b)] = ids
+        self._arm_targets: dict[tuple[str, int, int], tuple[str, ...]] = dict(arm_targets)
         self._catalog = catalog
         self._real_of_key: dict[str, str] = {}
         for f in self._catalog.files:
@@ -76,6 +78,28 @@ class TargetedMutator:
         self.hits = 0
         self.misses = 0
         self._candidates: tuple[int, list[str]] | None = None
+
+    @classmethod
+    def from_analysis(
+        cls, analysis: Any, catalog: ArmCatalog, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
+    ) -> TargetedMutator:
+        """From an `AnalysisResult`: its distances, the input-dependent targets with their
+        influencing types, and its arm index (files compared by real path, so the analysis'
+        and the collector's path conventions do not matter)."""
+        return cls(
+            distances=analysis.distances(),
+            target_types={
+                t.id: tuple(x.label for x in t.types)
+                for t in analysis.targets
+                if t.input_dependent and t.types
+            },
+            arm_targets={
+                (os.path.realpath(file), a, b): ids
+                for (file, a, b), ids in analysis.arm_index().items()
+            },
+            catalog=catalog,
+            mode=mode,
+        )
 
     # ------------------------------------------------------------------ feedback
     def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:

@@ -65,7 +65,6 @@ class TestRequest:
     prefix: PrefixT
     seed: int
     mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
-    tag: Any = None  # the engine's bookkeeping, echoed back untouched
     want_event: bool = True  # events are small; saved inputs show the real one
 
 

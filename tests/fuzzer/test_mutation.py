@@ -63,17 +63,15 @@ def test_ei_overwrite_keys_by_execution_index():
 
 
 def _targeted(distances: dict[str, int]) -> TargetedMutator:
-    """A TargetedMutator without running the analysis: the attributes it reads."""
-    mutator = TargetedMutator.__new__(TargetedMutator)
-    mutator.mode = ReplayMode.EXECUTION_INDEXED
-    mutator.random = RandomMutator(ReplayMode.EXECUTION_INDEXED)
-    mutator.static = {k: float(v) for k, v in distances.items()}
-    mutator.distance = dict(mutator.static)
-    mutator.target_types = {"t1": tuple(distances)}
-    mutator.uncovered = {"t1"}
-    mutator.hits = mutator.misses = 0
-    mutator._candidates = None
-    return mutator
+    """A TargetedMutator without running the analysis: one target all types influence."""
+    from lambdafuzz.harness.arm_catalog import ArmCatalog
+
+    return TargetedMutator(
+        distances={k: float(v) for k, v in distances.items()},
+        target_types={"t1": tuple(distances)},
+        arm_targets={},
+        catalog=ArmCatalog(files=()),
+    )
 
 
 def test_targeted_mutation_only_touches_draws_of_the_chosen_type():
@@ -123,7 +121,7 @@ def test_targeted_mutator_maps_runtime_arms_to_analysis_targets(tmp_path):
     target = load_config(Path(__file__).parent / "planted")
     analysis = analyze_target(target, cache_dir=tmp_path)
     catalog = scan_arms(Scope.of(app_dirs(target)))
-    mutator = TargetedMutator(analysis, catalog)
+    mutator = TargetedMutator.from_analysis(analysis, catalog)
     before = set(mutator.uncovered)
     assert before, "the planted handler has input-dependent targets"
     every_arm = {site.arm: 1 for f in catalog.files for site in f.sites}
