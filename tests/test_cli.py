@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -72,7 +73,7 @@ def test_every_choice_option_offers_exactly_its_enums_values():
 
     owners = {
         "strategy": Strategy,
-        "replay": ReplayMode,
+        "mode": ReplayMode,
         "backend": BackendKind,
         "trigger": TriggerKind,
     }
@@ -102,10 +103,10 @@ def test_choice_options_parse_to_enum_members_in_the_cli_spelling():
     given = ["--strategy", "zest-strings", "--replay", "linear", "--backend", "moto-server"]
     params = fuzz.make_context("fuzz", [GRADEBOOK, *given]).params
     assert params["strategy"] is Strategy.ZEST_STRINGS
-    assert params["replay"] is ReplayMode.LINEAR
+    assert params["mode"] is ReplayMode.LINEAR
     assert params["backend"] is BackendKind.MOTO_SERVER
     defaults = fuzz.make_context("fuzz", [GRADEBOOK]).params
-    assert (defaults["strategy"], defaults["replay"], defaults["backend"]) == (
+    assert (defaults["strategy"], defaults["mode"], defaults["backend"]) == (
         Strategy.ZEST,
         ReplayMode.EXECUTION_INDEXED,
         BackendKind.MOTO,
@@ -196,3 +197,17 @@ def test_init_config_text_lists_the_models_kinds_and_formats():
     assert " | ".join(TriggerKind) in text
     assert ", ".join(FORMATS) in text
     assert "DESIGN" not in text
+
+
+def test_every_campaign_option_of_fuzz_is_a_campaign_options_field():
+    # a new campaign option is a field plus one click option: the names must line up
+    from dataclasses import fields
+
+    from lambdafuzz.cli.options import campaign_options
+    from lambdafuzz.fuzzer.options import CampaignOptions
+
+    command = campaign_options(click.command()(lambda **kw: None))
+    names = {p.name for p in command.params}
+    field_names = {f.name for f in fields(CampaignOptions)}
+    assert names and names <= field_names, names - field_names
+    assert {"strategy", "seed", "max_execs", "backend", "mode", "memory_limit_mb"} <= names

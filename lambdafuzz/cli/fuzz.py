@@ -10,8 +10,7 @@ import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.options import (
-    EnumChoice,
-    backend_options,
+    campaign_options,
     config_argument,
     config_errors_as_usage,
     function_option,
@@ -20,9 +19,6 @@ from lambdafuzz.cli.options import (
 from lambdafuzz.errors import HandlerImportError
 
 if TYPE_CHECKING:
-    from lambdafuzz.fuzzer.options import Strategy
-    from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.backends import BackendKind
     from lambdafuzz.model.target import Target
 
 
@@ -36,34 +32,7 @@ if TYPE_CHECKING:
 """
 )
 @config_argument
-@click.option(
-    "--strategy",
-    type=EnumChoice("lambdafuzz.fuzzer.options:Strategy"),
-    default="zest",
-    show_default=True,
-    help="How children are made.",
-)
-@click.option(
-    "--seed",
-    type=int,
-    default=0,
-    show_default=True,
-    help="Campaign seed: same seed and --execs, same campaign.",
-)
-@click.option(
-    "--execs",
-    "max_execs",
-    type=click.IntRange(min=1),
-    default=None,
-    help="Stop after this many executions.",
-)
-@click.option(
-    "--time",
-    "max_seconds",
-    type=click.FloatRange(min=0.1),
-    default=None,
-    help="Stop after this many seconds.",
-)
+@campaign_options
 @click.option(
     "--out",
     "out_dir",
@@ -72,37 +41,7 @@ if TYPE_CHECKING:
     show_default=True,
     help="Output directory (corpus/, failures/, stats.json); resumed when it exists.",
 )
-@click.option(
-    "--workers",
-    type=click.IntRange(min=1, max=64),
-    default=1,
-    show_default=True,
-    help="Worker processes running tests in parallel.",
-)
-@backend_options
 @function_option
-@click.option(
-    "--replay",
-    type=EnumChoice("lambdafuzz.generators.core:ReplayMode"),
-    default="ei",
-    show_default=True,
-    help="How a child's choice sequence is read: linearly (Zest) or by execution index.",
-)
-@click.option(
-    "--seed-corpus",
-    "seed_corpora",
-    multiple=True,
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="Start from the inputs in this corpus directory (repeatable).",
-)
-@click.option(
-    "--memory-limit",
-    "memory_limit_mb",
-    type=click.IntRange(min=16),
-    default=1024,
-    show_default=True,
-    help="Address-space headroom per worker, in MB.",
-)
 @click.option(
     "--junit",
     "junit_path",
@@ -122,21 +61,12 @@ if TYPE_CHECKING:
 def fuzz(
     ctx: click.Context,
     config: Path,
-    strategy: Strategy,
-    seed: int,
-    max_execs: int | None,
-    max_seconds: float | None,
     out_dir: Path,
-    workers: int,
-    backend: BackendKind,
-    endpoint: str | None,
     function_name: str | None,
-    replay: ReplayMode,
-    seed_corpora: tuple[Path, ...],
-    memory_limit_mb: int,
     junit_path: Path | None,
     sarif_path: Path | None,
     quiet: bool,
+    **campaign: Any,
 ) -> None:
     """Fuzz a Lambda handler described by CONFIG (default: ./lambdafuzz.yaml).
 
@@ -148,25 +78,11 @@ def fuzz(
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.report.status import summary
 
-    if max_execs is None and max_seconds is None:
-        max_seconds = 60.0
+    if campaign["max_execs"] is None and campaign["max_seconds"] is None:
+        campaign["max_seconds"] = 60.0
     exit_code = ExitCode.OK
     for target, function, sub_out in _campaigns(config, function_name, out_dir):
-        engine = build_engine(
-            target,
-            out_dir=sub_out,
-            strategy=strategy,
-            seed=seed,
-            max_execs=max_execs,
-            max_seconds=max_seconds,
-            workers=workers,
-            backend=backend,
-            endpoint=endpoint,
-            mode=replay,
-            seed_corpora=seed_corpora,
-            memory_limit_mb=memory_limit_mb,
-            function=function,
-        )
+        engine = build_engine(target, out_dir=sub_out, function=function, **campaign)
         finished = _run(engine, quiet)
         click.echo(summary(finished))
         if junit_path or sarif_path:

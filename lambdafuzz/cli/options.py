@@ -162,3 +162,76 @@ def target_from_options(config: Path, function: str | None) -> Target:
 
     with config_errors_as_usage():
         return load_target(config, function)
+
+
+#: Every option of `fuzz` that is a `CampaignOptions` field, under that field's name: a new
+#: campaign option is a field there plus one entry here, and flows through `build_engine`,
+#: `campaign.json` and replay without further edits.
+_CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
+    click.option(
+        "--strategy",
+        type=EnumChoice("lambdafuzz.fuzzer.options:Strategy"),
+        default="zest",
+        show_default=True,
+        help="How children are made.",
+    ),
+    click.option(
+        "--seed",
+        type=int,
+        default=0,
+        show_default=True,
+        help="Campaign seed: same seed and --execs, same campaign.",
+    ),
+    click.option(
+        "--execs",
+        "max_execs",
+        type=click.IntRange(min=1),
+        default=None,
+        help="Stop after this many executions.",
+    ),
+    click.option(
+        "--time",
+        "max_seconds",
+        type=click.FloatRange(min=0.1),
+        default=None,
+        help="Stop after this many seconds.",
+    ),
+    click.option(
+        "--workers",
+        type=click.IntRange(min=1, max=64),
+        default=1,
+        show_default=True,
+        help="Worker processes running tests in parallel.",
+    ),
+    backend_options,
+    click.option(
+        "--replay",
+        "mode",
+        type=EnumChoice("lambdafuzz.generators.core:ReplayMode"),
+        default="ei",
+        show_default=True,
+        help="How a child's choice sequence is read: linearly (Zest) or by execution index.",
+    ),
+    click.option(
+        "--seed-corpus",
+        "seed_corpora",
+        multiple=True,
+        type=click.Path(file_okay=False, exists=True, path_type=Path),
+        help="Start from the inputs in this corpus directory (repeatable).",
+    ),
+    click.option(
+        "--memory-limit",
+        "memory_limit_mb",
+        type=click.IntRange(min=16),
+        default=1024,
+        show_default=True,
+        help="Address-space headroom per worker, in MB.",
+    ),
+)
+
+
+def campaign_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Stack every campaign option on a command; they reach it as `CampaignOptions` names."""
+    for option in reversed(_CAMPAIGN_OPTIONS):
+        fn = option(fn)
+    return fn
