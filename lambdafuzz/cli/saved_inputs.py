@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lambdafuzz.cli.options import target_from_options
 from lambdafuzz.errors import ConfigError, CorpusError
-from lambdafuzz.fuzzer.corpus import SavedInput, load_input
-from lambdafuzz.fuzzer.out_dir import CampaignDir, OutDir, find_campaign_dir
-from lambdafuzz.fuzzer.replay import Replayer
+
+if TYPE_CHECKING:  # imported when a command runs, so `--help` stays instant
+    from lambdafuzz.fuzzer.corpus import SavedInput
+    from lambdafuzz.fuzzer.out_dir import CampaignDir
+    from lambdafuzz.fuzzer.replay import Replayer
 
 
 @dataclass(slots=True, frozen=True)
@@ -24,6 +27,8 @@ class Campaign:
 
 
 def load_saved(path: Path) -> SavedInput:
+    from lambdafuzz.fuzzer.corpus import load_input
+
     try:
         return load_input(path)
     except CorpusError as exc:
@@ -41,6 +46,8 @@ def campaign_for(
     --config, or from the campaign.json of the out dir holding it (which also records a
     template's function and the dictionary that replay needs)."""
     from lambdafuzz.config.campaign import campaign_target
+    from lambdafuzz.fuzzer.out_dir import OutDir, find_campaign_dir
+    from lambdafuzz.fuzzer.replay import Replayer
 
     found = find_campaign_dir(path.resolve())
     directory = OutDir(found).read() if found is not None else None
