@@ -1,10 +1,11 @@
 """Shrinking a failing input while the same failure reproduces.
 
 Shrinking works on the choice sequence, not on the world: setting a run of draws to their
-minimal values turns geometric sizes into their minimum (fewer objects, rows, entries),
-integers into their lower bound and strings/bytes into the shortest legal value; the
-generator then reads fewer draws, so the recorded sequence itself gets shorter.  A
-candidate is kept only if it reproduces the same failure signature and is smaller.
+constraints' simplest values (`MINIMAL`) turns geometric sizes into their minimum (fewer
+objects, rows, entries), integers into 0 or the bound nearest it and strings/bytes into
+the shortest legal value; the generator then reads fewer draws, so the recorded sequence
+itself gets shorter.  Integers that cannot jump to their simplest value are halved toward
+it.  A candidate is kept only if it reproduces the same failure signature and is smaller.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from lambdafuzz.fuzzer.mutation import overwrite
 from lambdafuzz.generators.core import (
     MINIMAL,
+    Choice,
     ChoiceKind,
     ChoiceSequence,
     PrefixT,
@@ -26,17 +28,21 @@ from lambdafuzz.generators.core import (
 RunT = Callable[[PrefixT], tuple[str | None, ChoiceSequence]]
 
 
+def distance(c: Choice) -> int:
+    """How far a draw is from its constraints' simplest value: |value - simplest| for an
+    integer, the length beyond the shortest legal one for strings and bytes, 1 for True and
+    for a float other than its simplest value, 0 at the simplest value."""
+    simplest = c.constraints.simplest()
+    if c.kind is ChoiceKind.INTEGER:
+        return abs(c.value - simplest)
+    if c.kind is ChoiceKind.BYTES or c.kind is ChoiceKind.STRING:
+        return abs(len(c.value) - len(simplest))
+    return int(c.value != simplest)
+
+
 def size_of(sequence: ChoiceSequence) -> tuple[int, int]:
-    """Shortlex-like measure: number of draws, then total magnitude of the values."""
-    total = 0
-    for c in sequence.choices:
-        if c.kind in (ChoiceKind.BYTES, ChoiceKind.STRING):
-            total += len(c.value)
-        elif c.kind is ChoiceKind.INTEGER:
-            total += abs(c.value - c.constraints[0])
-        elif c.kind is ChoiceKind.BOOLEAN:
-            total += int(c.value)
-    return len(sequence), total
+    """Shortlex-like measure: number of draws, then total distance from the simplest values."""
+    return len(sequence), sum(distance(c) for c in sequence.choices)
 
 
 @dataclass(slots=True, frozen=True)
@@ -86,36 +92,35 @@ def minimize(
                 positions = [
                     i
                     for i in range(start, min(len(best), start + chunk))
-                    if not _is_minimal(best, i)
+                    if distance(best.choices[i])
                 ]
                 if positions and try_candidate(overwrite(best, positions, MINIMAL, mode)):
                     improved = True
                     continue  # same start, the sequence changed under it
                 start += chunk
             chunk //= 2
-        # halve integers that are not yet minimal
-        for i in range(len(best)):
-            if not budget():
-                break
-            c = best.choices[i]
-            if c.kind is ChoiceKind.INTEGER and c.value != c.constraints[0]:
-                lo = c.constraints[0]
-                half = lo + (c.value - lo) // 2
-                if try_candidate(_with_value(best, i, half, mode)):
-                    improved = True
+        # halve integers toward their simplest value; an accepted candidate may be shorter
+        # than `best` was, so the bound is re-read on every step
+        i = 0
+        while i < len(best) and budget():
+            halved = _halved(best.choices[i])
+            if halved is not None and try_candidate(_with_value(best, i, halved, mode)):
+                improved = True
+                continue  # halve the (new) draw at i again
+            i += 1
     return MinimizeResult(best, attempts, accepted, before, size_of(best))
 
 
-def _is_minimal(sequence: ChoiceSequence, i: int) -> bool:
-    c = sequence.choices[i]
-    if c.kind in (ChoiceKind.BYTES, ChoiceKind.STRING):
-        return len(c.value) == c.constraints[1 if c.kind is ChoiceKind.STRING else 0]
-    if c.kind is ChoiceKind.INTEGER:
-        lo, hi = c.constraints
-        return c.value == (0 if lo <= 0 <= hi else lo)
-    if c.kind is ChoiceKind.BOOLEAN:
-        return c.value is False
-    return False
+def _halved(c: Choice) -> int | None:
+    """An integer draw's value halfway to its simplest value (rounded toward it), or None
+    for other kinds and for integers already at their simplest value."""
+    if c.kind is not ChoiceKind.INTEGER:
+        return None
+    simplest = c.constraints.simplest()
+    gap = c.value - simplest
+    if gap == 0:
+        return None
+    return simplest + (gap // 2 if gap > 0 else -(-gap // 2))
 
 
 def _with_value(sequence: ChoiceSequence, i: int, value: object, mode: ReplayMode) -> PrefixT:

@@ -18,8 +18,11 @@ Two replay modes read the same recording:
 * EXECUTION_INDEXED: a draw takes the prefix value recorded under its own EI, so changing
   the shape of one sub-structure leaves the draws of the others where they were.
 
-A prefix value that does not fit the draw (other kind, out of bounds) is mapped into it
-deterministically and the first misalignment is noted; replay never raises.
+Every primitive draw goes through one replay step (`Choices._draw`) with the draw's
+constraints record (`constraints.py`): a `FRESH` marker or the end of the prefix makes a
+fresh value, a `MINIMAL` marker takes the record's simplest value, a value the record
+permits is taken as it is, and any other value (other kind, out of bounds) is fitted into
+the constraints deterministically and the first misalignment is noted; replay never raises.
 """
 
 from __future__ import annotations
@@ -33,12 +36,34 @@ import string
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Final, ParamSpec, TypeVar
+from typing import Any, Final, TypeVar
 
 from lambdafuzz.errors import InvalidArgument
+from lambdafuzz.generators.constraints import (
+    INTERNED_BOOLEANS,
+    INTERNED_BYTES,
+    INTERNED_FLOATS,
+    INTERNED_INTEGERS,
+    INTERNED_STRINGS,
+    BooleanConstraints,
+    BytesConstraints,
+    ChoiceKind,
+    ConstraintsT,
+    FloatConstraints,
+    IntegerConstraints,
+    StringConstraints,
+    boolean_constraints,
+    bytes_constraints,
+    constraints_from_json,
+    constraints_to_json,
+    float_constraints,
+    integer_constraints,
+    intern,
+    string_constraints,
+)
 
-P = ParamSpec("P")
 R = TypeVar("R")
+C = TypeVar("C", bound=ConstraintsT)
 
 #: JQF caps an input at 10,240 choices; so do we.
 MAX_CHOICES: Final = 10_240
@@ -46,14 +71,6 @@ MAX_CHOICES: Final = 10_240
 SiteT = str
 EIT = tuple[tuple[SiteT, int], ...]
 LabelsT = tuple[str, ...]
-
-
-class ChoiceKind(enum.StrEnum):
-    INTEGER = "int"
-    FLOAT = "float"
-    BOOLEAN = "bool"
-    BYTES = "bytes"
-    STRING = "str"
 
 
 class ReplayMode(enum.StrEnum):
@@ -65,7 +82,7 @@ class Marker(enum.Enum):
     """Placeholders a mutator writes into a prefix instead of concrete values."""
 
     FRESH = "fresh"  # draw a new random value here
-    MINIMAL = "minimal"  # take the smallest legal value here
+    MINIMAL = "minimal"  # take the constraints' simplest value here
 
 
 FRESH: Final = Marker.FRESH
@@ -90,7 +107,7 @@ class Choice:
 
     kind: ChoiceKind
     value: Any
-    constraints: tuple[Any, ...]
+    constraints: ConstraintsT
     ei: EIT
     labels: LabelsT
 
@@ -187,107 +204,84 @@ class Choices:
         labels = parent.labels if label is None else (*parent.labels, label)
         self._stack.append(_Frame(ei=ei, labels=labels))
 
-    def draw(self, generator: Callable[..., R], /, *args: Any, **kwargs: Any) -> R:
-        """Call a sub-generator; `@generator` functions push their own frame already."""
-        return generator(self, *args, **kwargs)
-
     @property
     def labels(self) -> LabelsT:
         return self._stack[-1].labels
 
     # ----------------------------------------------------------------- replay machinery
-    def _next(self, kind: ChoiceKind, site: SiteT) -> tuple[Any, EIT]:
+    def _draw(
+        self,
+        constraints: C,
+        fresh: Callable[[random.Random, C], Any],
+        site: SiteT,
+        verbatim: tuple[str, ...] = (),
+    ) -> Any:
+        """The one replay step of every primitive draw: take this draw's prefix value (by
+        position or by EI), resolve it against `constraints` and record the result.
+
+        `fresh(rng, constraints)` makes the value when the prefix has none here or holds
+        `FRESH`; `MINIMAL` takes `constraints.simplest()`; a value the constraints permit,
+        or a string in `verbatim` (dictionary constants), is taken as it is; anything else
+        is mapped by `constraints.fit` and noted as the first misalignment.
+        """
         frame = self._stack[-1]
         ei = (*frame.ei, (site, _occurrence(frame, site)))
-        index = len(self.choices)
+        choices = self.choices
+        index = len(choices)
         if index >= self.max_choices:
             raise Overrun(f"input exceeded {self.max_choices} choices")
         if self.mode is ReplayMode.LINEAR:
             linear = self._linear
-            value = linear[index] if index < len(linear) else FRESH
+            raw = linear[index] if index < len(linear) else FRESH
         else:
-            value = self._by_ei.get(ei, FRESH)
-        return value, ei
-
-    def _record(self, kind: ChoiceKind, value: Any, constraints: tuple[Any, ...], ei: EIT) -> None:
-        self.choices.append(Choice(kind, value, constraints, ei, self._stack[-1].labels))
-
-    def _misaligned(self) -> None:
-        if self.misaligned_at is None:
-            self.misaligned_at = len(self.choices)
+            raw = self._by_ei.get(ei, FRESH)
+        if raw is FRESH:
+            value = fresh(self.rng, constraints)
+        elif raw is MINIMAL:
+            value = constraints.simplest()
+        elif constraints.permits(raw) or (verbatim and type(raw) is str and raw in verbatim):
+            value = raw
+        else:
+            if self.misaligned_at is None:
+                self.misaligned_at = index
+            value = constraints.fit(raw)
+        choices.append(Choice(constraints.kind, value, constraints, ei, frame.labels))
+        return value
 
     # ----------------------------------------------------------------- primitive draws
     def draw_integer(self, min_value: int, max_value: int, *, site: SiteT = "int") -> int:
         """An integer in [min_value, max_value], uniformly when fresh."""
-        if min_value > max_value:
-            raise InvalidArgument(f"draw_integer: min_value={min_value} > max_value={max_value}")
-        raw, ei = self._next(ChoiceKind.INTEGER, site)
-        if raw is FRESH:
-            value = self.rng.randint(min_value, max_value)
-        elif raw is MINIMAL:
-            value = 0 if min_value <= 0 <= max_value else min_value
-        elif type(raw) is int and min_value <= raw <= max_value:
-            value = raw
-        else:
-            self._misaligned()
-            value = min_value + _as_int(raw) % (max_value - min_value + 1)
-        self._record(ChoiceKind.INTEGER, value, (min_value, max_value), ei)
-        return value
+        try:
+            constraints = INTERNED_INTEGERS[min_value, max_value]
+        except KeyError:
+            constraints = integer_constraints(min_value, max_value, "draw_integer")
+        return self._draw(constraints, _fresh_integer, site)
 
     def draw_float(
         self, min_value: float = 0.0, max_value: float = 1.0, *, site: SiteT = "float"
     ) -> float:
         """A finite float in [min_value, max_value]."""
-        if not (math.isfinite(min_value) and math.isfinite(max_value)) or min_value > max_value:
-            raise InvalidArgument(f"draw_float: bad bounds [{min_value!r}, {max_value!r}]")
-        raw, ei = self._next(ChoiceKind.FLOAT, site)
-        if raw is FRESH:
-            value = self.rng.uniform(min_value, max_value)
-        elif raw is MINIMAL:
-            value = 0.0 if min_value <= 0.0 <= max_value else min_value
-        elif type(raw) is float and min_value <= raw <= max_value:
-            value = raw
-        else:
-            self._misaligned()
-            span = max_value - min_value
-            frac = (_as_int(raw) % 1_000_003) / 1_000_003
-            value = min_value + span * frac
-        self._record(ChoiceKind.FLOAT, value, (min_value, max_value), ei)
-        return value
+        try:
+            constraints = INTERNED_FLOATS[min_value, max_value]
+        except KeyError:
+            constraints = float_constraints(min_value, max_value)
+        return self._draw(constraints, _fresh_float, site)
 
     def draw_boolean(self, p: float = 0.5, *, site: SiteT = "bool") -> bool:
         """True with probability `p` when fresh."""
-        raw, ei = self._next(ChoiceKind.BOOLEAN, site)
-        if raw is FRESH:
-            value = self.rng.random() < p
-        elif raw is MINIMAL:
-            value = False
-        elif type(raw) is bool:
-            value = raw
-        else:
-            self._misaligned()
-            value = bool(_as_int(raw) & 1)
-        self._record(ChoiceKind.BOOLEAN, value, (p,), ei)
-        return value
+        try:
+            constraints = INTERNED_BOOLEANS[p]
+        except KeyError:
+            constraints = boolean_constraints(p)
+        return self._draw(constraints, _fresh_boolean, site)
 
     def draw_bytes(self, min_size: int = 0, max_size: int = 64, *, site: SiteT = "bytes") -> bytes:
         """A byte string whose length lies in [min_size, max_size]."""
-        if not 0 <= min_size <= max_size:
-            raise InvalidArgument(f"draw_bytes: bad sizes [{min_size}, {max_size}]")
-        raw, ei = self._next(ChoiceKind.BYTES, site)
-        if raw is FRESH:
-            size = self.rng.randint(min_size, max_size)
-            value = self.rng.randbytes(size)
-        elif raw is MINIMAL:
-            value = bytes(min_size)
-        elif type(raw) is bytes and min_size <= len(raw) <= max_size:
-            value = raw
-        else:
-            self._misaligned()
-            data = raw if type(raw) is bytes else str(raw).encode()
-            value = data[:max_size].ljust(min_size, b"\0")
-        self._record(ChoiceKind.BYTES, value, (min_size, max_size), ei)
-        return value
+        try:
+            constraints = INTERNED_BYTES[min_size, max_size]
+        except KeyError:
+            constraints = bytes_constraints(min_size, max_size)
+        return self._draw(constraints, _fresh_bytes, site)
 
     def draw_string(
         self,
@@ -300,32 +294,18 @@ class Choices:
     ) -> str:
         """A string over `alphabet`, or (fresh, with probability `dictionary_p`) a constant
         from the dictionary, which is kept verbatim even if it leaves the alphabet."""
-        if not alphabet:
-            raise InvalidArgument("draw_string: empty alphabet")
-        if not 0 <= min_size <= max_size:
-            raise InvalidArgument(f"draw_string: bad sizes [{min_size}, {max_size}]")
-        raw, ei = self._next(ChoiceKind.STRING, site)
-        if raw is FRESH:
-            rng = self.rng
-            if use_dictionary and self.dictionary_p and rng.random() < self.dictionary_p:
-                value = rng.choice(self.dictionary)
-            else:
-                size = rng.randint(min_size, max_size)
-                value = "".join(rng.choices(alphabet, k=size))
-        elif raw is MINIMAL:
-            value = alphabet[0] * min_size
-        elif type(raw) is str:
-            value = raw
-            if use_dictionary and raw in self.dictionary:
-                pass  # dictionary constants replay verbatim
-            elif not (min_size <= len(raw) <= max_size) or not _within(raw, alphabet):
-                self._misaligned()
-                value = _fit_string(raw, alphabet, min_size, max_size)
-        else:
-            self._misaligned()
-            value = _fit_string(str(raw), alphabet, min_size, max_size)
-        self._record(ChoiceKind.STRING, value, (alphabet, min_size, max_size), ei)
-        return value
+        try:
+            constraints = INTERNED_STRINGS[alphabet, min_size, max_size]
+        except KeyError:
+            constraints = string_constraints(alphabet, min_size, max_size)
+        verbatim = self.dictionary if use_dictionary else ()
+        fresh = self._fresh_word_or_string if verbatim and self.dictionary_p else _fresh_string
+        return self._draw(constraints, fresh, site, verbatim)
+
+    def _fresh_word_or_string(self, rng: random.Random, constraints: StringConstraints) -> str:
+        if rng.random() < self.dictionary_p:
+            return rng.choice(self.dictionary)
+        return _fresh_string(rng, constraints)
 
     # ----------------------------------------------------------------- derived draws
     def draw_choice(self, options: Sequence[R], *, site: SiteT = "choice") -> R:
@@ -353,23 +333,15 @@ class Choices:
     ) -> int:
         """A geometric size with the given mean (counting from `min_value`), capped.
 
-        Recorded as the integer itself so mutation can set it to the minimum."""
-        if mean <= 0 or min_value > max_value:
-            raise InvalidArgument(f"draw_geometric: bad mean {mean!r} or bounds")
-        raw, ei = self._next(ChoiceKind.INTEGER, site)
-        if raw is FRESH:
-            p = 1.0 / (1.0 + mean)  # failures before first success has mean (1-p)/p
-            u = 1.0 - self.rng.random()
-            value = min(max_value, min_value + int(math.log(u) / math.log1p(-p)))
-        elif raw is MINIMAL:
-            value = min_value
-        elif type(raw) is int and min_value <= raw <= max_value:
-            value = raw
-        else:
-            self._misaligned()
-            value = min_value + _as_int(raw) % (max_value - min_value + 1)
-        self._record(ChoiceKind.INTEGER, value, (min_value, max_value), ei)
-        return value
+        Recorded as the integer itself so mutation can set it to the minimum (the
+        constraints' simplest value: `min_value` for the usual non-negative sizes)."""
+        try:
+            fresh = _GEOMETRIC[mean]
+            constraints = INTERNED_INTEGERS[min_value, max_value]
+        except KeyError:
+            fresh = _fresh_geometric(mean)
+            constraints = integer_constraints(min_value, max_value, "draw_geometric")
+        return self._draw(constraints, fresh, site)
 
     def draw_from_dictionary(self, fallback: Callable[[], str], *, p: float | None = None) -> str:
         """A dictionary constant with probability `p` (default `dictionary_p`), else `fallback()`."""
@@ -453,7 +425,9 @@ class ChoiceSequence:
 
     # --- JSON -------------------------------------------------------------------------
     def to_json(self) -> list[dict[str, Any]]:
-        """Readable, exact JSON: bytes as hex, EI as `site#n/site#n`, labels as a list."""
+        """Readable, exact JSON: bytes as hex, constraints as an object of their named
+        fields, EI as `site#n/site#n`, labels as a list.  `from_json` also reads the
+        positional constraint lists of inputs saved before the records existed."""
         return [_choice_to_json(c) for c in self.choices]
 
     @classmethod
@@ -501,13 +475,10 @@ def _decode_ei(text: str) -> EIT:
 
 
 def _choice_to_json(c: Choice) -> dict[str, Any]:
-    constraints: list[Any] = list(c.constraints)
-    if c.kind is ChoiceKind.FLOAT:
-        constraints = [float.hex(x) for x in constraints]
     return {
         "kind": c.kind.value,
         "value": _encode_value(c.kind, c.value),
-        "constraints": constraints,
+        "constraints": constraints_to_json(c.constraints),
         "ei": _encode_ei(c.ei),
         "labels": list(c.labels),
     }
@@ -515,38 +486,49 @@ def _choice_to_json(c: Choice) -> dict[str, Any]:
 
 def _choice_from_json(d: Mapping[str, Any]) -> Choice:
     kind = ChoiceKind(d["kind"])
-    constraints = list(d.get("constraints", ()))
-    if kind is ChoiceKind.FLOAT:
-        constraints = [float.fromhex(x) for x in constraints]
     return Choice(
         kind=kind,
         value=_decode_value(kind, d["value"]),
-        constraints=tuple(constraints),
+        constraints=constraints_from_json(kind, d["constraints"]),
         ei=_decode_ei(d.get("ei", "")),
         labels=tuple(d.get("labels", ())),
     )
 
 
-# --------------------------------------------------------------------------- value mapping
-def _as_int(raw: Any) -> int:
-    """A deterministic integer for any foreign prefix value (used to map misfits)."""
-    if isinstance(raw, bool):
-        return int(raw)
-    if isinstance(raw, int):
-        return abs(raw)
-    if isinstance(raw, float):
-        return abs(int(raw)) if math.isfinite(raw) else 0
-    if isinstance(raw, bytes | bytearray):
-        return int.from_bytes(bytes(raw[:8]).ljust(8, b"\0"), "little")
-    if isinstance(raw, str):
-        return int.from_bytes(raw.encode()[:8].ljust(8, b"\0"), "little")
-    return 0
+# --------------------------------------------------------------------------- fresh values
+def _fresh_integer(rng: random.Random, c: IntegerConstraints) -> int:
+    return rng.randint(c.min_value, c.max_value)
 
 
-def _within(text: str, alphabet: str) -> bool:
-    return all(ch in alphabet for ch in text)
+def _fresh_float(rng: random.Random, c: FloatConstraints) -> float:
+    return rng.uniform(c.min_value, c.max_value)
 
 
-def _fit_string(text: str, alphabet: str, min_size: int, max_size: int) -> str:
-    mapped = "".join(ch if ch in alphabet else alphabet[ord(ch) % len(alphabet)] for ch in text)
-    return mapped[:max_size].ljust(min_size, alphabet[0])
+def _fresh_boolean(rng: random.Random, c: BooleanConstraints) -> bool:
+    return rng.random() < c.p
+
+
+def _fresh_bytes(rng: random.Random, c: BytesConstraints) -> bytes:
+    return rng.randbytes(rng.randint(c.min_size, c.max_size))
+
+
+def _fresh_string(rng: random.Random, c: StringConstraints) -> str:
+    size = rng.randint(c.min_size, c.max_size)
+    return "".join(rng.choices(c.alphabet, k=size))
+
+
+#: The fresh-value function of each `draw_geometric` mean, interned like the records.
+_GEOMETRIC: dict[float, Callable[[random.Random, IntegerConstraints], int]] = {}
+
+
+def _fresh_geometric(mean: float) -> Callable[[random.Random, IntegerConstraints], int]:
+    if mean <= 0:
+        raise InvalidArgument(f"draw_geometric: bad mean {mean!r}")
+    p = 1.0 / (1.0 + mean)  # failures before first success has mean (1-p)/p
+    log_q = math.log1p(-p)
+
+    def fresh(rng: random.Random, c: IntegerConstraints) -> int:
+        u = 1.0 - rng.random()
+        return min(c.max_value, c.min_value + int(math.log(u) / log_q))
+
+    return intern(_GEOMETRIC, mean, fresh)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import math
+import pickle
 import string
 
 import pytest
@@ -10,6 +13,14 @@ from hypothesis import strategies as st
 
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
+from lambdafuzz.generators.constraints import (
+    BooleanConstraints,
+    BytesConstraints,
+    ChoiceKind,
+    FloatConstraints,
+    IntegerConstraints,
+    StringConstraints,
+)
 from lambdafuzz.generators.core import (
     FRESH,
     MINIMAL,
@@ -118,9 +129,9 @@ def test_misaligned_replay_never_raises_and_stays_in_bounds(seed, junk):
     assert 1 <= len(value.name.split(".")[0]) <= 24
     assert value.modified >= value.created
     for c in choices.choices:
+        assert c.kind is c.constraints.kind
         if c.kind == "int":
-            lo, hi = c.constraints
-            assert lo <= c.value <= hi
+            assert c.constraints.permits(c.value)
 
 
 def test_out_of_bounds_value_maps_deterministically():
@@ -136,6 +147,171 @@ def test_minimal_marker_gives_smallest_values():
     assert choices.draw_bytes(2, 5) == b"\0\0"
     assert choices.draw_string("xyz", 1, 3) == "x"
     assert choices.draw_boolean() is False
+
+
+def test_minimal_marker_is_the_constraints_simplest_value():
+    choices = Choices([MINIMAL] * 9, seed=0)
+    assert choices.draw_integer(-100, 100) == 0
+    assert choices.draw_integer(-10, -3) == -3  # the bound nearest 0, not the lower bound
+    assert choices.draw_integer(5, 9) == 5
+    assert choices.draw_float(-2.0, -1.0) == -1.0
+    assert choices.draw_float(1.5, 2.0) == 1.5
+    assert choices.draw_float(-1.0, 1.0) == 0.0
+    assert choices.draw_geometric(3.0, min_value=2) == 2
+    assert choices.draw_string("xyz", 0, 3) == ""
+    assert choices.draw_bytes(0, 3) == b""
+    assert choices.misaligned_at is None
+    for c in choices.choices:
+        assert c.value == c.constraints.simplest()
+        assert c.constraints.permits(c.value)
+
+
+@pytest.mark.parametrize(
+    ("constraints", "simplest", "permitted", "refused"),
+    [
+        (IntegerConstraints(-100, 100), 0, [-100, 0, 100], [101, -101, 1.0, True, "1"]),
+        (IntegerConstraints(5, 50), 5, [5, 50], [4, 51, 5.0]),
+        (IntegerConstraints(-50, -5), -5, [-50, -5], [0, -4]),
+        (FloatConstraints(-1.0, 1.0), 0.0, [-1.0, 0.5, 1.0], [1.5, math.nan, 0, "0.5"]),
+        (FloatConstraints(2.0, 3.0), 2.0, [2.0, 3.0], [1.0, math.inf]),
+        (FloatConstraints(-3.0, -2.0), -2.0, [-3.0], [0.0]),
+        (BooleanConstraints(0.5), False, [True, False], [0, 1, "True"]),
+        (
+            BytesConstraints(2, 4),
+            b"\0\0",
+            [b"ab", b"abcd"],
+            [b"a", b"abcde", "ab", bytearray(b"ab")],
+        ),
+        (StringConstraints("xyz", 1, 3), "x", ["x", "zyx"], ["", "xxxx", "a", b"x"]),
+    ],
+)
+def test_constraints_records_know_simplest_and_permitted_values(
+    constraints, simplest, permitted, refused
+):
+    assert constraints.simplest() == simplest
+    assert type(constraints.simplest()) is type(simplest)
+    assert constraints.permits(simplest)
+    for value in permitted:
+        assert constraints.permits(value), value
+    for value in refused:
+        assert not constraints.permits(value), value
+        assert constraints.permits(constraints.fit(value)), value
+
+
+@given(
+    st.one_of(
+        st.integers(), st.floats(), st.binary(), st.text(), st.booleans(), st.none(), st.tuples()
+    )
+)
+@settings(max_examples=300, deadline=None)
+def test_fit_maps_any_value_to_a_permitted_one_deterministically(raw):
+    for constraints in (
+        IntegerConstraints(-7, 300),
+        IntegerConstraints(3, 3),
+        FloatConstraints(-2.5, 10.0),
+        BooleanConstraints(0.1),
+        BytesConstraints(1, 5),
+        StringConstraints("ab\u00e9", 2, 4),
+    ):
+        fitted = constraints.fit(raw)
+        assert constraints.permits(fitted), (constraints, raw, fitted)
+        assert constraints.fit(raw) == fitted
+
+
+def test_equal_draw_arguments_share_one_constraints_record():
+    choices = Choices(seed=0)
+    choices.draw_integer(0, 9)
+    choices.draw_integer(0, 9)
+    choices.draw_float(0, 1)  # int bounds are normalised to floats when the record is built
+    choices.draw_float(0.0, 1.0)
+    a, b, f, g = choices.choices
+    assert a.constraints is b.constraints
+    assert f.constraints is g.constraints == FloatConstraints(0.0, 1.0)
+    assert type(f.constraints.min_value) is float
+
+
+def test_choices_pickle_with_their_constraints_records():
+    _, choices = generate(4)
+    recording = choices.recording()
+    restored = pickle.loads(pickle.dumps(recording))
+    assert restored == recording
+    for c in recording.choices:
+        cls, args = c.constraints.__reduce__()  # positional: no __setstate__ round trip
+        assert cls(*args) == c.constraints
+
+
+#: A recording as `ChoiceSequence.dumps` wrote it before constraints were records: each
+#: kind's constraints as a positional list (float bounds as hex).  The string is a
+#: dictionary constant outside its alphabet, which replays verbatim.
+OLD_FORMAT_JSON = """[
+{"kind": "int", "value": -2, "constraints": [-5, 5], "ei": "thing#0/n#0", "labels": ["thing"]},
+{"kind": "float", "value": "-0x1.a0e34021c89e0p-3",
+ "constraints": ["-0x1.8000000000000p+0", "0x1.0000000000000p+1"], "ei": "thing#0/x#0",
+ "labels": ["thing"]},
+{"kind": "bool", "value": false, "constraints": [0.25], "ei": "thing#0/b#0", "labels": ["thing"]},
+{"kind": "bytes", "value": "6eb4", "constraints": [1, 4], "ei": "thing#0/raw#0",
+ "labels": ["thing"]},
+{"kind": "str", "value": "Daily_Survey", "constraints": ["abc", 2, 6], "ei": "thing#0/s#0",
+ "labels": ["thing"]},
+{"kind": "int", "value": 24, "constraints": [0, 1000], "ei": "thing#0/size#0",
+ "labels": ["thing"]}
+]"""
+
+
+@generator("thing")
+def _every_kind(choices):
+    return (
+        choices.draw_integer(-5, 5, site="n"),
+        choices.draw_float(-1.5, 2.0, site="x"),
+        choices.draw_boolean(0.25, site="b"),
+        choices.draw_bytes(1, 4, site="raw"),
+        choices.draw_string("abc", 2, 6, site="s"),
+        choices.draw_geometric(3.0, site="size"),
+    )
+
+
+def test_old_format_json_with_positional_constraints_still_loads():
+    recording = ChoiceSequence.loads(OLD_FORMAT_JSON)
+    assert [c.constraints for c in recording.choices] == [
+        IntegerConstraints(-5, 5),
+        FloatConstraints(-1.5, 2.0),
+        BooleanConstraints(0.25),
+        BytesConstraints(1, 4),
+        StringConstraints("abc", 2, 6),
+        IntegerConstraints(0, 1000),
+    ]
+    assert [c.kind for c in recording.choices] == [
+        ChoiceKind.INTEGER,
+        ChoiceKind.FLOAT,
+        ChoiceKind.BOOLEAN,
+        ChoiceKind.BYTES,
+        ChoiceKind.STRING,
+        ChoiceKind.INTEGER,
+    ]
+    assert recording.values() == [
+        -2,
+        float.fromhex("-0x1.a0e34021c89e0p-3"),
+        False,
+        b"\x6e\xb4",
+        "Daily_Survey",
+        24,
+    ]
+    assert recording.choices[4].ei == (("thing", 0), ("s", 0))
+    assert recording.choices[4].labels == ("thing",)
+    for mode in ReplayMode:
+        replay = Choices(recording.prefix(mode), seed=1, mode=mode, dictionary=["Daily_Survey"])
+        assert _every_kind(replay, site="thing") == tuple(recording.values())
+        assert replay.misaligned_at is None
+        assert replay.recording() == recording
+    # written back in the named form, which reads back to the same recording
+    written = json.loads(recording.dumps())
+    assert written[0]["constraints"] == {"min_value": -5, "max_value": 5}
+    assert written[1]["constraints"] == {
+        "min_value": "-0x1.8000000000000p+0",
+        "max_value": "0x1.0000000000000p+1",
+    }
+    assert written[4]["constraints"] == {"alphabet": "abc", "min_size": 2, "max_size": 6}
+    assert ChoiceSequence.loads(recording.dumps()) == recording
 
 
 def test_fresh_values_depend_only_on_seed():
