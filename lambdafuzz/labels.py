@@ -10,8 +10,6 @@ from __future__ import annotations
 
 from typing import Final
 
-LabelT = str
-
 # --- whole values ---------------------------------------------------------------------
 WORLD: Final = "lambdafuzz.World"
 EVENT: Final = "lambdafuzz.Event"
