@@ -6,11 +6,11 @@ Only the files a campaign writes are read (`stats.json`, `coverage.json`,
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.study.layout import RunSpec
+from lambdafuzz.fuzzer.out_dir import OutDir
 
 ArmIdT = tuple  # the engine's arm key as a tuple: (file, qualname, firstline, src, dst)
 
@@ -77,60 +77,48 @@ def steady_rate(rows: list[tuple[float, int]]) -> float | None:
     return (end_e - mid_e) / (end_t - mid_t)
 
 
-def read_plot_rows(path: Path) -> list[tuple[float, int]]:
-    try:
-        lines = path.read_text().splitlines()[1:]
-    except OSError:
-        return []
-    rows = []
-    for line in lines:
-        parts = line.split(",")
-        if len(parts) >= 2:
-            rows.append((float(parts[0]), int(parts[1])))
-    return rows
-
-
 def load_run(spec: RunSpec, out_dir: Path) -> RunData:
-    stats = json.loads((out_dir / "stats.json").read_text())
-    coverage = json.loads((out_dir / "coverage.json").read_text())
+    """One run's outputs, read through the out dir's owner (so a `.min.json` beside a
+    failure is never taken for a record of its own)."""
+    out = OutDir(out_dir)
+    stats = out.read_stats()
+    if stats is None:
+        raise FileNotFoundError(f"{out_dir}: no readable stats.json")
+    coverage = out.read_coverage()
     arms = {
-        arm_id(a["arm"]): ArmHit(
-            file=a["file"],
-            from_line=a.get("from_line"),
-            to_line=a.get("to_line"),
-            first_exec=int(a["first_exec"]),
-            first_s=float(a["first_s"]),
-            valid=bool(a.get("valid", False)),
+        arm_id(list(a.arm)): ArmHit(
+            file=a.file,
+            from_line=a.from_line,
+            to_line=a.to_line,
+            first_exec=a.first_exec,
+            first_s=a.first_s,
+            valid=a.valid,
         )
-        for a in coverage["covered"]
+        for a in coverage.covered
     }
-    failures = {}
-    for path in sorted((out_dir / "failures").glob("*.json")):
-        data = json.loads(path.read_text())
-        info = data.get("failure") or {}
-        signature = info.get("signature")
-        if not signature:
-            continue
-        failures[signature] = FailureHit(
-            signature=signature,
-            first_exec=int(info.get("first_exec", 0)),
-            first_s=float(info.get("first_time_s", 0.0)),
-            hits=int(info.get("hits", 1)),
+    failures = {
+        entry.signature: FailureHit(
+            signature=entry.signature,
+            first_exec=entry.record.first_exec,
+            first_s=entry.record.first_time_s,
+            hits=entry.hits,
         )
+        for entry in out.read().failures
+    }
     return RunData(
         spec=spec,
-        execs=int(stats["execs"]),
-        elapsed_s=float(stats["elapsed_s"]),
-        execs_per_sec=float(stats["execs_per_sec"]),
+        execs=stats.execs,
+        elapsed_s=stats.elapsed_s,
+        execs_per_sec=stats.execs_per_sec,
         branches=len(arms),
-        branches_total=int(coverage.get("app_branches_total", stats["app_branches_total"])),
-        valid_branches=int(stats.get("valid_branches_covered", 0)),
-        corpus_size=int(stats.get("corpus_size", 0)),
-        time_in_handler_s=float(stats.get("time_in_handler_s", 0.0)),
-        time_in_generation_s=float(stats.get("time_in_generation_s", 0.0)),
-        time_in_reset_load_s=float(stats.get("time_in_reset_load_s", 0.0)),
+        branches_total=coverage.app_branches_total or stats.app_branches_total,
+        valid_branches=stats.valid_branches_covered,
+        corpus_size=stats.corpus_size,
+        time_in_handler_s=stats.time_in_handler_s,
+        time_in_generation_s=stats.time_in_generation_s,
+        time_in_reset_load_s=stats.time_in_reset_load_s,
         arms=arms,
         failures=failures,
-        targeting={k: dict(v) for k, v in (stats.get("targeting") or {}).items()},
-        steady_execs_per_sec=steady_rate(read_plot_rows(out_dir / "plot_data.csv")),
+        targeting={k: dict(v) for k, v in stats.targeting.items()},
+        steady_execs_per_sec=steady_rate([(r.time_s, r.execs) for r in out.read_plot_rows()]),
     )
