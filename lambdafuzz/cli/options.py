@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -146,13 +147,25 @@ def sample_seed(seed: int, i: int) -> int:
     return (seed << 32) + i
 
 
+class SetupProblem(click.ClickException):
+    """A bad config or a handler that cannot be set up: one `Error: ...` paragraph on
+    stderr and exit status 2 (`ExitCode.USAGE`), without click's usage banner (the command
+    line itself was fine) and never a traceback."""
+
+    exit_code = ExitCode.USAGE
+
+
 @contextlib.contextmanager
 def config_errors_as_usage() -> Iterator[None]:
-    """Turn a `ConfigError` raised inside into a `click.UsageError` (one message, exit 2)."""
+    """Turn a `ConfigError` raised inside (or an OS error reading the files behind it)
+    into a `SetupProblem`: one message, exit 2."""
     try:
         yield
     except ConfigError as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise SetupProblem(str(exc)) from exc
+    except OSError as exc:  # a file vanished or became unreadable while it was read
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise SetupProblem(f"{where}cannot be read ({exc.strerror or exc}).") from exc
 
 
 def target_from_options(config: Path, function: str | None) -> Target:

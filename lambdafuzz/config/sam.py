@@ -330,14 +330,16 @@ class _Importer:
         """Buckets whose objects the event describes, with the objects to generate."""
         objects = dict(DEFAULT_OBJECTS)
         if event.kind == "s3" and event.source:
-            rules = (((event.properties.get("Filter") or {}).get("S3Key") or {}).get("Rules")) or []
+            rules = _get(event.properties, "Filter", "S3Key", "Rules") or []
             for rule in rules if isinstance(rules, list) else []:
                 if not isinstance(rule, dict):
                     continue
                 value = rule.get("Value")
-                if rule.get("Name", "").lower() == "prefix" and isinstance(value, str):
+                name = rule.get("Name")
+                name = name.lower() if isinstance(name, str) else ""
+                if name == "prefix" and isinstance(value, str):
                     objects["prefixes"] = [value]
-                elif rule.get("Name", "").lower() == "suffix" and isinstance(value, str):
+                elif name == "suffix" and isinstance(value, str):
                     fmt = SUFFIX_FORMATS.get(value.lower())
                     if fmt:
                         objects["formats"] = [fmt]
@@ -360,12 +362,9 @@ class _Importer:
         for logical_id in self.t.resources:
             if self.t.type_of(logical_id) != "AWS::S3::Bucket":
                 continue
-            notification = self.t.properties(logical_id).get("NotificationConfiguration") or {}
-            for qc in (
-                notification.get("QueueConfigurations", [])
-                if isinstance(notification, dict)
-                else []
-            ):
+            props = self.t.properties(logical_id)
+            configurations = _get(props, "NotificationConfiguration", "QueueConfigurations")
+            for qc in configurations if isinstance(configurations, list) else []:
                 if isinstance(qc, dict) and logical_ref(qc.get("Queue")) == queue_id:
                     found.append(logical_id)
         return found
@@ -384,24 +383,32 @@ class _Importer:
         spec: dict[str, Any] = {}
         if self.t.type_of(logical_id) == "AWS::Serverless::SimpleTable":
             pk = props.get("PrimaryKey") or {"Name": "id", "Type": "String"}
-            kind = {"String": "S", "Number": "N", "Binary": "B"}.get(pk.get("Type", "String"))
+            if not isinstance(pk, dict):
+                raise self.t.error((*loc, "PrimaryKey"), pk, "a mapping {Name, Type}")
+            pk_type = pk.get("Type", "String")
+            kinds = {"String": "S", "Number": "N", "Binary": "B"}
+            kind = kinds.get(pk_type) if isinstance(pk_type, str) else None
             if kind is None:
                 raise self.t.error(
                     (*loc, "PrimaryKey", "Type"), pk.get("Type"), "String, Number or Binary"
                 )
             spec["hash_key"] = {"name": pk.get("Name", "id"), "type": kind}
         else:
+            definitions = self._list(loc, "AttributeDefinitions", "{AttributeName, AttributeType}")
             types = {
-                d.get("AttributeName"): d.get("AttributeType")
-                for d in props.get("AttributeDefinitions") or []
-                if isinstance(d, dict)
+                d["AttributeName"]: d.get("AttributeType")
+                for d in definitions
+                if isinstance(d, dict) and isinstance(d.get("AttributeName"), str)
             }
-            for entry in props.get("KeySchema") or []:
+            for entry in self._list(loc, "KeySchema", "{AttributeName, KeyType}"):
                 if not isinstance(entry, dict):
                     continue
                 name = entry.get("AttributeName")
-                role = {"HASH": "hash_key", "RANGE": "range_key"}.get(entry.get("KeyType", ""))
-                if role is None or name not in types:
+                key_type = entry.get("KeyType")
+                role = {"HASH": "hash_key", "RANGE": "range_key"}.get(
+                    key_type if isinstance(key_type, str) else ""
+                )
+                if role is None or not isinstance(name, str) or name not in types:
                     raise self.t.error(
                         (*loc, "KeySchema"),
                         entry,
@@ -412,7 +419,7 @@ class _Importer:
                 raise self.t.error(
                     (*loc, "KeySchema"), props.get("KeySchema"), "a KeySchema with a HASH key"
                 )
-            stream = (props.get("StreamSpecification") or {}).get("StreamViewType")
+            stream = _get(props, "StreamSpecification", "StreamViewType")
             if isinstance(stream, str):
                 spec["stream"] = stream
         if event.kind == "dynamodb-stream" and event.source == logical_id and "stream" not in spec:
@@ -423,6 +430,12 @@ class _Importer:
             )
         spec["items"] = dict(DEFAULT_ITEMS)
         return spec
+
+    def _list(self, loc: tuple[Any, ...], key: str, items: str) -> list[Any]:
+        value = self.t.properties(loc[1]).get(key) or []
+        if not isinstance(value, list):
+            raise self.t.error((*loc, key), value, f"a list of {items}")
+        return value
 
     def _other_resources(self) -> None:
         for logical_id in self.t.resources:
@@ -460,9 +473,19 @@ class _Importer:
     # --- environment ------------------------------------------------------------------
     def _env(self) -> dict[str, str]:
         env: dict[str, str] = {}
-        for source in (self.t.globals(), self.t.properties(self.function)):
-            variables = (source.get("Environment") or {}).get("Variables") or {}
-            for name, value in variables.items() if isinstance(variables, dict) else []:
+        sources = (
+            (("Globals", "Function"), self.t.globals()),
+            (self.loc, self.t.properties(self.function)),
+        )
+        for loc, source in sources:
+            environment = source.get("Environment") or {}
+            variables = environment.get("Variables") if isinstance(environment, dict) else None
+            if not isinstance(environment, dict) or not isinstance(variables, dict | None):
+                raise self.t.error(
+                    (*loc, "Environment"), environment, "a mapping {Variables: {NAME: value}}"
+                )
+            for name, value in (variables or {}).items():
+                name = str(name)
                 resolved = self.values.scalar(value, (*self.loc, "Environment", "Variables", name))
                 if resolved is None:
                     placeholder = logical_ref(value) or name.lower()
@@ -473,6 +496,15 @@ class _Importer:
                     resolved = placeholder
                 env[name] = resolved
         return env
+
+
+def _get(value: Any, *keys: str) -> Any:
+    """`value[k1][k2]...` where every level is a mapping; None where one is not."""
+    for key in keys:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
 
 
 def _short(value: Any) -> str:

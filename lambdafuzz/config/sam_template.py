@@ -16,7 +16,15 @@ from typing import Any
 
 import yaml
 
-from lambdafuzz.config.source import Locator
+from lambdafuzz.config.source import (
+    TEMPLATE_LIMITS,
+    BoundedLoader,
+    Locator,
+    file_kind,
+    nearest,
+    parse_yaml,
+    read_text,
+)
 from lambdafuzz.errors import ConfigError
 
 FUNCTION_TYPES = ("AWS::Serverless::Function", "AWS::Lambda::Function")
@@ -48,21 +56,41 @@ PSEUDO = {
 
 # =========================================================================== reading
 def is_template(path: Path) -> bool:
-    """Whether a file is a SAM/CloudFormation template rather than a lambdafuzz.yaml."""
-    if path.name in ("lambdafuzz.yaml", "lambdafuzz.yml"):
+    """Whether a file is a SAM/CloudFormation template rather than a lambdafuzz.yaml (read
+    from its first 20 kB; anything but a regular file is not a template)."""
+    if path.name in ("lambdafuzz.yaml", "lambdafuzz.yml") or file_kind(path) is not None:
         return False
     try:
-        head = path.read_text(errors="replace")[:20_000]
+        with path.open("rb") as fh:
+            head = fh.read(20_000).decode("utf-8", errors="replace")
     except OSError:
         return False
     return "AWSTemplateFormatVersion" in head or "AWS::Serverless" in head or "Transform:" in head
 
 
-class _CfnLoader(yaml.SafeLoader):
-    """SafeLoader that turns CloudFormation short tags into their long forms."""
+#: CloudFormation's short-form tags (`!Ref`, `!GetAtt`, ...); any other `!Tag` is a mistake.
+CFN_TAGS = (
+    "Ref", "Condition", "GetAtt", "Sub", "Join", "Select", "Split", "FindInMap", "If", "Not",
+    "Equals", "And", "Or", "Base64", "Cidr", "GetAZs", "ImportValue", "Transform",
+    "ToJsonString", "Length",
+)  # fmt: skip
+
+
+class _CfnLoader(BoundedLoader):
+    """The bounded safe loader, with CloudFormation short tags turned into their long forms."""
 
 
 def _construct_tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> Any:
+    if suffix not in CFN_TAGS:
+        close = nearest(suffix, CFN_TAGS)
+        raise yaml.constructor.ConstructorError(
+            None,
+            None,
+            f"unknown tag !{suffix}; expected a CloudFormation function tag: "
+            + ", ".join(f"!{t}" for t in CFN_TAGS)
+            + (f". Did you mean !{close}?" if close else ""),
+            node.start_mark,
+        )
     name = "Ref" if suffix == "Ref" else "Condition" if suffix == "Condition" else f"Fn::{suffix}"
     if isinstance(node, yaml.ScalarNode):
         value: Any = loader.construct_scalar(node)
@@ -113,23 +141,21 @@ class Template:
 
 
 def read_template(path: Path) -> Template:
+    """A SAM/CloudFormation template, read within `TEMPLATE_LIMITS`; -> ConfigError."""
     file = Path(path).resolve()
-    try:
-        text = file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read the template: {exc}.") from None
-    try:
-        node = yaml.compose(text, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
-        data = yaml.load(text, Loader=_CfnLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"{file}:{mark.line + 1}:{mark.column + 1}" if mark else str(file)
-        raise ConfigError(
-            f"{where}: not a valid template: {getattr(exc, 'problem', exc)}."
-        ) from None
+    text = read_text(file, TEMPLATE_LIMITS)
+    data, node = parse_yaml(file, text, _CfnLoader, TEMPLATE_LIMITS)
     if not isinstance(data, dict) or not isinstance(data.get("Resources"), dict):
+        found = "an empty file" if data is None else f"a {type(data).__name__}"
+        if isinstance(data, dict):
+            found = (
+                "a mapping without `Resources`"
+                if "Resources" not in data
+                else (f"`Resources` as a {type(data['Resources']).__name__}")
+            )
         raise ConfigError(
-            f"{file}: no `Resources` mapping; expected a SAM or CloudFormation template."
+            f"{file}: no `Resources` mapping ({found}); expected a SAM or CloudFormation "
+            f"template with a `Resources:` mapping of logical ids."
         )
     return Template(file, data, Locator(file, node))
 
@@ -174,7 +200,7 @@ def template_events(
                 continue
             kind = event.get("Type")
             eprops = event.get("Properties") if isinstance(event.get("Properties"), dict) else {}
-            if kind not in EVENT_KINDS:
+            if not isinstance(kind, str) or kind not in EVENT_KINDS:
                 notes.append(f"Events.{name}: event type {kind} has no generator; not fuzzed")
                 continue
             source = None
@@ -282,7 +308,8 @@ class Resolver:
             return PSEUDO[name]
         params = self.template.data.get("Parameters") or {}
         if isinstance(params, dict) and name in params:
-            default = (params[name] or {}).get("Default")
+            definition = params[name]
+            default = definition.get("Default") if isinstance(definition, dict) else None
             return None if default is None else str(default)
         kind = RESOURCE_KINDS.get(self.template.type_of(name) or "")
         if kind is None:

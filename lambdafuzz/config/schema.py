@@ -11,17 +11,22 @@ slotted dataclasses only.  The schema is the README's `lambdafuzz.yaml` example.
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
+import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lambdafuzz.config import aws_names
 from lambdafuzz.config.source import (
+    KeyHints,
     Locator,
     custom_error,
+    file_kind,
     from_validation_error,
     nearest,
     read_yaml,
@@ -52,6 +57,7 @@ from lambdafuzz.model.world import KeySchema
 __all__ = ["CONFIG_NAME", "load_config", "target_from_dict"]
 
 CONFIG_NAME = "lambdafuzz.yaml"
+log = logging.getLogger("lambdafuzz.config")
 
 
 #: The trigger kinds whose event holds a list of records.
@@ -59,12 +65,28 @@ _RECORD_KINDS = (TriggerKind.S3, TriggerKind.SQS, TriggerKind.SNS, TriggerKind.D
 _BODY_KINDS = (TriggerKind.SQS, TriggerKind.SNS, TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 _ENV_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
-_CREDENTIAL_VARS = (
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_SESSION_TOKEN",
-    "AWS_PROFILE",
-)
+#: `env` names that could lead an SDK to real credentials or a real account: refused, so a
+#: config can never point the handler at one (the harness refuses them again at start).
+_CREDENTIAL_VARS = frozenset(
+    {
+        "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_SECURITY_TOKEN",
+        "AWS_PROFILE", "AWS_DEFAULT_PROFILE", "AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE",
+        "AWS_WEB_IDENTITY_TOKEN_FILE", "AWS_ROLE_ARN", "AWS_ROLE_SESSION_NAME",
+        "AWS_CREDENTIAL_EXPIRATION", "AWS_EC2_METADATA_SERVICE_ENDPOINT",
+        "AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE", "AWS_EC2_METADATA_DISABLED", "AWS_SSO_SESSION",
+        "AWS_CA_BUNDLE", "BOTO_CONFIG",
+    }
+)  # fmt: skip
+_CREDENTIAL_PREFIXES = ("AWS_CONTAINER_", "AWS_SSO_")
+#: `env` names holding a URL the SDK or HTTP stack sends requests to: loopback only.
+_ENDPOINT_PREFIX = "AWS_ENDPOINT_URL"
+_PROXY_VARS = frozenset({"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY"})
+_LOOPBACK_NAMES = ("localhost",)
+#: `outcomes.status_from`: `return`, or the key of the returned dict holding the status code.
+_STATUS_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]{0,127}")
+#: Keys the usual Lambda responses carry their status in (API Gateway, ALB, Function URLs,
+#: and common hand-written shapes); another key is checked against the handler's source.
+STATUS_KEYS = ("statusCode", "status_code", "status", "StatusCode", "code", "httpStatus")
 
 
 # =========================================================================== validators
@@ -110,7 +132,7 @@ StatusCodeT = Annotated[int, Field(ge=100, le=599)]
 
 # =========================================================================== pydantic shape
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
 class _Range(_Model):
@@ -173,10 +195,20 @@ class _OutcomeModel(_Model):
     status_codes: list[StatusCodeT] = []
 
 
+def _status_key(value: str) -> str:
+    if value != "return" and not _STATUS_KEY.fullmatch(value):
+        raise custom_error(
+            "`return` (the handler returns the status code itself) or the key of the returned "
+            "mapping that holds it, such as statusCode (letters, digits, _ and -)",
+            nearest(value, (*STATUS_KEYS, "return")),
+        )
+    return value
+
+
 class _OutcomesModel(_Model):
     invalid: _OutcomeModel | None = None
     failure: _OutcomeModel | None = None
-    status_from: Annotated[str, Field(min_length=1)] = "statusCode"
+    status_from: Annotated[str, AfterValidator(_status_key)] = "statusCode"
 
 
 class _ConfigModel(_Model):
@@ -187,6 +219,7 @@ class _ConfigModel(_Model):
     env: dict[str, str | int | float] = {}
     timeout_s: Annotated[float, Field(gt=0, le=900)] = 3.0
     memory_mb: Annotated[int, Field(ge=128, le=10_240)] = 512
+    import_timeout_s: Annotated[float, Field(gt=0, le=900)] = 30.0
     dictionary: list[str] = []
     resources: _ResourcesModel = _ResourcesModel()
     outcomes: _OutcomesModel = _OutcomesModel()
@@ -205,19 +238,23 @@ def load_config(path: Path | str) -> Target:
     try:
         model = _ConfigModel.model_validate(data)
     except ValidationError as exc:
-        raise from_validation_error(exc, where, _ConfigModel, _DESCRIPTIONS) from None
+        raise from_validation_error(exc, where, _ConfigModel, _DESCRIPTIONS, _HINTS) from None
     return _Builder(model, where, file).target()
 
 
 def _config_file(path: Path) -> Path:
-    if path.is_dir():
+    kind = file_kind(path)
+    if kind == "a directory":
         for name in (CONFIG_NAME, "lambdafuzz.yml"):
-            if (path / name).is_file():
-                return (path / name).resolve()
+            if (path / name).exists() or (path / name).is_symlink():
+                return _config_file(path / name)
+    if kind == "a directory" and path.suffix not in (".yaml", ".yml"):
         raise ConfigError(
             f"{path}: no {CONFIG_NAME} in this directory; expected a file describing the "
             f"handler, its trigger and resources (`lambdafuzz init` writes one)."
         )
+    if kind is not None:
+        raise ConfigError(f"{path}: is {kind}, not a regular file; expected a {CONFIG_NAME} file.")
     if not path.is_file():
         raise ConfigError(f"{path}: no such file; expected a {CONFIG_NAME} or its directory.")
     return path.resolve()
@@ -225,11 +262,35 @@ def _config_file(path: Path) -> Path:
 
 _DESCRIPTIONS = {
     "handler": "module.function or module:function of the Lambda handler",
+    "status_from": "`return` or the key of the returned mapping holding the status code",
     "trigger": "the event source: a kind (s3, sqs, ...) or {kind, source, body, records}",
     "kind": "a trigger kind: " + ", ".join(TriggerKind),
     "hash_key": "{name, type} with type S, N or B",
     "type": "S, N or B",
 }
+
+
+#: Names people write for lambdafuzz.yaml keys (older names, SAM properties, other tools).
+_HINTS = KeyHints(
+    renamed={
+        "timeout": "timeout_s", "memory": "memory_mb", "memory_size": "memory_mb",
+        "memorysize": "memory_mb", "packages": "app_packages", "app_package": "app_packages",
+        "apppackages": "app_packages", "environment": "env", "variables": "env",
+        "env_vars": "env", "environment_variables": "env", "codeuri": "root",
+        "code_uri": "root", "code_dir": "root", "function": "handler",
+        "handler_module": "handler", "handler_function": "handler", "event": "trigger",
+        "events": "trigger", "event_source": "trigger", "partition_key": "hash_key",
+        "pk": "hash_key", "sort_key": "range_key", "sk": "range_key",
+        "stream_view_type": "stream", "streamspecification": "stream", "files": "objects",
+        "constants": "dictionary", "strings": "dictionary", "init_timeout": "import_timeout_s",
+        "import_timeout": "import_timeout_s", "startup_timeout": "import_timeout_s",
+        "status_key": "status_from", "status_field": "status_from",
+    },
+    notes={
+        "runtime": "not needed: lambdafuzz imports the handler into the Python it runs on",
+        "region": "not needed: the emulator is always us-east-1",
+    },
+)  # fmt: skip
 
 
 # =========================================================================== building
@@ -250,7 +311,7 @@ class _Builder:
         resources = self._resources()
         trigger = self._trigger(resources)
         env = self._env(resources)
-        packages = tuple(m.app_packages) if m.app_packages else (module.split(".")[0],)
+        packages = self._app_packages(root) if m.app_packages else (module.split(".")[0],)
         return Target(
             config_path=self.file,
             handler_module=module,
@@ -261,9 +322,10 @@ class _Builder:
             env=FrozenMap(env),
             timeout_s=float(m.timeout_s),
             memory_mb=m.memory_mb,
+            import_timeout_s=float(m.import_timeout_s),
             dictionary=tuple(dict.fromkeys(m.dictionary)),
             resources=resources,
-            outcomes=self._outcomes(),
+            outcomes=self._outcomes(root),
         )
 
     # --- handler and root ----------------------------------------------------------
@@ -305,6 +367,28 @@ class _Builder:
             f"a module importable from {root} (no {module.replace('.', '/')}.py there)",
             f"{suggestion}.{function}" if suggestion else None,
         )
+
+    def _app_packages(self, root: Path) -> tuple[str, ...]:
+        """Each package must be a directory or module below root: coverage is measured
+        there, and a package that is not there would silently measure nothing."""
+        packages = tuple(self.m.app_packages or ())
+        for i, package in enumerate(packages):
+            base = root.joinpath(*package.split("."))
+            if base.is_dir() or base.with_suffix(".py").is_file():
+                continue
+            tops = sorted(
+                {p.split(".")[0] for p in _modules_under(root)}
+                | {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")}
+            )
+            shown = package.replace(".", "/")
+            raise self.where.error(
+                ("app_packages", i),
+                package,
+                f"a package or module of the application below {root} "
+                f"(neither {shown}/ nor {shown}.py is there)",
+                nearest(package, tops),
+            )
+        return packages
 
     # --- resources ------------------------------------------------------------------
     def _resources(self) -> Resources:
@@ -504,18 +588,41 @@ class _Builder:
                     name,
                     "an environment variable name (letters, digits, _; starting with a letter)",
                 )
-            if name in _CREDENTIAL_VARS:
+            if name in _CREDENTIAL_VARS or name.startswith(_CREDENTIAL_PREFIXES):
                 raise self.where.error(
                     loc,
                     raw,
                     f"no {name}: lambdafuzz gives the handler fake "
-                    f"credentials and never forwards real ones",
+                    f"credentials and never forwards real ones, profiles, roles or credential "
+                    f"providers (a fuzzer must never reach a real account)",
                 )
             value = raw if isinstance(raw, str) else repr(raw)
+            if name.startswith(_ENDPOINT_PREFIX) or name.upper() in _PROXY_VARS:
+                self._loopback_url(loc, name, value)
             for ref in REFERENCE.findall(value):
                 self._reference(loc, value, ref, r)
             env[name] = value
         return env
+
+    def _loopback_url(self, loc: tuple[Any, ...], name: str, value: str) -> None:
+        """AWS_ENDPOINT_URL* and proxies: an http(s) URL on this machine, written out."""
+        expected = (
+            f"an http(s) URL on loopback for {name} (127.0.0.0/8, ::1 or localhost, e.g. "
+            f"http://127.0.0.1:4566): lambdafuzz only talks to emulators on this machine"
+        )
+        try:
+            parts = urlsplit(value)
+            host = (parts.hostname or "").rstrip(".").lower()
+        except ValueError:
+            raise self.where.error(loc, value, expected) from None
+        if parts.scheme not in ("http", "https") or not host or REFERENCE.search(value):
+            raise self.where.error(loc, value, expected)
+        try:
+            loopback = ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+        except ValueError:
+            loopback = host in _LOOPBACK_NAMES or host.endswith(".localhost")
+        if not loopback:
+            raise self.where.error(loc, value, expected)
 
     def _reference(self, loc: tuple[Any, ...], value: str, ref: str, r: Resources) -> None:
         kinds = list(REFERENCE_ATTRIBUTES)
@@ -554,8 +661,10 @@ class _Builder:
             )
 
     # --- outcomes ---------------------------------------------------------------------
-    def _outcomes(self) -> OutcomeRules:
+    def _outcomes(self, root: Path) -> OutcomeRules:
         o = self.m.outcomes
+        if o.status_from not in (*STATUS_KEYS, "return"):
+            self._check_status_key(root, o.status_from)
         invalid = o.invalid or _OutcomeModel()
         failure = o.failure or _OutcomeModel()
         return OutcomeRules(
@@ -564,6 +673,30 @@ class _Builder:
             failure_exceptions=tuple(failure.exceptions),
             failure_status_codes=tuple(failure.status_codes),
             status_from=o.status_from,
+        )
+
+    def _check_status_key(self, root: Path, key: str) -> None:
+        """A status key no usual response uses and the handler never writes is most
+        likely a misspelling: it would silently never match, so say so (a warning: the
+        handler may build the key at run time)."""
+        literals = (f'"{key}"', f"'{key}'")
+        for path in _walk_py(root, 2_000):
+            try:
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            if any(literal in text for literal in literals):
+                return
+        close = nearest(key, STATUS_KEYS)
+        log.warning(
+            "warning [config]: %s: outcomes.status_from is %r, which no usual response uses "
+            "(%s) and no module under %s spells out; status codes are read only from "
+            "returned mappings with exactly this key.%s",
+            self.where.where(("outcomes", "status_from")),
+            key,
+            ", ".join(STATUS_KEYS),
+            root,
+            f" Did you mean {close!r}?" if close else "",
         )
 
 
@@ -602,5 +735,5 @@ def target_from_dict(data: dict[str, Any], source: Path) -> Target:
     try:
         model = _ConfigModel.model_validate(data)
     except ValidationError as exc:
-        raise from_validation_error(exc, where, _ConfigModel, _DESCRIPTIONS) from None
+        raise from_validation_error(exc, where, _ConfigModel, _DESCRIPTIONS, _HINTS) from None
     return _Builder(model, where, file).target()

@@ -159,6 +159,7 @@ class Target:
     env: Mapping[str, str]  # raw: `${queues.jobs.url}` references unresolved (resolve_env)
     timeout_s: float = 3.0
     memory_mb: int = 512
+    import_timeout_s: float = 30.0  # how long the handler module's import may take
     dictionary: tuple[str, ...] = ()
     resources: Resources = Resources()
     outcomes: OutcomeRules = OutcomeRules()
