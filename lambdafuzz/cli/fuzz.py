@@ -10,13 +10,14 @@ import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.options import (
+    SetupProblem,
     campaign_options,
     config_argument,
     config_errors_as_usage,
     function_option,
     target_from_options,
 )
-from lambdafuzz.errors import HandlerImportError
+from lambdafuzz.errors import BackendError, CorpusError, HandlerImportError, SafetyError
 
 if TYPE_CHECKING:
     from lambdafuzz.model.target import Target
@@ -134,8 +135,10 @@ def _run(engine, quiet: bool):
         for event in follow(engine.run(), quiet=quiet):
             if isinstance(event, CampaignFinished):
                 finished = event
-    except HandlerImportError as exc:
-        raise click.UsageError(str(exc)) from exc
+    except (HandlerImportError, BackendError, SafetyError) as exc:  # cannot set the handler up
+        raise SetupProblem(str(exc)) from None
+    except CorpusError as exc:  # an out dir it cannot resume in
+        raise click.UsageError(str(exc)) from None
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

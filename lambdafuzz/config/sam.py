@@ -31,6 +31,7 @@ from lambdafuzz.config.sam_template import (
     read_template,
     template_events,
 )
+from lambdafuzz.config.schema import ENV_NAME_EXPECTED, env_problem
 from lambdafuzz.config.source import nearest
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.target import Target
@@ -192,12 +193,12 @@ def function_for_handler(path: Path | str, handler: str) -> str | None:
 def _pick_function(template: Template, function_name: str | None) -> str:
     functions = [r for r in template.resources if template.type_of(r) in FUNCTION_TYPES]
     if function_name is None:
-        if len(functions) == 1:
-            return functions[0]
-        raise ConfigError(
-            f"{template.path}: the template defines {len(functions)} functions "
-            f"({', '.join(functions) or 'none'}); expected --function NAME to choose one."
-        )
+        if len(functions) != 1:
+            raise ConfigError(
+                f"{template.path}: the template defines {len(functions)} functions "
+                f"({', '.join(functions) or 'none'}); expected --function NAME to choose one."
+            )
+        function_name = functions[0]  # the only one; still checked below
     if function_name not in functions:
         raise template.error(
             ("Resources",),
@@ -486,7 +487,11 @@ class _Importer:
                 )
             for name, value in (variables or {}).items():
                 name = str(name)
-                resolved = self.values.scalar(value, (*self.loc, "Environment", "Variables", name))
+                var_loc = (*loc, "Environment", "Variables", name)
+                resolved = self.values.scalar(value, var_loc)
+                problem = env_problem(name, resolved or "")
+                if problem is not None and problem != ENV_NAME_EXPECTED:
+                    raise self.t.error(var_loc, value, problem)
                 if resolved is None:
                     placeholder = logical_ref(value) or name.lower()
                     self.unsupported.append(

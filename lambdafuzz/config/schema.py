@@ -54,7 +54,7 @@ from lambdafuzz.model.target import (
 )
 from lambdafuzz.model.world import KeySchema
 
-__all__ = ["CONFIG_NAME", "load_config", "target_from_dict"]
+__all__ = ["CONFIG_NAME", "env_problem", "load_config", "target_from_dict"]
 
 CONFIG_NAME = "lambdafuzz.yaml"
 log = logging.getLogger("lambdafuzz.config")
@@ -291,6 +291,47 @@ _HINTS = KeyHints(
         "region": "not needed: the emulator is always us-east-1",
     },
 )  # fmt: skip
+
+
+# =========================================================================== env
+ENV_NAME_EXPECTED = "an environment variable name (letters, digits, _; starting with a letter)"
+
+
+def env_problem(name: str, value: str) -> str | None:
+    """What `env: {name: value}` should have been, or None when it is fine: a variable
+    name; never credentials, profiles, roles or credential providers; an endpoint or proxy
+    URL only on loopback (a fuzzer must never reach a real account)."""
+    if not _ENV_NAME.fullmatch(name):
+        return ENV_NAME_EXPECTED
+    if name in _CREDENTIAL_VARS or name.startswith(_CREDENTIAL_PREFIXES):
+        return (
+            f"no {name}: lambdafuzz gives the handler fake credentials and never forwards "
+            f"real ones, profiles, roles or credential providers (a fuzzer must never reach "
+            f"a real account)"
+        )
+    if (name.startswith(_ENDPOINT_PREFIX) or name.upper() in _PROXY_VARS) and not _on_loopback(
+        value
+    ):
+        return (
+            f"an http(s) URL on loopback for {name} (127.0.0.0/8, ::1 or localhost, e.g. "
+            f"http://127.0.0.1:4566), written out: lambdafuzz only talks to emulators on "
+            f"this machine"
+        )
+    return None
+
+
+def _on_loopback(url: str) -> bool:
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").rstrip(".").lower()
+    except ValueError:
+        return False
+    if parts.scheme not in ("http", "https") or not host or REFERENCE.search(url):
+        return False
+    try:
+        return ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return host in _LOOPBACK_NAMES or host.endswith(".localhost")
 
 
 # =========================================================================== building
@@ -582,47 +623,14 @@ class _Builder:
         env: dict[str, str] = {}
         for name, raw in self.m.env.items():
             loc = ("env", name)
-            if not _ENV_NAME.fullmatch(name):
-                raise self.where.error(
-                    loc,
-                    name,
-                    "an environment variable name (letters, digits, _; starting with a letter)",
-                )
-            if name in _CREDENTIAL_VARS or name.startswith(_CREDENTIAL_PREFIXES):
-                raise self.where.error(
-                    loc,
-                    raw,
-                    f"no {name}: lambdafuzz gives the handler fake "
-                    f"credentials and never forwards real ones, profiles, roles or credential "
-                    f"providers (a fuzzer must never reach a real account)",
-                )
             value = raw if isinstance(raw, str) else repr(raw)
-            if name.startswith(_ENDPOINT_PREFIX) or name.upper() in _PROXY_VARS:
-                self._loopback_url(loc, name, value)
+            problem = env_problem(name, value)
+            if problem is not None:
+                raise self.where.error(loc, name if problem == ENV_NAME_EXPECTED else raw, problem)
             for ref in REFERENCE.findall(value):
                 self._reference(loc, value, ref, r)
             env[name] = value
         return env
-
-    def _loopback_url(self, loc: tuple[Any, ...], name: str, value: str) -> None:
-        """AWS_ENDPOINT_URL* and proxies: an http(s) URL on this machine, written out."""
-        expected = (
-            f"an http(s) URL on loopback for {name} (127.0.0.0/8, ::1 or localhost, e.g. "
-            f"http://127.0.0.1:4566): lambdafuzz only talks to emulators on this machine"
-        )
-        try:
-            parts = urlsplit(value)
-            host = (parts.hostname or "").rstrip(".").lower()
-        except ValueError:
-            raise self.where.error(loc, value, expected) from None
-        if parts.scheme not in ("http", "https") or not host or REFERENCE.search(value):
-            raise self.where.error(loc, value, expected)
-        try:
-            loopback = ipaddress.ip_address(host.split("%", 1)[0]).is_loopback
-        except ValueError:
-            loopback = host in _LOOPBACK_NAMES or host.endswith(".localhost")
-        if not loopback:
-            raise self.where.error(loc, value, expected)
 
     def _reference(self, loc: tuple[Any, ...], value: str, ref: str, r: Resources) -> None:
         kinds = list(REFERENCE_ATTRIBUTES)
@@ -681,7 +689,9 @@ class _Builder:
         handler may build the key at run time)."""
         literals = (f'"{key}"', f"'{key}'")
         for path in _walk_py(root, 2_000):
-            try:
+            try:  # regular files only (a FIFO named x.py would block), at most 2 MB each
+                if not path.is_file() or path.stat().st_size > 2_000_000:
+                    continue
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue

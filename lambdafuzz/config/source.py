@@ -8,6 +8,7 @@ key the user typed, and pydantic's error records are rewritten into the same sen
 
 from __future__ import annotations
 
+import codecs
 import difflib
 import math
 import os
@@ -85,6 +86,12 @@ TEMPLATE_LIMITS = Limits("template", max_bytes=4_000_000, max_values=1_000_000)
 _NOT_PRINTABLE = re.compile(
     "[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]"
 )
+_WIDE_BOMS = (
+    (codecs.BOM_UTF32_LE, "UTF-32"),  # before UTF-16 LE, whose mark it starts with
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
 _FILE_KINDS = (
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISFIFO, "a named pipe (FIFO)"),
@@ -137,6 +144,12 @@ def read_text(file: Path, limits: Limits) -> str:
 
 
 def _decode(file: Path, raw: bytes, limits: Limits) -> str:
+    for bom, encoding in _WIDE_BOMS:
+        if raw.startswith(bom):
+            raise ConfigError(
+                f"{file}:1:1: starts with a {encoding} byte-order mark; expected a "
+                f"{limits.what} in UTF-8 text (save it as UTF-8)."
+            )
     nul = raw.find(b"\0")
     if nul >= 0:
         line = raw.count(b"\n", 0, nul) + 1
@@ -177,7 +190,7 @@ def parse_yaml(
         raise ConfigError(f"{file}:{exc.mark.line + 1}: {exc.message}.") from None
     except yaml.YAMLError as exc:
         raise ConfigError(
-            f"{_yaml_where(file, exc)}: not valid YAML: {_yaml_problem(exc)}."
+            f"{_yaml_where(file, exc)}: not valid YAML: {_yaml_problem(exc, text)}."
         ) from None
     except RecursionError:  # limits.max_depth keeps this from happening; never a traceback
         raise ConfigError(
@@ -193,13 +206,40 @@ def _yaml_where(file: Path, exc: yaml.YAMLError) -> str:
     return f"{file}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(file)
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
+#: What was expected where PyYAML's problem does not say (matched on the problem's start).
+_YAML_EXPECTED = (
+    ("found character that cannot start any token", "a key, a value or a list item there"),
+    ("found unhashable key", "a plain key (a name, not a list or a mapping)"),
+    ("could not determine a constructor", "plain values (no tags)"),
+    ("found undefined alias", "an anchor (&name) defined before its alias (*name)"),
+    ("found duplicate anchor", "each anchor (&name) defined once"),
+    ("mapping values are not allowed", "`key: value` pairs (quote a value that holds ': ')"),
+    ("found unexpected end of stream", "the closing quote or bracket"),
+    ("found unknown escape character", "a valid escape in a double-quoted string"),
+)
+
+
+def _yaml_problem(exc: yaml.YAMLError, text: str) -> str:
     problem = getattr(exc, "problem", None)
     if not problem:
         return " ".join(str(exc).split())
     context = getattr(exc, "context", None)
     problem = problem.rstrip(".")
-    return f"{problem} ({context})" if context else problem
+    message = f"{problem} ({context})" if context else problem
+    if "expected" not in message:
+        hint = next((e for start, e in _YAML_EXPECTED if problem.startswith(start)), None)
+        if _char_at(text, getattr(exc, "problem_mark", None)) == "\t":
+            hint = "spaces, not a tab (YAML does not allow tabs for indentation)"
+        message += f"; expected {hint or 'valid YAML syntax'}"
+    return message
+
+
+def _char_at(text: str, mark: Any) -> str:
+    if mark is None:
+        return ""
+    lines = text.split("\n", mark.line + 1)
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    return line[mark.column] if mark.column < len(line) else ""
 
 
 def read_yaml(file: Path) -> tuple[dict[str, Any], Locator]:

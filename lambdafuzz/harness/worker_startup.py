@@ -25,19 +25,25 @@ from pathlib import Path
 from types import FrameType, TracebackType
 from typing import Any
 
-from lambdafuzz.errors import BackendError, HandlerImportError, LambdafuzzError, SafetyError
+from lambdafuzz.errors import BackendError, HandlerImportError, LambdafuzzError
 from lambdafuzz.model.target import Target, app_dirs
 
 #: Seconds the campaign waits beyond `import_timeout_s` for the worker's own report of a
 #: hanging import before it stops the worker itself.
 IMPORT_GRACE_S = 5.0
+#: The end of every hanging-import message: what to do about it.
+_SLOW_IMPORT_HINT = (
+    "The import should only define the handler; if it is slow on purpose, raise "
+    "import_timeout_s in lambdafuzz.yaml (default 30 s)."
+)
 #: Exit status of a worker whose watchdog stopped a hanging import.
 EXIT_IMPORT_TIMEOUT = 75
 
+#: Errors a worker reports from its start, by name; any other (a SafetyError from the
+#: environment, a bug) arrives as a BackendError with its message.
 ERRORS: dict[str, type[LambdafuzzError]] = {
     "HandlerImportError": HandlerImportError,
     "BackendError": BackendError,
-    "SafetyError": SafetyError,
 }
 
 
@@ -78,9 +84,7 @@ class ImportWatch:
             where = frame_location(frame, self.target)
             message = (
                 f"{_module(self.target)} did not finish importing within {timeout:g} s"
-                f"{f'; it was still running {where}' if where else ''}. The import should "
-                f"only define the handler; if it is slow on purpose, raise import_timeout_s "
-                f"in the config."
+                f"{f'; it was still running {where}' if where else ''}. {_SLOW_IMPORT_HINT}"
             )
             try:
                 self.conn.send(("error", "HandlerImportError", message))
@@ -150,9 +154,7 @@ def await_ready(
             if importing:
                 raise HandlerImportError(
                     f"{_module(target)} did not finish importing within "
-                    f"{target.import_timeout_s:g} s (the worker was stopped). The import "
-                    f"should only define the handler; if it is slow on purpose, raise "
-                    f"import_timeout_s in the config."
+                    f"{target.import_timeout_s:g} s (the worker was stopped). {_SLOW_IMPORT_HINT}"
                 )
             raise BackendError(
                 f"the worker did not start the AWS emulator within {startup_timeout_s:.0f} s "

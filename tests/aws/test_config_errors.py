@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import logging
 import pickle
+import time
 from pathlib import Path
 
 import pytest
@@ -225,3 +227,62 @@ def test_missing_file_and_directory(tmp_path):
         load_config(tmp_path)
     with pytest.raises(ConfigError, match="no such file"):
         load_config(tmp_path / "nope.yaml")
+
+
+def test_status_from_unknown_key_warns_unless_the_handler_spells_it(tmp_path, caplog):
+    text = GOOD + "  status_from: statuscode\n"
+    with caplog.at_level(logging.WARNING, logger="lambdafuzz.config"):
+        target = load_config(write_config(tmp_path / "a", text))
+    assert target.outcomes.status_from == "statuscode"
+    (warning,) = [r.getMessage() for r in caplog.records]
+    assert "outcomes.status_from is 'statuscode'" in warning
+    assert "Did you mean 'statusCode'?" in warning and ":25:" in warning
+    caplog.clear()
+    path = write_config(tmp_path / "b", text)
+    (path.parent / "app.py").write_text(
+        "def handler(event, context):\n    return {'statuscode': 200}\n"
+    )
+    with caplog.at_level(logging.WARNING, logger="lambdafuzz.config"):
+        load_config(path)
+    assert not caplog.records  # the handler writes that key: not a misspelling
+
+
+def test_import_timeout_s_reaches_the_target(tmp_path):
+    assert load_config(write_config(tmp_path / "a", GOOD)).import_timeout_s == 30.0
+    target = load_config(write_config(tmp_path / "b", GOOD + "import_timeout_s: 4.5\n"))
+    assert target.import_timeout_s == 4.5
+
+
+def test_anchors_and_merge_keys_within_the_limits_load(tmp_path):
+    text = GOOD.replace("      objects: {min", "      objects: &objects {min").replace(
+        "    - name: uploads-thumbnails\n",
+        "    - name: uploads-thumbnails\n    - name: more-uploads\n"
+        "      objects: {<<: *objects, max: 2}\n",
+    )
+    target = load_config(write_config(tmp_path, text))
+    objects = target.resources.bucket("more-uploads").objects
+    assert objects is not None and (objects.max, objects.formats) == (2, ("csv", "zip"))
+
+
+def test_a_large_legitimate_config_loads_quickly(tmp_path):
+    words = "".join(f"  - word-{i:06d}-{'x' * 20}\n" for i in range(15_000))  # ~550 kB
+    path = write_config(tmp_path, GOOD + "dictionary:\n" + words)
+    started = time.monotonic()
+    target = load_config(path)
+    assert len(target.dictionary) == 15_000
+    assert time.monotonic() - started < 5
+
+
+def test_unknown_key_hints_come_from_the_schema(tmp_path):
+    cases = {
+        "trigger_source: jobs": "Did you mean trigger.source?",
+        "source: jobs": "source is valid under trigger, not at the top level",
+        "tables: []": "tables is valid under resources",
+        "packages: [app]": "Did you mean 'app_packages'?",
+        "Environment: {}": "Did you mean 'env'?",
+        "region: us-west-2": "not needed",
+    }
+    for i, (line, hint) in enumerate(cases.items()):
+        message = error_for(tmp_path / str(i), GOOD.replace("timeout_s: 5", line))
+        assert hint in message, message
+        assert "Did you mean 'resources'" not in message

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import textwrap
 from pathlib import Path
 
@@ -324,6 +325,47 @@ def test_a_template_without_resources_is_rejected(tmp_path):
     path.write_text("AWSTemplateFormatVersion: '2010-09-09'\nDescription: nothing\n")
     with pytest.raises(ConfigError, match="no `Resources` mapping"):
         template_function_names(path)
+
+
+ONE_FUNCTION = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Work: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
+"""
+
+
+def test_the_only_function_is_still_checked_for_being_fuzzable(tmp_path):
+    path = write_app(tmp_path, ONE_FUNCTION.replace("python3.12", "nodejs20.x"))
+    with pytest.raises(ConfigError, match="a function lambdafuzz can fuzz, not runtime nodejs20.x"):
+        load_template(path)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        ("!GetAtt Jobs.Arn", "!GetAttr Jobs.Arn", r":12:\d+: .*unknown tag !GetAttr.*Did you mean !GetAtt\?"),
+        ("  Fn:\n", "  Jobs:\n", r":5: Resources.Jobs appears twice; expected each key once"),
+        ("Runtime: python3.12", "Runtime: python3.12\n      Environment: 5", r":11: Resources.Fn.Properties.Environment is 5"),
+        ("Runtime: python3.12", "Runtime: python3.12\n      Environment: {Variables: {AWS_PROFILE: prod}}", r":11: .*Variables.AWS_PROFILE is 'prod'; expected no AWS_PROFILE"),
+        ("Runtime: python3.12", "Runtime: python3.12\n      Metadata: " + "[" * 100 + "]" * 100, r":11: .*nested more than 64 levels"),
+    ],
+    ids=["unknown-tag", "duplicate-resource", "environment-not-a-mapping", "env-profile", "deep"],
+)  # fmt: skip
+def test_malformed_template_points_at_the_line(tmp_path, old, new, expected):
+    path = write_app(tmp_path, ONE_FUNCTION.replace(old, new, 1))
+    with pytest.raises(ConfigError) as info:
+        load_template(path)
+    assert str(path.resolve()) in str(info.value)
+    assert re.search(expected, str(info.value)), str(info.value)
 
 
 # --------------------------------------------------------------------------- fuzzing
