@@ -279,7 +279,14 @@ class MotoServerBackend:
         if self._http is not None:
             return
         if self._own:
-            from moto.server import ThreadedMotoServer
+            try:
+                from moto.server import ThreadedMotoServer
+            except ImportError as exc:  # flask & co. come with the `server` extra only
+                raise BackendError(
+                    f"--backend moto-server needs moto's server ({exc.name or exc} is not "
+                    "installed); install lambdafuzz with its `server` extra: "
+                    "pip install 'lambdafuzz[server]'"
+                ) from exc
 
             logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
             speed_up_moto()
