@@ -17,12 +17,13 @@ import os
 import resource
 import signal
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from lambdafuzz.errors import BackendError, HandlerImportError, LambdafuzzError
+from lambdafuzz.errors import LambdafuzzError
 from lambdafuzz.generators.core import (
     Choices,
     ChoiceSequence,
@@ -30,6 +31,7 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     UnsatisfiedAssumption,
 )
+from lambdafuzz.harness.worker_startup import ImportWatch, await_ready, import_error_message
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import Target
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
@@ -37,8 +39,9 @@ from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
 ArmT = Any  # a stable, picklable branch-arm key (harness.arm_catalog.ArmKey)
 CoverageT = Mapping[ArmT, int]  # arm -> AFL hit-count bucket
 
-#: Seconds a new worker may take to import boto3, moto, the handler and start the emulator.
-STARTUP_TIMEOUT_S = 180.0
+#: Seconds a new worker may take to import boto3 and moto and start the emulator; the
+#: handler's own import then has `Target.import_timeout_s` (see `worker_startup`).
+STARTUP_TIMEOUT_S = 120.0
 #: Grace on top of the configured timeout before a test counts as a hang.
 HANG_GRACE_S = 0.5
 
@@ -114,7 +117,11 @@ def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
 class WorkerRuntime:
     """The state of one worker process: env, emulator, collector, handler."""
 
-    def __init__(self, spec: WorkerSpec) -> None:
+    def __init__(
+        self,
+        spec: WorkerSpec,
+        watch_import: Callable[[], AbstractContextManager[Any]] = nullcontext,
+    ) -> None:
         from lambdafuzz.harness.backends import make_backend
         from lambdafuzz.harness.coverage import BranchCollector
         from lambdafuzz.harness.invoke import import_handler
@@ -133,9 +140,10 @@ class WorkerRuntime:
         self.collector.start()
         self.collector.begin()
         try:
-            self.handler = import_handler(
-                target.handler_module, target.handler_function, target.root
-            )
+            with watch_import():  # the campaign learns the import started; a hang is reported
+                self.handler = import_handler(
+                    target.handler_module, target.handler_function, target.root
+                )
         finally:
             self.import_coverage = dict(self.collector.end().hits)
         if spec.memory_limit_mb:
@@ -271,9 +279,9 @@ def worker_main(conn: Connection, spec: WorkerSpec) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides when to stop
     _redirect_output(spec.handler_log)
     try:
-        runtime = WorkerRuntime(spec)
+        runtime = WorkerRuntime(spec, lambda: ImportWatch(conn, spec.target))
     except LambdafuzzError as exc:
-        conn.send(("error", type(exc).__name__, str(exc)))
+        conn.send(("error", type(exc).__name__, import_error_message(exc, spec.target)))
         return
     except BaseException as exc:  # noqa: BLE001
         conn.send(("error", "BackendError", f"worker setup failed: {type(exc).__name__}: {exc}"))
@@ -290,10 +298,6 @@ def worker_main(conn: Connection, spec: WorkerSpec) -> None:
 
 
 # =========================================================================== campaign side
-_ERRORS: dict[str, type[LambdafuzzError]] = {
-    "HandlerImportError": HandlerImportError,
-    "BackendError": BackendError,
-}
 
 
 class Worker:
@@ -316,20 +320,15 @@ class Worker:
         proc = ctx.Process(target=worker_main, args=(child, self.spec), daemon=True)
         proc.start()
         child.close()
-        if not parent.poll(STARTUP_TIMEOUT_S):
-            proc.kill()
-            raise BackendError(f"worker did not start within {STARTUP_TIMEOUT_S:.0f} s")
         try:
-            message = parent.recv()
-        except EOFError:
-            proc.join(1)
-            raise BackendError(
-                f"worker exited during setup ({_describe_exit(proc.exitcode)})"
-            ) from None
-        if message[0] == "error":
+            info = await_ready(parent, proc, self.spec.target, STARTUP_TIMEOUT_S)
+        except BaseException:  # a failed start leaves no process or pipe behind
+            if proc.is_alive():
+                proc.kill()
             proc.join(5)
-            raise _ERRORS.get(message[1], BackendError)(message[2])
-        self._conn, self._proc, self.info = parent, proc, message[1]
+            parent.close()
+            raise
+        self._conn, self._proc, self.info = parent, proc, info
 
     @property
     def conn(self) -> Connection:
