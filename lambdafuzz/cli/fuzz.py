@@ -90,7 +90,7 @@ def fuzz(
             from lambdafuzz.report.ci_outputs import write_junit, write_sarif
 
             if junit_path:
-                write_junit(sub_out, _suffixed(junit_path, sub_out, out_dir))
+                write_junit(sub_out, _suffixed(junit_path, sub_out, out_dir), target)
             if sarif_path:
                 write_sarif(sub_out, _suffixed(sarif_path, sub_out, out_dir), target)
         if finished.stats.unique_failures:

@@ -4,8 +4,11 @@ JUnit follows the Ant/Jenkins layout (testsuites > testsuite > properties, testc
 system-out, system-err), one testcase per unique failure, so a CI test tab lists each bug
 once however often it recurred; a campaign without failures is one passing testcase that
 summarises it (a suite with no testcase reads as "no tests ran" in most CI systems).
-SARIF places each failure at its innermost application frame, relative to the target's
-root, so code scanning annotates the line that raised.
+SARIF places each failure at its innermost application frame, relative to the repository
+root (the git top level above the handler, or `--sarif-root`), so code scanning annotates
+the line that raised; JUnit testcases carry the same `file` and `line`.  Fingerprints hash
+the exception type, the enclosing function and the text of that line, not its number, so
+an unrelated edit above it keeps the alert.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import re
 import socket
 import time
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,8 +63,13 @@ def _reproduce(c: CampaignDir, entry: FailureEntry) -> str:
 
 
 # =========================================================================== JUnit
-def junit_tree(out_dir: Path | str) -> ET.ElementTree:
+def junit_tree(
+    out_dir: Path | str, target: Target | None = None, *, uri_base: Path | None = None
+) -> ET.ElementTree:
+    """The campaign as JUnit XML; with the `target`, each failure's testcase names its
+    `file` (relative to the repository root, as in SARIF) and `line`."""
     c = read_campaign_dir(out_dir)
+    base = uri_base_for(target, uri_base) if target is not None else None
     elapsed = f"{_stats(c).elapsed_s:.3f}"
     suite_name = f"lambdafuzz.{c.handler}"
     tests = max(1, len(c.failures))
@@ -105,6 +114,10 @@ def junit_tree(out_dir: Path | str) -> ET.ElementTree:
         case = ET.SubElement(
             suite, "testcase", name=_xml_text(entry.signature), classname=suite_name, time="0"
         )
+        if target is not None and base is not None:
+            where = failure_location(entry, target)
+            case.set("file", where.uri(base))
+            case.set("line", str(where.line))
         failure = ET.SubElement(
             case,
             "failure",
@@ -124,17 +137,61 @@ def junit_tree(out_dir: Path | str) -> ET.ElementTree:
     return ET.ElementTree(root)
 
 
-def write_junit(out_dir: Path | str, path: Path | str) -> Path:
+def write_junit(
+    out_dir: Path | str,
+    path: Path | str,
+    target: Target | None = None,
+    *,
+    uri_base: Path | None = None,
+) -> Path:
     """Write the campaign in `out_dir` as JUnit XML to `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    junit_tree(out_dir).write(path, encoding="utf-8", xml_declaration=True)
+    junit_tree(out_dir, target, uri_base=uri_base).write(
+        path, encoding="utf-8", xml_declaration=True
+    )
     return path
 
 
-# =========================================================================== SARIF
-def _source_location(location: str, target: Target, base: Path) -> tuple[str, int] | None:
-    """ "pkg/file.py:31" (relative to an app dir's parent) -> (uri relative to base, 31)."""
+# =========================================================================== locations
+@dataclass(slots=True, frozen=True)
+class SourceLocation:
+    """Where a failure is shown: a file (absolute), its line, and the enclosing function."""
+
+    path: Path
+    line: int
+    function: str
+    text: str  # the line's text, stripped: what the fingerprint hashes
+
+    def uri(self, base: Path) -> str:
+        return Path(os.path.relpath(self.path, base)).as_posix()
+
+
+def repository_root(start: Path) -> Path | None:
+    """The git top level holding `start` (a `.git` directory or file), if any."""
+    for folder in [start.resolve(), *start.resolve().parents]:
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def uri_base_for(target: Target, uri_base: Path | None = None) -> Path:
+    """What SARIF and JUnit paths are relative to: `uri_base` when given, else the
+    repository root above the handler, else the handler's root."""
+    if uri_base is not None:
+        return Path(uri_base).resolve()
+    return repository_root(target.root) or target.root.resolve()
+
+
+def failure_location(entry: FailureEntry, target: Target) -> SourceLocation:
+    """The innermost application frame of a failure; the handler's `def` line for failures
+    without one (hangs, dead workers, failure status codes)."""
+    found = _frame_location(entry.location, target) if entry.location else None
+    return found or _handler_location(target)
+
+
+def _frame_location(location: str, target: Target) -> SourceLocation | None:
+    """ "pkg/file.py:31" (relative to an app dir's parent) -> its SourceLocation."""
     from lambdafuzz.model.target import app_dirs
 
     file, sep, line = location.rpartition(":")
@@ -143,35 +200,76 @@ def _source_location(location: str, target: Target, base: Path) -> tuple[str, in
     for app_dir in app_dirs(target):
         candidate = Path(os.path.dirname(app_dir)) / file
         if candidate.is_file():
-            return Path(os.path.relpath(candidate.resolve(), base)).as_posix(), int(line)
-    return Path(file).as_posix(), int(line)
+            return _describe_line(candidate.resolve(), int(line))
+    return None
 
 
-def _handler_location(target: Target, base: Path) -> tuple[str, int]:
-    """Where the handler function is defined: the location of failures without a frame
-    (hangs, dead workers, failure status codes)."""
+def _handler_location(target: Target) -> SourceLocation:
     module = target.root.joinpath(*target.handler_module.split("."))
     path = (
         module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
     )
     line = 1
+    for number, text in enumerate(_lines(path), 1):
+        if re.match(rf"\s*(async\s+)?def\s+{re.escape(target.handler_function)}\b", text):
+            line = number
+            break
+    return _describe_line(path.resolve(), line)
+
+
+def _lines(path: Path) -> list[str]:
     try:
-        for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if re.match(rf"\s*(async\s+)?def\s+{re.escape(target.handler_function)}\b", text):
-                line = number
-                break
+        return path.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        pass
-    return Path(os.path.relpath(path.resolve(), base)).as_posix(), line
+        return []
 
 
+_DEF = re.compile(r"(\s*)(?:async\s+)?(?:def|class)\s+([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def _describe_line(path: Path, line: int) -> SourceLocation:
+    """The line's text and the innermost `def`/`class` enclosing it (by indentation)."""
+    lines = _lines(path)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    indent = len(text) - len(text.lstrip())
+    names = []
+    for above in reversed(lines[: max(0, line - 1)]):
+        found = _DEF.match(above)
+        if found and len(found.group(1)) < indent and above.strip():
+            names.append(found.group(2))
+            indent = len(found.group(1))
+            if indent == 0:
+                break
+    return SourceLocation(path, max(1, line), ".".join(reversed(names)) or "<module>", text.strip())
+
+
+def fingerprint(entry: FailureEntry, where: SourceLocation) -> str:
+    """Stable under edits elsewhere in the file: what failed, in which function, on which
+    code (the line's text), never the line number."""
+    key = "\x1f".join((entry.exception_type, where.path.name, where.function, where.text))
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _kind(entry: FailureEntry) -> str:
+    """The failure kind a SARIF rule describes."""
+    name = entry.exception_type
+    if name == "Hang":
+        return "a hang (the handler ran past its timeout)"
+    if name.startswith("WorkerDied") or name.startswith("Signal") or name.startswith("Exit"):
+        return "a crash of the handler's process"
+    if name.startswith("Status"):
+        return f"a failure status code ({name.removeprefix('Status')})"
+    return f"an uncaught {name}"
+
+
+# =========================================================================== SARIF
 def sarif_log(
     out_dir: Path | str, target: Target, *, uri_base: Path | None = None
 ) -> dict[str, Any]:
     """The SARIF log of a campaign; artifact URIs are relative to `uri_base` (the target's
     root by default), which `originalUriBaseIds.SRCROOT` records as an absolute URI."""
     c = read_campaign_dir(out_dir)
-    base = Path(uri_base or target.root).resolve()
+    base = uri_base_for(target, uri_base)
     rules: list[dict[str, Any]] = []
     rule_index: dict[str, int] = {}
     results = []
@@ -183,10 +281,10 @@ def sarif_log(
                 {
                     "id": rule_id,
                     "name": re.sub(r"[^A-Za-z0-9]", "", rule_id.rpartition(".")[2]) or "Failure",
-                    "shortDescription": {"text": f"The handler raised {rule_id}"},
+                    "shortDescription": {"text": f"The handler ends in {_kind(entry)}"},
                     "fullDescription": {
                         "text": f"lambdafuzz generated an AWS world and event on which the "
-                        f"handler {c.handler} failed with {rule_id}."
+                        f"handler {c.handler} ends in {_kind(entry)}."
                     },
                     "defaultConfiguration": {"level": "error"},
                     "help": {
@@ -195,8 +293,7 @@ def sarif_log(
                     "properties": {"tags": ["fuzzing", "reliability"]},
                 }
             )
-        found = _source_location(entry.location, target, base) if entry.location else None
-        uri, line = found or _handler_location(target, base)
+        where = failure_location(entry, target)
         message = f"{entry.signature}: {entry.message}" if entry.message else entry.signature
         results.append(
             {
@@ -207,16 +304,15 @@ def sarif_log(
                 "locations": [
                     {
                         "physicalLocation": {
-                            "artifactLocation": {"uri": uri, "uriBaseId": SRCROOT},
-                            "region": {"startLine": max(1, line)},
+                            "artifactLocation": {"uri": where.uri(base), "uriBaseId": SRCROOT},
+                            "region": {"startLine": where.line},
                         }
                     }
                 ],
-                "partialFingerprints": {
-                    "lambdafuzzSignature/v1": hashlib.sha256(entry.signature.encode()).hexdigest()
-                },
+                "partialFingerprints": {"lambdafuzzFailure/v2": fingerprint(entry, where)},
                 "properties": {
                     "signature": entry.signature,
+                    "function": where.function,
                     "hits": entry.hits,
                     "reproducer": str(entry.path),
                     "reproduce": reproduce_command(c, entry.path),

@@ -13,7 +13,7 @@ import pytest
 
 from lambdafuzz import __version__
 from lambdafuzz.config.sam import load_template_target
-from lambdafuzz.report.ci_outputs import write_junit, write_sarif
+from lambdafuzz.report.ci_outputs import repository_root, write_junit, write_sarif
 
 from .conftest import FUNCTIONS, TEMPLATE, copy_campaign
 
@@ -120,23 +120,27 @@ def test_sarif_validates_and_locates_the_innermost_app_frame(sam_campaign, funct
     ]
     assert len(run["results"]) == len(expected) >= 1
     root = load_template_target(TEMPLATE, function).root
+    base = repository_root(root) or root  # the repository root: where code scanning resolves
     for result in run["results"]:
         info = next(f for f in expected if f["signature"] in result["message"]["text"])
         assert result["ruleId"] == info["exception_type"]
         assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
         physical = result["locations"][0]["physicalLocation"]
         file, line = info["location"].rsplit(":", 1)
-        assert physical["artifactLocation"]["uri"] == file  # relative to the target root
+        assert physical["artifactLocation"]["uri"] == (root / file).relative_to(base).as_posix()
         assert physical["region"]["startLine"] == int(line)
-        source = (root / physical["artifactLocation"]["uri"]).read_text().splitlines()
+        source = (base / physical["artifactLocation"]["uri"]).read_text().splitlines()
         assert "planted" in source[int(line) - 1]  # the line that raises
-    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == root.as_uri() + "/"
+        assert len(result["partialFingerprints"]["lambdafuzzFailure/v2"]) == 64
+    assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == base.as_uri() + "/"
 
 
 @pytest.mark.slow
 def test_sarif_without_a_frame_points_at_the_handler_and_survives_odd_text(sam_campaign, tmp_path):
     campaign = copy_campaign(sam_campaign.campaign("WorkerFunction"), tmp_path / "c")
-    (path,) = failure_files(campaign)
+    path, *others = failure_files(campaign)
+    for other in others:  # one failure, turned into a hang without a frame
+        other.unlink()
     data = json.loads(path.read_text())
     data["failure"].update(
         location="", exception_type="Hang", signature="Hang at ?", message="<\x00\x1b>&"
@@ -146,10 +150,59 @@ def test_sarif_without_a_frame_points_at_the_handler_and_survives_odd_text(sam_c
     log = json.loads(write_sarif(campaign, tmp_path / "out.sarif", target).read_text())
     assert not list(validator().iter_errors(log))
     physical = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
-    assert physical["artifactLocation"]["uri"] == "inventory/worker.py"
-    source = (target.root / "inventory/worker.py").read_text().splitlines()
+    assert physical["artifactLocation"]["uri"].endswith("src/inventory/worker.py")
+    base = repository_root(target.root) or target.root
+    source = (base / physical["artifactLocation"]["uri"]).read_text().splitlines()
     assert source[physical["region"]["startLine"] - 1].startswith("def handler(")
     suite = check_junit(
-        write_junit(campaign, tmp_path / "junit.xml")
+        write_junit(campaign, tmp_path / "junit.xml", target)
     )  # XML-illegal characters escaped
     assert suite.find("testcase/failure").attrib["message"] == "Hang: <\\x00\\x1b>&"
+    case = suite.find("testcase")
+    assert case.attrib["file"] == physical["artifactLocation"]["uri"]
+    assert case.attrib["line"] == str(physical["region"]["startLine"])
+
+
+@pytest.mark.slow
+def test_sarif_in_a_repository_resolves_from_its_root_and_keeps_fingerprints_under_edits(
+    tmp_path,
+):
+    """A repository whose template's CodeUri is a subfolder: locations resolve from the
+    repository root; moving the failing line down 5 lines keeps every fingerprint."""
+    import shutil
+    import subprocess
+
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    repo = tmp_path / "repo"
+    shutil.copytree(TEMPLATE.parent, repo / "services" / "inventory")
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    template = repo / "services" / "inventory" / "template.yaml"
+
+    def fuzz(run: str) -> dict:
+        sarif = tmp_path / f"{run}.sarif"
+        args = ["fuzz", str(template), "--function", "IngestFunction", "--execs", "30"]
+        args += ["--seed", "0", "--out", str(tmp_path / run), "--sarif", str(sarif), "--quiet"]
+        result = CliRunner().invoke(cli, args)
+        assert result.exit_code == 1, result.output
+        return json.loads(sarif.read_text())
+
+    first = fuzz("before")
+    assert not list(validator().iter_errors(first))
+    (result,) = first["runs"][0]["results"]
+    physical = result["locations"][0]["physicalLocation"]
+    uri, line = physical["artifactLocation"]["uri"], physical["region"]["startLine"]
+    assert uri == "services/inventory/src/inventory/ingest.py"  # from the repository root
+    assert "planted" in (repo / uri).read_text().splitlines()[line - 1]
+    assert first["runs"][0]["originalUriBaseIds"]["SRCROOT"]["uri"] == repo.resolve().as_uri() + "/"
+
+    source = repo / uri
+    lines = source.read_text().splitlines(keepends=True)
+    insert_at = next(i for i, text in enumerate(lines) if text.startswith("def "))
+    source.write_text("".join(lines[:insert_at] + ["# moved\n"] * 5 + lines[insert_at:]))
+    second = fuzz("after")
+    (moved,) = second["runs"][0]["results"]
+    assert moved["locations"][0]["physicalLocation"]["region"]["startLine"] == line + 5
+    assert moved["partialFingerprints"] == result["partialFingerprints"]
