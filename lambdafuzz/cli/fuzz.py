@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     "--out",
     "out_dir",
     type=click.Path(file_okay=False, path_type=Path),
-    default=Path("out"),
-    show_default=True,
-    help="Output directory (corpus/, failures/, stats.json); resumed when it exists.",
+    default=None,
+    help="Output directory (corpus/, failures/, stats.json); resumed when it exists.  "
+    "Default: out/, or out/FUNCTION/ with --function.",
 )
 @function_option
 @click.option(
@@ -57,15 +57,22 @@ if TYPE_CHECKING:
     default=None,
     help="Write unique failures as a SARIF 2.1.0 log.",
 )
+@click.option(
+    "--sarif-root",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="Directory SARIF and JUnit paths are relative to (default: the git repository root).",
+)
 @click.option("--quiet", is_flag=True, help="Print only the final summary.")
 @click.pass_context
 def fuzz(
     ctx: click.Context,
     config: Path,
-    out_dir: Path,
+    out_dir: Path | None,
     function_name: str | None,
     junit_path: Path | None,
     sarif_path: Path | None,
+    sarif_root: Path | None,
     quiet: bool,
     **campaign: Any,
 ) -> None:
@@ -74,27 +81,40 @@ def fuzz(
     Without --execs or --time a campaign runs for 60 seconds.  A template without
     --function has each of its functions fuzzed in turn, into OUT/<logical id>/.
 
-    Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error.
+    Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error,
+    128 + the signal when interrupted (130 for Ctrl-C).
     """
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.report.status import summary
 
     if campaign["max_execs"] is None and campaign["max_seconds"] is None:
         campaign["max_seconds"] = 60.0
-    exit_code = ExitCode.OK
-    for target, function, sub_out in _campaigns(config, function_name, out_dir):
+    if out_dir is None:
+        out_dir = Path("out") / function_name if function_name else Path("out")
+    exit_code = int(ExitCode.OK)
+    campaigns = _campaigns(config, function_name, out_dir)
+    for target, function, sub_out in campaigns:
         engine = build_engine(target, out_dir=sub_out, function=function, **campaign)
         finished = _run(engine, quiet)
         click.echo(summary(finished))
+        written = []
         if junit_path or sarif_path:
             from lambdafuzz.report.ci_outputs import write_junit, write_sarif
 
+            many = len(campaigns) > 1
             if junit_path:
-                write_junit(sub_out, _suffixed(junit_path, sub_out, out_dir), target)
+                path = _suffixed(junit_path, function, many)
+                written.append(write_junit(sub_out, path, target, uri_base=sarif_root))
             if sarif_path:
-                write_sarif(sub_out, _suffixed(sarif_path, sub_out, out_dir), target)
+                path = _suffixed(sarif_path, function, many)
+                written.append(write_sarif(sub_out, path, target, uri_base=sarif_root))
+        for path in written:
+            click.echo(f"  wrote           {path}")
         if finished.stats.unique_failures:
-            exit_code = ExitCode.FAILURES_FOUND
+            exit_code = int(ExitCode.FAILURES_FOUND)
+        stopped_by = _stop_signal(finished.stop_reason)
+        if stopped_by is not None:  # interrupted: stop here, and say so as shells do
+            ctx.exit(128 + stopped_by)
     ctx.exit(exit_code)
 
 
@@ -114,10 +134,21 @@ def _campaigns(
     return [(target_from_options(config, function_name), function_name, out_dir)]
 
 
-def _suffixed(path: Path, sub_out: Path, out_dir: Path) -> Path:
-    if sub_out == out_dir:
+def _stop_signal(reason: Any) -> int | None:
+    """The signal that stopped a campaign (SIGINT, SIGTERM), if one did."""
+    from lambdafuzz.fuzzer.engine import StopReason
+
+    signals = {StopReason.SIGINT: signal.SIGINT, StopReason.SIGTERM: signal.SIGTERM}
+    stopped_by = signals.get(reason)
+    return int(stopped_by) if stopped_by is not None else None
+
+
+def _suffixed(path: Path, function: str | None, many: bool) -> Path:
+    """The report file of one campaign: as given, or `NAME-Function.EXT` when one command
+    runs several functions of a template."""
+    if not many or function is None:
         return path
-    return path.with_name(f"{path.stem}-{sub_out.name}{path.suffix}")
+    return path.with_name(f"{path.stem}-{function}{path.suffix}")
 
 
 def _run(engine, quiet: bool):

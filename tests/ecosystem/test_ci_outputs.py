@@ -206,3 +206,22 @@ def test_sarif_in_a_repository_resolves_from_its_root_and_keeps_fingerprints_und
     (moved,) = second["runs"][0]["results"]
     assert moved["locations"][0]["physicalLocation"]["region"]["startLine"] == line + 5
     assert moved["partialFingerprints"] == result["partialFingerprints"]
+
+
+@pytest.mark.slow
+def test_one_function_writes_report_files_as_named_into_out_function_and_lists_them(
+    tmp_path, monkeypatch
+):
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    monkeypatch.chdir(tmp_path)
+    args = ["fuzz", str(TEMPLATE), "--function", "WorkerFunction", "--execs", "20"]
+    args += ["--junit", "reports/junit.xml", "--sarif", "reports/out.sarif", "--quiet"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    assert (tmp_path / "out" / "WorkerFunction" / "campaign.json").is_file()  # out/F/ default
+    assert sorted(p.name for p in (tmp_path / "reports").iterdir()) == ["junit.xml", "out.sarif"]
+    assert "wrote           reports/junit.xml" in result.output
+    assert "wrote           reports/out.sarif" in result.output
