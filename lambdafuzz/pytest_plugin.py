@@ -25,6 +25,11 @@ from typing import Any
 import pytest
 
 INI_CORPUS = "lambdafuzz_corpus"
+INI_FAILURES = "lambdafuzz_failures_dir"
+#: Where a failing fuzz test's inputs are copied (relative to the rootdir): outside pytest's
+#: tmp dirs, which are deleted, so `lambdafuzz repro` works on them after the run.
+DEFAULT_FAILURES_DIR = ".lambdafuzz/failures"
+_CAMPAIGNS = pytest.StashKey[list[Any]]()
 DEFAULT_EXECS = 200
 #: Arms listed when coverage dropped (the rest are counted).
 SHOWN_ARMS = 20
@@ -44,6 +49,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="paths",
         default=[],
         help="lambdafuzz out dirs whose saved failures and corpus run as regression tests.",
+    )
+    parser.addini(
+        INI_FAILURES,
+        default=DEFAULT_FAILURES_DIR,
+        help="Where failing lambdafuzz_fuzz tests copy their failing inputs (rootdir-relative).",
     )
 
 
@@ -82,11 +92,14 @@ def _corpus_dirs(config: pytest.Config) -> list[Path]:
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Add the corpus tests before -k/-m deselection sees the items."""
+    """Add the corpus tests before -k/-m deselection sees the items, reported through the
+    collection hooks so the terminal (and `--collect-only`) counts them."""
     for directory in _corpus_dirs(config):
         name = _rel(directory, config)
         collector = CampaignCollector.from_parent(session, name=name, path=directory, nodeid=name)
-        items.extend(collector.collect())
+        report = collector.ihook.pytest_make_collect_report(collector=collector)
+        collector.ihook.pytest_collectreport(report=report)
+        items.extend(x for x in report.result if isinstance(x, pytest.Item))
 
 
 def _rel(path: Path, config: pytest.Config) -> str:
@@ -126,6 +139,8 @@ class CampaignCollector(pytest.Collector):
         from lambdafuzz.fuzzer.out_dir import OutDir
 
         campaign = OutDir(self.path).read()
+        for problem in campaign.problems:  # an unreadable saved file: warned, not collected
+            self.warn(pytest.PytestWarning(f"lambdafuzz: skipped {problem}"))
         items: list[pytest.Item] = [
             FailureItem.from_parent(self, name=f"failure[{entry.path.stem}]", entry=entry)
             for entry in campaign.failures
@@ -284,9 +299,60 @@ def lambdafuzz_fuzz(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[
             raise TypeError(
                 "lambdafuzz_fuzz needs a config (argument or @pytest.mark.lambdafuzz(config))"
             )
-        return _fuzz(_resolve(Path(config), base), tmp_path / "lambdafuzz", **merged)
+        finished = _fuzz(_resolve(Path(config), base), tmp_path / "lambdafuzz", **merged)
+        request.node.stash.setdefault(_CAMPAIGNS, []).append(finished)
+        return finished
 
     return fuzz
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failing test that fuzzed shows its failures like Hypothesis's falsifying example:
+    exception, traceback into the handler, event and world, and where the inputs were kept."""
+    report = yield
+    campaigns = item.stash.get(_CAMPAIGNS, [])
+    if call.when == "call" and report.failed and campaigns:
+        text = _falsifying_examples(item, campaigns)
+        if text:
+            report.sections.append(("lambdafuzz: falsifying examples", text))
+    return report
+
+
+def _falsifying_examples(item: pytest.Item, campaigns: list[Any]) -> str:
+    import re
+    import shutil
+
+    from lambdafuzz.fuzzer.out_dir import OutDir
+
+    keep = item.config.rootpath / str(item.config.getini(INI_FAILURES))
+    keep = keep / re.sub(r"[^A-Za-z0-9_.-]+", "_", item.nodeid).strip("_")
+    parts = []
+    for finished in campaigns:
+        out = OutDir(finished.out_dir)
+        for entry in out.read().failures:
+            kept = keep / entry.path.name
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(entry.path, kept)
+            # campaign.json beside it: `repro` finds the target and dictionary from there
+            shutil.copyfile(out.path / "campaign.json", keep / "campaign.json")
+            parts += [
+                f"Falsifying example: {entry.signature} ({entry.hits} hit(s))",
+                f"{entry.exception_type}: {entry.message}".rstrip(": "),
+                "",
+                entry.traceback.rstrip(),
+                "",
+                "World (the AWS state the handler ran against):",
+                _json(entry.saved.world),
+                "",
+                "Event:",
+                _json(entry.saved.event),
+                "",
+                f"Input kept at {kept}",
+                f"Reproduce: lambdafuzz repro {kept}",
+                "",
+            ]
+    return "\n".join(parts).rstrip()
 
 
 def _resolve(config: Path, base: Path) -> Path:

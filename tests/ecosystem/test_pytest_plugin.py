@@ -102,3 +102,36 @@ def test_fuzz_fixture_runs_a_bounded_campaign(pytester):
     result.stdout.fnmatch_lines(
         ["*AssertionError: [[]'AttributeError-at-inventory-worker-py-18-*.json']"]
     )
+
+
+@pytest.mark.slow
+def test_a_failing_fuzz_test_shows_falsifying_examples_and_keeps_the_input(pytester):
+    pytester.makepyfile(
+        f"""
+        import pytest
+
+        @pytest.mark.lambdafuzz({str(TEMPLATE)!r}, function="WorkerFunction", execs=12, seed=1)
+        def test_worker_survives(lambdafuzz_fuzz):
+            assert lambdafuzz_fuzz().stats.unique_failures == 0
+        """
+    )
+    result = pytester.runpytest(*plugin_args())
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert "lambdafuzz: falsifying examples" in text
+    assert "Falsifying example: AttributeError at inventory/worker.py:18" in text
+    assert "Traceback (most recent call last)" in text and '"eventSource": "aws:sqs"' in text
+    kept = list((pytester.path / ".lambdafuzz" / "failures").rglob("AttributeError-*.json"))
+    assert len(kept) == 1 and f"Input kept at {kept[0]}" in text
+    assert (kept[0].parent / "campaign.json").is_file()  # `repro` of the copy finds its target
+    assert f"Reproduce: lambdafuzz repro {kept[0]}" in text
+
+
+def test_collect_only_counts_the_corpus_tests(pytester, sam_campaign):
+    shutil.copytree(sam_campaign.out, pytester.path / "out")
+    result = pytester.runpytest(*plugin_args(), "--lambdafuzz-corpus", "out", "--collect-only")
+    failures = [
+        p for p in (pytester.path / "out").glob("*/failures/*.json") if ".min." not in p.name
+    ]
+    result.stdout.fnmatch_lines([f"*collected {len(failures) + 2} items*"])  # + 2 coverage tests
+    assert "no tests collected" not in result.stdout.str()
