@@ -13,9 +13,10 @@ import base64
 import html
 import io
 import json
+import math
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -79,28 +80,71 @@ def plot_png(rows: Sequence[PlotRow]) -> bytes:
     return buffer.getvalue()
 
 
+def nice_ticks(top: float, count: int = 5) -> list[float]:
+    """Round tick values from 0 to at least `top` (1, 2 or 5 times a power of ten apart, at
+    least 1: the plotted quantities are counts)."""
+    top = max(top, 1.0)
+    raw = top / count
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = max(1.0, next(m * magnitude for m in (1, 2, 5, 10) if m * magnitude >= raw))
+    return [i * step for i in range(math.ceil(top / step) + 1)]
+
+
 def plot_svg(rows: Sequence[PlotRow]) -> str:
-    """The same plot (over executions only) drawn by hand, for installs without matplotlib."""
-    width, height, pad = 640, 240, 40
-    top_x = max([r.execs for r in rows] + [1])
-    top_y = max([r.branches for r in rows] + [1])
+    """Coverage over executions drawn by hand, with real axes: for installs without
+    matplotlib.  Steps, like the PNG: coverage only changes when an input adds to it."""
+    width, height, left, right, top_pad, bottom = 660, 260, 56, 16, 16, 44
+    xs = nice_ticks(max([r.execs for r in rows] + [1]))
+    ys = nice_ticks(max([r.branches for r in rows] + [1]))
+    x_max, y_max = xs[-1], ys[-1]
 
-    def point(x: float, y: float) -> str:
-        return f"{pad + x / top_x * (width - 2 * pad):.1f},{height - pad - y / top_y * (height - 2 * pad):.1f}"
+    def px(x: float) -> float:
+        return left + x / x_max * (width - left - right)
 
-    def line(values: Iterable[tuple[int, int]], color: str) -> str:
-        points = " ".join(point(x, y) for x, y in values)
-        return f'<polyline fill="none" stroke="{color}" stroke-width="2" points="{points}"/>'
+    def py(y: float) -> float:
+        return height - bottom - y / y_max * (height - top_pad - bottom)
 
+    def steps(values: list[tuple[int, int]], color: str, dash: str = "") -> str:
+        points, last = [], None
+        for x, y in values:
+            if last is not None:
+                points.append(f"{px(x):.1f},{py(last):.1f}")
+            points.append(f"{px(x):.1f},{py(y):.1f}")
+            last = y
+        style = f' stroke-dasharray="{dash}"' if dash else ""
+        return (
+            f'<polyline fill="none" stroke="{color}" stroke-width="2"{style} '
+            f'points="{" ".join(points)}"/>'
+        )
+
+    grid = []
+    for x in xs:
+        grid.append(
+            f'<line x1="{px(x):.1f}" y1="{py(0):.1f}" x2="{px(x):.1f}" y2="{py(0) + 4:.1f}" '
+            f'stroke="black"/><text x="{px(x):.1f}" y="{py(0) + 16:.1f}" '
+            f'text-anchor="middle" font-size="11">{x:g}</text>'
+        )
+    for y in ys:
+        grid.append(
+            f'<line x1="{left}" y1="{py(y):.1f}" x2="{width - right}" y2="{py(y):.1f}" '
+            f'stroke="#d0d7de"/><text x="{left - 6}" y="{py(y) + 4:.1f}" text-anchor="end" '
+            f'font-size="11">{y:g}</text>'
+        )
+    ordered = sorted(rows, key=lambda r: r.execs)
     return (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}">'
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'font-family="sans-serif">'
         f'<rect width="100%" height="100%" fill="white"/>'
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="black"/>'
-        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="black"/>'
-        + line(((r.execs, r.branches) for r in rows), "#1f6feb")
-        + line(((r.execs, r.valid_branches) for r in rows), "#2da44e")
-        + f'<text x="{width / 2}" y="{height - 8}" text-anchor="middle">executions (max {top_x})</text>'
-        f'<text x="8" y="{pad - 10}">branches (max {top_y})</text></svg>'
+        + "".join(grid)
+        + f'<line x1="{left}" y1="{py(0):.1f}" x2="{width - right}" y2="{py(0):.1f}" stroke="black"/>'
+        f'<line x1="{left}" y1="{top_pad}" x2="{left}" y2="{py(0):.1f}" stroke="black"/>'
+        + steps([(r.execs, r.branches) for r in ordered], "#1f6feb")
+        + steps([(r.execs, r.valid_branches) for r in ordered], "#2da44e", "6 4")
+        + f'<text x="{(left + width - right) / 2}" y="{height - 6}" text-anchor="middle" '
+        f'font-size="12">executions</text>'
+        f'<text x="14" y="{(top_pad + py(0)) / 2:.1f}" font-size="12" text-anchor="middle" '
+        f'transform="rotate(-90 14 {(top_pad + py(0)) / 2:.1f})">branch arms covered</text>'
+        "</svg>"
     )
 
 
@@ -250,7 +294,41 @@ def _minimized(path: Path) -> str:
 
 
 # =========================================================================== source
-def _source_section(out_dir: Path, target: Target | None) -> str:
+def _crash_lines(c: CampaignDir) -> dict[tuple[str, int], list[tuple[int, str]]]:
+    """(file key, line) -> [(failure index, signature)]: where saved failures raised."""
+    found: dict[tuple[str, int], list[tuple[int, str]]] = defaultdict(list)
+    for i, entry in enumerate(c.failures):
+        file, sep, line = entry.location.rpartition(":")
+        if sep and line.isdigit():
+            found[(file, int(line))].append((i, entry.signature))
+    return found
+
+
+def _highlighted(lines: list[str]) -> list[str]:
+    """Each source line as highlighted HTML (pygments), escaped plain text without it."""
+    try:
+        from pygments import highlight
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+    except ImportError:
+        return [esc(text) for text in lines]
+    # nowrap: bare spans; pygments closes and reopens them at every newline, so the
+    # output splits into lines exactly like the source
+    html_text = highlight("\n".join(lines) + "\n", PythonLexer(), HtmlFormatter(nowrap=True))
+    out = html_text.split("\n")
+    return out[: len(lines)] if len(out) >= len(lines) else [esc(text) for text in lines]
+
+
+def _pygments_css() -> str:
+    """The token colours of the highlighted source (none without pygments)."""
+    try:
+        from pygments.formatters import HtmlFormatter
+    except ImportError:
+        return ""
+    return HtmlFormatter(style="default").get_style_defs("td.code pre")
+
+
+def _source_section(c: CampaignDir, out_dir: Path, target: Target | None) -> str:
     if target is None:
         return "<p class='note'>Source unavailable: the campaign's config could not be loaded.</p>"
     from lambdafuzz.harness.arm_catalog import ArmKey, Scope, scan_arms
@@ -272,10 +350,12 @@ def _source_section(out_dir: Path, target: Target | None) -> str:
         "<span class='line none'>no arm covered</span> "
         "<span class='arm arm-covered'>arm covered</span> "
         "<span class='arm arm-uncovered'>arm not covered</span> "
+        "<span class='crash-mark'>&#9888;</span> a saved failure raises here "
         "(hover an arm for from_line &rarr; to_line)</p>"
     ]
+    crashes = _crash_lines(c)
     for file_arms in catalog.files:
-        parts.append(_source_file(file_arms, covered))
+        parts.append(_source_file(file_arms, covered, crashes))
     if not catalog.files:
         parts.append("<p class='note'>No application source files in scope.</p>")
     return "".join(parts)
@@ -286,7 +366,11 @@ def _arm_label(site: Any) -> str:
     return f"{site.from_line}&rarr;{to}"
 
 
-def _source_file(file_arms: Any, covered: dict[Any, dict[str, Any]]) -> str:
+def _source_file(
+    file_arms: Any,
+    covered: dict[Any, CoveredArm],
+    crashes: dict[tuple[str, int], list[tuple[int, str]]],
+) -> str:
     path = Path(file_arms.path)
     by_line: dict[int, list[Any]] = defaultdict(list)
     for site in file_arms.sites:
@@ -302,18 +386,26 @@ def _source_file(file_arms: Any, covered: dict[Any, dict[str, Any]]) -> str:
     except OSError as exc:
         return f"<h3>{header}</h3><p class='note'>Unreadable: {esc(exc)}</p>"
     rows = []
-    for number, text in enumerate(lines, 1):
+    for number, code in enumerate(_highlighted(lines), 1):
         sites = by_line.get(number, [])
         css, markers = "", ""
+        raised = crashes.get((file_arms.key, number), [])
+        if raised:
+            markers += "".join(
+                f"<a class='crash-mark' href='#failure-{i}' title='{esc(signature)}'>&#9888;</a>"
+                for i, signature in raised
+            )
         if sites:
             done = sum(1 for s in sites if s.arm in covered)
             css = "full" if done == len(sites) else "partial" if done else "none"
-            markers = "".join(
+            markers += "".join(
                 _marker(s, covered.get(s.arm)) for s in sorted(sites, key=lambda s: s.to_line)
             )
+        if raised:
+            css += " crash"
         rows.append(
             f"<tr class='line {css}' id='{esc(file_arms.key)}-L{number}'><td class='no'>{number}</td>"
-            f"<td class='arms'>{markers}</td><td class='code'><pre>{esc(text) or ' '}</pre></td></tr>"
+            f"<td class='arms'>{markers}</td><td class='code'><pre>{code or ' '}</pre></td></tr>"
         )
     return f"<h3>{header}</h3><table class='source'>{''.join(rows)}</table>"
 
@@ -352,7 +444,7 @@ def render_report(out_dir: Path | str, target: Target | None = None) -> str:
         ("coverage", "Coverage over time", _plot_section(read_plot_rows(out))),
         ("targeting", "Targeting per type", _targeting_section(c)),
         ("failures", f"Failures ({len(c.failures)})", _failure_section(c, target)),
-        ("source", "Application source and branch arms", _source_section(out, target)),
+        ("source", "Application source and branch arms", _source_section(c, out, target)),
     ]
     nav = " | ".join(f"<a href='#{key}'>{esc(title)}</a>" for key, title, _ in sections)
     body = "".join(
@@ -361,7 +453,7 @@ def render_report(out_dir: Path | str, target: Target | None = None) -> str:
     )
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
-        f"<title>lambdafuzz report: {esc(c.handler)}</title><style>{CSS}</style></head>"
+        f"<title>lambdafuzz report: {esc(c.handler)}</title><style>{CSS}{_pygments_css()}</style></head>"
         f"<body><header><h1>lambdafuzz report: {esc(c.handler)}</h1><nav>{nav}</nav></header>"
         f"{body}<footer>lambdafuzz {esc(__version__)} &middot; {esc(out.resolve())}</footer></body></html>\n"
     )

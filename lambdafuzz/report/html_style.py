@@ -35,5 +35,7 @@ table.source td.arms { width: 11em; white-space: nowrap; }
 .arm { display: inline-block; font-size: 11px; line-height: 1.4; padding: 0 .3em; margin-right: .2em; border-radius: 3px; cursor: help; }
 .arm-covered { background: #2da44e; color: #fff; }
 .arm-uncovered { background: #cf222e; color: #fff; }
+.line.crash td.no { background: #cf222e; color: #fff; }
+.crash-mark { color: #cf222e; font-weight: 700; text-decoration: none; margin-right: .2em; }
 footer { margin-top: 3em; color: #8c959f; font-size: .85em; }
 """

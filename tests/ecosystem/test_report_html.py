@@ -71,12 +71,18 @@ def test_report_is_self_contained_and_complete(minimized_report):
     assert "class='arm arm-covered'" in page and "class='arm arm-uncovered'" in page
     assert "inventory/ingest.py &mdash;" in page and "inventory/worker.py &mdash;" in page
     assert "No type-targeted mutation in this campaign" in page
+    # the line that raises is marked and links to its failure; the source is highlighted
+    assert " crash' id='inventory/ingest.py-L25'" in page
+    assert "<a class='crash-mark' href='#failure-0' title='UnicodeDecodeError at " in page
+    assert '<span class="k">def</span>' in page
 
 
 @pytest.mark.slow
 def test_report_escapes_campaign_data_and_shows_targeting(sam_campaign, tmp_path):
     campaign = copy_campaign(sam_campaign.campaign("WorkerFunction"), tmp_path / "c")
-    (failure,) = (campaign / "failures").glob("*.json")
+    failure, *others = sorted((campaign / "failures").glob("*.json"))
+    for other in others:  # one failure carries the hostile text
+        other.unlink()
     data = json.loads(failure.read_text())
     data["failure"]["message"] = "<script>alert('x')</script>"
     data["world"]["queues"][0]["messages"] = ["<img src=x onerror=alert(1)>"]
@@ -119,9 +125,22 @@ def test_svg_fallback_plot_is_well_formed(sam_campaign):
     assert rows and rows[-1].execs == 30
     svg = ET.fromstring(plot_svg(rows))
     polylines = svg.findall("{http://www.w3.org/2000/svg}polyline")
+    # steps: one corner per change plus one point per row
     assert len(polylines) == 2 and all(
-        len(p.attrib["points"].split()) == len(rows) for p in polylines
+        len(p.attrib["points"].split()) == 2 * len(rows) - 1 for p in polylines
     )
+    labels = [t.text for t in svg.findall("{http://www.w3.org/2000/svg}text")]
+    assert "0" in labels and "30" in labels  # real tick labels on the executions axis
+    assert "executions" in labels and "branch arms covered" in labels
+
+
+def test_nice_ticks_are_round_and_cover_the_range():
+    from lambdafuzz.report.html import nice_ticks
+
+    assert nice_ticks(600) == [0, 200, 400, 600]
+    assert nice_ticks(7) == [0, 2, 4, 6, 8]
+    assert nice_ticks(0) == [0, 1]
+    assert nice_ticks(123_456)[-1] >= 123_456
 
 
 @pytest.mark.slow
