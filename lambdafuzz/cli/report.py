@@ -60,9 +60,12 @@ def report(
             f"--output names one file, so give one campaign directory"
         )
     for campaign_dir in dirs:
+        campaign = read_campaign_dir(campaign_dir)
+        for problem in campaign.problems:  # also listed in the page's summary
+            click.echo(f"lambdafuzz: warning [corpus-corrupt]: skipped {problem}", err=True)
         target = None
         if config is not None or function_name is not None:
             with config_errors_as_usage():
-                target = campaign_target(read_campaign_dir(campaign_dir), config, function_name)
+                target = campaign_target(campaign, config, function_name)
         written = write_report(campaign_dir, output, target)
         click.echo(f"wrote {written}")

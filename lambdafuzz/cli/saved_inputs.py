@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.options import target_from_options
 from lambdafuzz.errors import ConfigError, CorpusError
 
@@ -16,6 +17,13 @@ if TYPE_CHECKING:  # imported when a command runs, so `--help` stays instant
     from lambdafuzz.fuzzer.corpus import SavedInput
     from lambdafuzz.fuzzer.out_dir import CampaignDir
     from lambdafuzz.fuzzer.replay import Replayer
+
+
+class InputError(click.ClickException):
+    """An unreadable saved input or campaign: one `Error: ...` line and exit status 2 (a
+    usage or input error), never 1, which CI reads as "failures found"."""
+
+    exit_code = int(ExitCode.USAGE)
 
 
 @dataclass(slots=True, frozen=True)
@@ -32,7 +40,7 @@ def load_saved(path: Path) -> SavedInput:
     try:
         return load_input(path)
     except CorpusError as exc:
-        raise click.FileError(str(path), str(exc)) from exc
+        raise InputError(str(exc)) from None
 
 
 def campaign_for(
@@ -46,7 +54,7 @@ def campaign_for(
     --config, or from the campaign.json of the out dir holding it (which also records a
     template's function and the dictionary that replay needs)."""
     from lambdafuzz.config.campaign import campaign_target
-    from lambdafuzz.fuzzer.out_dir import OutDir, find_campaign_dir
+    from lambdafuzz.fuzzer.out_dir import CAMPAIGN_FILE, OutDir, find_campaign_dir
     from lambdafuzz.fuzzer.replay import Replayer
 
     found = find_campaign_dir(path.resolve())
@@ -57,7 +65,8 @@ def campaign_for(
         try:
             target = campaign_target(directory, function=function_name)
         except ConfigError as exc:
-            raise click.UsageError(str(exc)) from exc
+            why = [p for p in directory.problems if CAMPAIGN_FILE in p]
+            raise InputError(" ".join([str(exc), *why])) from None
     else:
         raise click.UsageError(
             f"cannot tell which config {path} belongs to: pass --config "

@@ -38,6 +38,8 @@ NUM_CHILDREN_BASELINE = 50
 NUM_CHILDREN_MULTIPLIER_FAVORED = 20
 #: How often plot_data.csv and stats.json are rewritten.
 REPORT_INTERVAL_S = 1.0
+#: Unreadable saved files listed one by one when resuming; the rest are counted.
+MAX_CORRUPT_NOTICES = 20
 
 
 # ------------------------------------------------------------------------------ events
@@ -205,6 +207,8 @@ class Engine:
         self._pool: WorkerPool | None = None
         self._failure_inputs: dict[str, SavedInput] = {}
         self._import_arms: tuple[Any, ...] = ()
+        self._resumed: dict[str, SavedInput] = {}  # corpus/ inputs being re-run, by name
+        self._next_number = 0  # the next fresh corpus name is id-{this:06d}
 
     def request_stop(self, reason: StopReason = StopReason.INTERRUPTED) -> None:
         self.stop_requested = True
@@ -393,8 +397,7 @@ class Engine:
         new_valid: bool,
     ) -> Entry:
         entry_id = len(self.queue)
-        name = f"id-{entry_id:06d}"
-        provenance = str(Provenance(tag, new_arms=new_arms, new_valid=new_valid))
+        name, provenance = self._entry_name(tag, new_arms=new_arms, new_valid=new_valid)
         entry = Entry(
             id=entry_id,
             name=name,
@@ -464,28 +467,51 @@ class Engine:
 
     # ------------------------------------------------------------------ resume / seeds
     def _load_existing(self) -> list[Notice]:
+        """Resume from the out dir: every input in corpus/ is re-run where it is and keeps
+        its name (nothing is moved away, so a resume stopped at any point loses nothing);
+        seed-corpus inputs follow and are saved under new names; failures stay known."""
+        notices = [Notice("corpus-resume", note) for note in self.out.prepare_resume()]
         existing = self.out.read_existing(self.options.seed_corpora)
-        notices = [
+        problems = existing.problems
+        notices += [
             Notice("corpus-corrupt", f"skipped (kept on disk): {problem}")
-            for problem in existing.problems
+            for problem in problems[:MAX_CORRUPT_NOTICES]
         ]
+        if len(problems) > MAX_CORRUPT_NOTICES:
+            notices.append(
+                Notice(
+                    "corpus-corrupt",
+                    f"... and {len(problems) - MAX_CORRUPT_NOTICES} more unreadable files "
+                    f"skipped (kept on disk); {len(problems)} in all",
+                )
+            )
         for entry in existing.failures:
             self.failures[entry.signature] = entry.record
             self._failure_inputs[entry.signature] = entry.saved
         notice = self._keep_dictionary(existing.meta)
         if notice is not None:
             notices.append(notice)
-        self._pending_seeds.extend(existing.seeds)
-        if self._pending_seeds:
-            # Resumed entries are re-executed and re-saved under fresh names; move the
-            # old files aside instead of deleting them.
-            archive = self.out.archive_corpus()
-            if archive is not None:
-                self._pending_seeds = deque(
-                    replace(s, name=f"{archive.name}/{s.name}") if s.name else s
-                    for s in self._pending_seeds
-                )
+        self._resumed = {saved.name: saved for saved in existing.resumed}
+        self._next_number = max(self._next_number, existing.next_number)
+        resumed = set(self._resumed)
+        seeds = [
+            # a seed-corpus name that is also a corpus/ name must not re-save over it
+            replace(s, name=f"seed-corpus/{s.name}") if s.name in resumed else s
+            for s in existing.seeds
+        ]
+        self._pending_seeds.extend((*existing.resumed, *seeds))
         return notices
+
+    def _entry_name(self, tag: Tag, *, new_arms: bool, new_valid: bool) -> tuple[str, str]:
+        """The file name and provenance of an input to save: a resumed corpus/ input keeps
+        both (its file is rewritten in place); anything else gets the next unused name."""
+        if tag.kind is TagKind.SEED:
+            resumed = self._resumed.pop(tag.source, None)
+            if resumed is not None:
+                return resumed.name, resumed.provenance
+        name = f"id-{self._next_number:06d}"
+        self._next_number += 1
+        return name, str(Provenance(tag, new_arms=new_arms, new_valid=new_valid))
 
     def _keep_dictionary(self, meta: Any) -> Notice | None:
         """A dictionary draw records an index, so the saved inputs of an earlier run replay

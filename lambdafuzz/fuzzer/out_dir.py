@@ -7,20 +7,36 @@ reports, CI outputs, the pytest plugin, resume — reads the folder through the 
 records here.  Readers tolerate a campaign that was interrupted: a missing file is an empty
 section, an unreadable one is listed in `problems`, never raised.  Files are replaced
 atomically, never rewritten in place, and corrupt ones are kept on disk.
+
+A resumed campaign never moves `corpus/` away: its inputs keep their names, are re-run from
+where they are and rewritten in place (atomically) when re-saved; new inputs are numbered
+after the highest name there.  A resume stopped at any moment leaves every input on disk for
+the next one.  `corpus.prevN/` folders (where releases before this one moved the corpus on
+resume) are merged back into `corpus/` once, duplicates dropped.
 """
 
 from __future__ import annotations
 
 import csv
-import json
+import io
+import os
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.atomic_files import write_text_atomic
+from lambdafuzz.atomic_files import fsync_directory, remove_stale_temps, write_text_atomic
 from lambdafuzz.errors import CorpusError
-from lambdafuzz.fuzzer.corpus import SavedInput, iter_inputs, load_input, save_input
+from lambdafuzz.fuzzer.corpus import (
+    SavedInput,
+    is_safe_name,
+    iter_inputs,
+    load_input,
+    read_json_file,
+    read_text_file,
+    save_input,
+)
 from lambdafuzz.fuzzer.corpus import write_json_atomic as _write_json
 from lambdafuzz.fuzzer.failures import FailureRecord
 from lambdafuzz.fuzzer.options import DICTIONARY_P, CampaignOptions
@@ -33,9 +49,16 @@ PLOT_FILE = "plot_data.csv"
 COVERAGE_FILE = "coverage.json"
 CORPUS_DIR = "corpus"
 FAILURES_DIR = "failures"
+#: Failures that did not reproduce in a fresh worker (the record has both outcomes).
 #: `lambdafuzz minimize` writes NAME.min.json beside failures/NAME.json.
 MIN_SUFFIX = ".min.json"
 PLOT_HEADER = "time_s,execs,branches,valid_branches,corpus,failures"
+#: campaign.json, stats.json, coverage.json and plot_data.csv larger than this are refused.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+#: Where releases before this one moved `corpus/` on resume; merged back on resume.
+LEGACY_CORPUS_DIR = re.compile(rf"{CORPUS_DIR}\.prev(\d+)")
+#: The names the engine gives new corpus inputs.
+ENTRY_NAME = re.compile(r"id-(\d+)")
 
 
 # =========================================================================== records
@@ -192,10 +215,12 @@ class CampaignDir:
 class ExistingCampaign:
     """What a resumed campaign finds: inputs to re-run, failures already known."""
 
-    seeds: tuple[SavedInput, ...]
+    resumed: tuple[SavedInput, ...]  # corpus/, by name: re-saved in place under that name
+    seeds: tuple[SavedInput, ...]  # the seed corpora's inputs, saved under new names
     failures: tuple[FailureEntry, ...]
     meta: CampaignMeta | None
     problems: tuple[str, ...]
+    next_number: int  # new inputs are named id-NNNNNN from here on: no name is reused
 
 
 # =========================================================================== the folder
@@ -228,13 +253,13 @@ class OutDir:
         _write_json(self.path / COVERAGE_FILE, coverage.to_json())
 
     def save_corpus_input(self, saved: SavedInput) -> Path:
-        path = self.corpus_dir / f"{saved.name}.json"
+        path = self.corpus_dir / f"{_safe_name(saved.name)}.json"
         save_input(path, saved)
         return path
 
     def save_failure(self, record: FailureRecord, saved: SavedInput) -> Path:
         """Write (or rewrite, with its current hit count) a unique failure's file."""
-        path = self.failures_dir / record.file_name
+        path = self.failures_dir / f"{_safe_name(record.file_name.removesuffix('.json'))}.json"
         data = saved.to_json()
         data["failure"] = record.to_json()
         _write_json(path, data)
@@ -246,16 +271,91 @@ class OutDir:
         save_input(path, saved)
         return path
 
-    def archive_corpus(self) -> Path | None:
-        """Move corpus/ aside as corpus.prevN (resumed inputs are saved afresh)."""
+    def prepare_resume(self) -> list[str]:
+        """Make the folder ready for a campaign to resume in it; what was done, as notes.
+
+        Refuses (`CorpusError`) a `corpus` or `failures` that is not a plain directory (a
+        symlink could lead writes out of the out dir); removes the temporary files of writes
+        that a kill interrupted; merges `corpus.prevN/` folders back into `corpus/`.
+        Every step is safe to interrupt: a later resume finishes it."""
+        for directory in (self.corpus_dir, self.failures_dir):
+            if directory.is_symlink() or (os.path.lexists(directory) and not directory.is_dir()):
+                raise CorpusError(
+                    f"{directory}: expected a directory of saved inputs, found "
+                    f"{'a symlink' if directory.is_symlink() else 'something else'}; "
+                    f"move it away to resume in {self.path}"
+                )
+        notes = []
+        stale = sum(remove_stale_temps(d) for d in (self.path, self.corpus_dir, self.failures_dir))
+        if stale:
+            notes.append(f"removed {stale} temporary file(s) left by an interrupted write")
+        for legacy in self._legacy_corpora():
+            notes.append(self._merge_legacy(legacy))
+        return notes
+
+    def _legacy_corpora(self) -> list[Path]:
+        found = []
+        if not self.path.is_dir():
+            return found
+        for child in self.path.iterdir():
+            match = LEGACY_CORPUS_DIR.fullmatch(child.name)
+            if match and child.is_dir() and not child.is_symlink():
+                found.append((int(match.group(1)), child))
+        return [path for _, path in sorted(found)]
+
+    def _merge_legacy(self, legacy: Path) -> str:
+        """Move the inputs of `legacy` into corpus/: an input already there (same choices,
+        seed and mode) is dropped, a name already taken gets the next free one; corrupt
+        files move too (and are reported where every corrupt input is)."""
         corpus = self.corpus_dir
-        if not corpus.is_dir() or not any(corpus.glob("*.json")):
-            return None
-        n = 0
-        while (archive := self.path / f"{CORPUS_DIR}.prev{n}").exists():
-            n += 1
-        corpus.rename(archive)
-        return archive
+        corpus.mkdir(parents=True, exist_ok=True)
+        known = {_content_key(s) for s in iter_inputs(corpus) if isinstance(s, SavedInput)}
+        number = self.next_entry_number()
+        moved = dropped = 0
+        for path in sorted(legacy.glob("*.json")):
+            try:
+                key = _content_key(load_input(path))
+            except CorpusError:
+                key = None
+            if key is not None and key in known:
+                path.unlink()
+                dropped += 1
+                continue
+            dest = corpus / path.name
+            if os.path.lexists(dest):
+                if ENTRY_NAME.fullmatch(path.name.removesuffix(".json")):
+                    while os.path.lexists(dest := corpus / f"id-{number:06d}.json"):
+                        number += 1
+                else:
+                    n = 1
+                    while os.path.lexists(dest := corpus / f"{path.stem}-{legacy.name}-{n}.json"):
+                        n += 1
+            os.rename(path, dest)
+            number = max(number, _entry_number(dest.name) + 1)
+            if key is not None:
+                known.add(key)
+            moved += 1
+        fsync_directory(corpus)
+        fsync_directory(legacy)
+        try:
+            legacy.rmdir()
+            fsync_directory(self.path)
+            left = ""
+        except OSError:
+            left = f"; {legacy.name}/ still holds files that are not saved inputs"
+        return (
+            f"merged {legacy.name}/ (left by an earlier release) into {CORPUS_DIR}/: "
+            f"{moved} input(s) moved, {dropped} duplicate(s) dropped{left}"
+        )
+
+    def next_entry_number(self) -> int:
+        """One more than the highest `id-NNNNNN` in corpus/ (corrupt files included, so a
+        new input never replaces a file that is kept for a human to look at)."""
+        highest = -1
+        if self.corpus_dir.is_dir():
+            for name in os.listdir(self.corpus_dir):
+                highest = max(highest, _entry_number(name))
+        return highest + 1
 
     # ------------------------------------------------------------------ reading
     def read_meta(self, problems: list[str] | None = None) -> CampaignMeta | None:
@@ -264,9 +364,9 @@ class OutDir:
             return None
         try:
             return CampaignMeta.from_json(data)
-        except (TypeError, ValueError) as exc:
+        except Exception as exc:  # noqa: BLE001 - any bad field: the file is unreadable
             if problems is not None:
-                problems.append(f"{self.path / CAMPAIGN_FILE}: unreadable: {exc}")
+                problems.append(f"{self.path / CAMPAIGN_FILE}: unreadable: {_exc_text(exc)}")
             return None
 
     def read_stats(self, problems: list[str] | None = None) -> Stats | None:
@@ -275,9 +375,9 @@ class OutDir:
             return None
         try:
             return Stats.from_json(data)
-        except (TypeError, ValueError, AttributeError) as exc:
+        except Exception as exc:  # noqa: BLE001 - any bad field: the file is unreadable
             if problems is not None:
-                problems.append(f"{self.path / STATS_FILE}: unreadable: {exc}")
+                problems.append(f"{self.path / STATS_FILE}: unreadable: {_exc_text(exc)}")
             return None
 
     def iter_failures(self) -> Iterator[FailureEntry | CorpusError]:
@@ -292,8 +392,16 @@ class OutDir:
                 yield exc
                 continue
             record = FailureRecord.from_json(saved.failure or {}, path.name, saved.outcome)
-            minimized = minimized_path(path)
-            yield FailureEntry(path, saved, record, minimized if minimized.is_file() else None)
+            minimized: Path | None = minimized_path(path)
+            if not os.path.lexists(minimized):
+                minimized = None
+            else:
+                try:
+                    load_input(minimized)
+                except CorpusError as exc:
+                    yield exc  # replay falls back to the failure's own input
+                    minimized = None
+            yield FailureEntry(path, saved, record, minimized)
 
     def read(self) -> CampaignDir:
         """The campaign for readers; failures sorted by signature."""
@@ -310,10 +418,20 @@ class OutDir:
         return CampaignDir(self.path, meta, stats, tuple(failures), tuple(problems))
 
     def read_existing(self, seed_corpora: tuple[Path, ...] = ()) -> ExistingCampaign:
-        """What a resumed campaign starts from: corpus/ and seed corpora, known failures."""
+        """What a resumed campaign starts from: corpus/ and seed corpora, known failures.
+        Read only; `prepare_resume` first tidies the folder."""
         problems: list[str] = []
+        resumed: list[SavedInput] = []
+        for item in iter_inputs(self.corpus_dir):
+            if isinstance(item, CorpusError):
+                problems.append(str(item))
+            else:
+                resumed.append(item)
         seeds: list[SavedInput] = []
-        for directory in (self.corpus_dir, *seed_corpora):
+        own = self.corpus_dir.resolve()
+        for directory in seed_corpora:
+            if directory.resolve() == own:
+                continue
             for item in iter_inputs(directory):
                 if isinstance(item, CorpusError):
                     problems.append(str(item))
@@ -326,43 +444,58 @@ class OutDir:
             else:
                 failures.append(item)
         meta = self.read_meta(problems)
-        return ExistingCampaign(tuple(seeds), tuple(failures), meta, tuple(problems))
+        return ExistingCampaign(
+            tuple(resumed),
+            tuple(seeds),
+            tuple(failures),
+            meta,
+            tuple(problems),
+            self.next_entry_number(),
+        )
 
     def read_plot_rows(self) -> list[PlotRow]:
         """plot_data.csv as rows; bad lines (a campaign killed mid-write) are skipped."""
         path = self.path / PLOT_FILE
         if not path.is_file():
             return []
+        try:
+            text = read_text_file(path, what="plot data", max_bytes=MAX_RECORD_BYTES)
+        except CorpusError:
+            return []
         rows = []
-        with path.open(newline="", encoding="utf-8") as fh:
-            for raw in csv.DictReader(fh):
-                try:
-                    rows.append(
-                        PlotRow(
-                            time_s=float(raw["time_s"]),
-                            execs=int(raw["execs"]),
-                            branches=int(raw["branches"]),
-                            valid_branches=int(raw["valid_branches"]),
-                            corpus=int(raw["corpus"]),
-                            failures=int(raw["failures"]),
-                        )
+        try:
+            records = list(csv.DictReader(io.StringIO(text, newline="")))
+        except csv.Error:
+            return []
+        for raw in records:
+            try:
+                rows.append(
+                    PlotRow(
+                        time_s=float(raw["time_s"]),
+                        execs=int(raw["execs"]),
+                        branches=int(raw["branches"]),
+                        valid_branches=int(raw["valid_branches"]),
+                        corpus=int(raw["corpus"]),
+                        failures=int(raw["failures"]),
                     )
-                except (KeyError, TypeError, ValueError):
-                    continue
+                )
+            except (KeyError, TypeError, ValueError, OverflowError):
+                continue
         return rows
 
     def read_coverage(self) -> CoverageRecord:
         """coverage.json (no arms when missing or unreadable)."""
         data = _json(self.path / COVERAGE_FILE, [])
         covered = []
-        for raw in data.get("covered") or ():
+        raws = data.get("covered")
+        for raw in raws if isinstance(raws, list) else ():
             try:
                 covered.append(CoveredArm.from_json(raw))
-            except (TypeError, ValueError, AttributeError):
+            except (TypeError, ValueError, AttributeError, OverflowError):
                 continue
         try:
             total = int(data.get("app_branches_total") or 0)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             total = 0
         return CoverageRecord(total, tuple(covered))
 
@@ -396,11 +529,39 @@ def read_coverage(out_dir: Path | str) -> CoverageRecord:
 
 
 def _json(path: Path, problems: list[str]) -> dict[str, Any]:
-    if not path.is_file():
+    if not os.path.lexists(path):
         return {}
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        problems.append(f"{path}: unreadable: {exc}")
+        data = read_json_file(path, what="campaign record", max_bytes=MAX_RECORD_BYTES)
+    except CorpusError as exc:
+        problems.append(str(exc))
         return {}
-    return data if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        problems.append(f"{path}: unreadable campaign record: expected a JSON object")
+        return {}
+    return data
+
+
+def _safe_name(name: str) -> str:
+    """`name` when it names a file in its folder; a `CorpusError` for anything that is a
+    path (names come from the engine or from files already on disk, never from a file's
+    contents, so this is the last line of defence)."""
+    if not is_safe_name(name):
+        raise CorpusError(f"{name!r}: expected a plain file name for a saved input")
+    return name
+
+
+def _entry_number(file_name: str) -> int:
+    match = ENTRY_NAME.fullmatch(file_name.removesuffix(".json"))
+    return int(match.group(1)) if match else -1
+
+
+def _content_key(saved: SavedInput) -> tuple[Any, ...]:
+    """What makes two saved inputs the same input: their choices, seed and replay mode."""
+    choices = tuple((c.kind.value, repr(c.value), c.ei) for c in saved.sequence.choices)
+    return (saved.seed, saved.mode.value, choices)
+
+
+def _exc_text(exc: BaseException) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= 200 else text[:197] + "..."

@@ -19,6 +19,8 @@ from lambdafuzz.fuzzer.engine import (
 from lambdafuzz.fuzzer.stats import Stats
 
 PLAIN_INTERVAL_S = 5.0
+#: Notices that go to stderr, even with --quiet: a skipped saved file must not go unseen.
+STDERR_NOTICES = frozenset({"corpus-corrupt"})
 
 
 def _coverage(stats: Stats) -> str:
@@ -71,7 +73,10 @@ def follow(
     """Pass events through while displaying them."""
     out = stream or sys.stdout
     if quiet:
-        yield from events
+        for event in events:
+            if isinstance(event, Notice) and event.slug in STDERR_NOTICES:
+                _warn(event)
+            yield event
         return
     if out.isatty():
         yield from _follow_live(events, out)
@@ -93,6 +98,8 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             )
         elif isinstance(event, NewFailure):
             print(f"  new failure: {event.record.signature}", file=out, flush=True)
+        elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
+            _warn(event)
         elif isinstance(event, Notice):
             print(f"  warning [{event.slug}]: {event.message}", file=out, flush=True)
         elif isinstance(event, Progress) and time.monotonic() - last >= PLAIN_INTERVAL_S:
@@ -135,8 +142,14 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 recent.append(f"[red]failure[/red] {event.record.signature}")
             elif isinstance(event, NewCoverage):
                 recent.append(f"{event.name} {event.provenance}")
+            elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
+                _warn(event)  # Live shows stderr above the panel
             elif isinstance(event, Notice):
                 recent.append(f"[yellow]{event.slug}[/yellow] {event.message}")
             if isinstance(event, Progress | CampaignFinished):
                 live.update(render(event.stats, title))
             yield event
+
+
+def _warn(notice: Notice) -> None:
+    print(f"lambdafuzz: warning [{notice.slug}]: {notice.message}", file=sys.stderr, flush=True)
