@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.fuzzer.corpus import SavedInput
-from lambdafuzz.fuzzer.failures import FailureRecord, failure_slug
+from lambdafuzz.fuzzer.failures import FailureRecord, RerunOutcome, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator
 from lambdafuzz.fuzzer.options import CampaignOptions, Strategy
 from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm, OutDir, PlotRow
@@ -31,13 +31,19 @@ from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.arm_catalog import ArmCatalog, Scope, scan_arms
 from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerPool, WorkerSpec
-from lambdafuzz.model.outcome import Status
+from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import app_dirs
 
 NUM_CHILDREN_BASELINE = 50
 NUM_CHILDREN_MULTIPLIER_FAVORED = 20
 #: How often plot_data.csv and stats.json are rewritten.
 REPORT_INTERVAL_S = 1.0
+#: A flaky signature is re-run for at most this many inputs in all (one of them may be a
+#: real bug that shares the signature); after that its hits are only counted.
+MAX_FLAKY_RERUNS = 3
+#: Distinct details/shapes kept per failure site (type, location, cause); more are keyed
+#: together as `FailureInfo.generalized()` (values masking could not recognise).
+MAX_SHAPES_PER_SITE = 10
 #: Unreadable saved files listed one by one when resuming; the rest are counted.
 MAX_CORRUPT_NOTICES = 20
 
@@ -186,6 +192,8 @@ class Engine:
         self.first_hit: dict[Any, tuple[int, float]] = {}  # arm -> (execs, seconds)
         self.responsible: dict[Any, int] = {}  # arm -> id of the first entry covering it
         self.failures: dict[str, FailureRecord] = {}
+        self.flaky: dict[str, FailureRecord] = {}  # did not reproduce in a fresh worker
+        self.failure_reruns = 0
         self.execs = 0
         self.requested = 0
         self.valid_execs = 0
@@ -206,6 +214,7 @@ class Engine:
         self._catalog = catalog  # the application's arms; scanned once, on first use
         self._pool: WorkerPool | None = None
         self._failure_inputs: dict[str, SavedInput] = {}
+        self._flaky_inputs: dict[str, SavedInput] = {}
         self._import_arms: tuple[Any, ...] = ()
         self._resumed: dict[str, SavedInput] = {}  # corpus/ inputs being re-run, by name
         self._next_number = 0  # the next fresh corpus name is id-{this:06d}
@@ -430,13 +439,45 @@ class Engine:
     def _failure(
         self, request: TestRequest, result: TestResult, tag: Tag, now: float
     ) -> Iterator[EventT]:
-        info = result.failure
-        assert info is not None
+        """Count a failure under its signature.  A new signature first re-runs once in a
+        fresh worker: only a failure that fails the same way again is saved in failures/.
+        One that does not (state an earlier test corrupted, a worker killed from outside, a
+        hang that depended on load) is saved in flaky/ with both outcomes; a flaky
+        signature is re-run for up to MAX_FLAKY_RERUNS inputs, so a real bug that shares
+        it still becomes a failure."""
+        assert result.failure is not None
+        info = self._keyed(result.failure)
         signature = info.signature
         record = self.failures.get(signature)
         if record is not None:
             record.hits += 1
             return
+        flaky = self.flaky.get(signature)
+        if flaky is not None and flaky.reruns >= MAX_FLAKY_RERUNS:
+            flaky.hits += 1
+            return
+        rerun = self._rerun(request)
+        outcome = None
+        if rerun is not None:
+            outcome = RerunOutcome(
+                status=rerun.status.name,
+                signature=rerun.failure.signature if rerun.failure is not None else "",
+                message=rerun.failure.message[:2000] if rerun.failure is not None else "",
+                return_value=rerun.return_value,
+            )
+            reproduced = rerun.status is result.status and rerun.failure is not None
+            if reproduced:
+                assert rerun.failure is not None
+                again = rerun.failure
+                reproduced = again.signature == result.failure.signature or (
+                    info is not result.failure and again.generalized().signature == signature
+                )
+            self.rechecks += 1
+            if reproduced:
+                self.stable += 1
+            else:
+                yield from self._flaky(request, result, tag, now, info, flaky, outcome)
+                return
         record = FailureRecord(
             signature=signature,
             info=info,
@@ -444,9 +485,79 @@ class Engine:
             file_name=failure_slug(signature) + ".json",
             first_exec=self.execs,
             first_time_s=now,
+            reruns=0 if outcome is None else 1,
+            rerun=outcome,
         )
         self.failures[signature] = record
-        saved = SavedInput(
+        saved = self._failure_input(request, result, tag, record)
+        self.out.save_failure(record, saved)
+        self._failure_inputs[signature] = saved
+        yield NewFailure(record)
+
+    def _flaky(
+        self,
+        request: TestRequest,
+        result: TestResult,
+        tag: Tag,
+        now: float,
+        info: FailureInfo,
+        record: FailureRecord | None,
+        outcome: RerunOutcome,
+    ) -> Iterator[EventT]:
+        signature = info.signature
+        if record is None:
+            record = FailureRecord(
+                signature=signature,
+                info=info,
+                status=result.status.name,
+                file_name=failure_slug(signature) + ".json",
+                first_exec=self.execs,
+                first_time_s=now,
+                hits=0,
+                flaky=True,
+            )
+            self.flaky[signature] = record
+            self._flaky_inputs[signature] = self._failure_input(request, result, tag, record)
+        record.hits += 1
+        record.reruns += 1
+        record.rerun = outcome
+        self.out.save_flaky(record, self._flaky_inputs[signature])
+        # the worker it failed in is replaced: its state is what made the input fail
+        recycle = getattr(self._pool, "recycle", None)
+        if recycle is not None:
+            recycle(request)
+        again = outcome.signature or outcome.status
+        yield Notice(
+            "flaky-failure",
+            f"{signature}: re-run in a fresh worker it gave {again}; saved in flaky/, "
+            "not as a failure",
+        )
+
+    def _rerun(self, request: TestRequest) -> TestResult | None:
+        """The request run again in a fresh worker (None from a pool that cannot: a test
+        double without `rerun`)."""
+        rerun = getattr(self._pool, "rerun", None)
+        if rerun is None:
+            return None
+        self.failure_reruns += 1
+        return rerun(request)
+
+    def _keyed(self, info: FailureInfo) -> FailureInfo:
+        """`info`, generalized when its site already has MAX_SHAPES_PER_SITE signatures
+        and this one is new (a value in the message that masking did not recognise)."""
+        signature = info.signature
+        if signature in self.failures or signature in self.flaky:
+            return info
+        site = info.site
+        known = sum(
+            1 for r in (*self.failures.values(), *self.flaky.values()) if r.info.site == site
+        )
+        return info.generalized() if known >= MAX_SHAPES_PER_SITE else info
+
+    def _failure_input(
+        self, request: TestRequest, result: TestResult, tag: Tag, record: FailureRecord
+    ) -> SavedInput:
+        return SavedInput(
             name=record.file_name[:-5],
             sequence=result.recording,
             seed=request.seed,
@@ -455,10 +566,8 @@ class Engine:
             provenance=str(Provenance(tag, failure=True)),
             world=self._world_summary(result.recording),
             event=result.event,
+            extra={"return_value": result.return_value} if result.return_value else {},
         )
-        self.out.save_failure(record, saved)
-        self._failure_inputs[signature] = saved
-        yield NewFailure(record)
 
     def _world_summary(self, recording: ChoiceSequence) -> Any:
         from lambdafuzz.fuzzer.world_summary import summarize_recording
@@ -545,6 +654,9 @@ class Engine:
             corpus_size=len(self.queue),
             unique_failures=len(self.failures),
             failure_hits=sum(r.hits for r in self.failures.values()),
+            failure_reruns=self.failure_reruns,
+            flaky_failures=len(self.flaky),
+            flaky_hits=sum(r.hits for r in self.flaky.values()),
             time_in_handler_s=round(self.time_handler, 3),
             time_in_generation_s=round(self.time_generate, 3),
             time_in_reset_load_s=round(self.time_reset_load, 3),
@@ -577,6 +689,8 @@ class Engine:
             # hit counts changed since each failure was first written
             for signature, record in self.failures.items():
                 self.out.save_failure(record, self._failure_inputs[signature])
+            for signature, record in self.flaky.items():
+                self.out.save_flaky(record, self._flaky_inputs[signature])
             self.out.write_coverage(self.coverage())
 
     @property

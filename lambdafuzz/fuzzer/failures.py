@@ -1,4 +1,8 @@
-"""Deduplicated failures: one record per exception type + innermost application frame."""
+"""Deduplicated failures: one record per failure signature (see `model.outcome`).
+
+A new signature is run once more in a fresh worker before it counts (`Engine._failure`);
+one that does not fail the same way again is a *flaky* record: its `rerun` holds the second
+outcome next to the first, and it is saved in `flaky/`, never in `failures/`."""
 
 from __future__ import annotations
 
@@ -10,19 +14,53 @@ from typing import Any
 
 from lambdafuzz.model.outcome import FailureInfo
 
+#: Characters of the readable part of a failure file name (before the digest).
+SLUG_READABLE = 100
+
 
 def failure_slug(signature: str) -> str:
     """A short, file-name-safe, stable name for a failure signature.
 
-    The exception's short name and the whole location survive; only a long module path
-    is dropped, so `...handler.py:59` never turns into `...handler-py-5`."""
+    The exception's short name (a long module path dropped), its detail and the location
+    come first and survive; a long message shape is what is cut.  A digest of the whole
+    signature keeps names of different signatures apart."""
     kind, _, where = signature.partition(" at ")
-    short = kind.rsplit(".", 1)[-1][:40]
-    readable = re.sub(r"[^A-Za-z0-9]+", "-", f"{short} at {where}").strip("-")
-    if len(readable) > 100:
-        readable = readable[-100:].strip("-")
+    head, _, detail = kind.partition(" ")
+    short = head.rsplit(".", 1)[-1][:40]
+    readable = " ".join(p for p in (short, detail, "at", where) if p)
+    readable = re.sub(r"[^A-Za-z0-9]+", "-", readable).strip("-")
+    readable = readable[:SLUG_READABLE].strip("-")
     digest = hashlib.sha1(signature.encode()).hexdigest()[:8]  # noqa: S324 - a name, not security
     return f"{readable}-{digest}"
+
+
+@dataclass(slots=True, frozen=True)
+class RerunOutcome:
+    """What the re-run of a new failure in a fresh worker produced."""
+
+    status: str  # VALID, INVALID, FAILURE or HANG
+    signature: str = ""  # of its failure, if it failed
+    message: str = ""
+    return_value: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "status": self.status,
+            "signature": self.signature,
+            "message": self.message,
+            "return_value": self.return_value,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> RerunOutcome | None:
+        if not isinstance(data, Mapping):
+            return None
+        return cls(
+            status=str(data.get("status") or ""),
+            signature=str(data.get("signature") or ""),
+            message=str(data.get("message") or ""),
+            return_value=str(data.get("return_value") or ""),
+        )
 
 
 @dataclass(slots=True)
@@ -36,6 +74,9 @@ class FailureRecord:
     first_exec: int
     first_time_s: float
     hits: int = 1
+    flaky: bool = False  # did not fail the same way when re-run in a fresh worker
+    reruns: int = 0  # re-runs in a fresh worker (a flaky signature may be re-run again)
+    rerun: RerunOutcome | None = None  # the last re-run's outcome
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -45,10 +86,15 @@ class FailureRecord:
             "message": self.info.message,
             "location": self.info.location,
             "cause": self.info.cause,
+            "detail": self.info.detail,
+            "shape": self.info.shape,
             "traceback": self.info.traceback,
             "first_exec": self.first_exec,
             "first_time_s": round(self.first_time_s, 3),
             "hits": self.hits,
+            "flaky": self.flaky,
+            "reruns": self.reruns,
+            "rerun": self.rerun.to_json() if self.rerun is not None else None,
         }
 
     @classmethod
@@ -63,24 +109,29 @@ class FailureRecord:
                 traceback=str(data.get("traceback") or ""),
                 location=str(data.get("location") or ""),
                 cause=str(data.get("cause") or ""),
+                detail=str(data.get("detail") or ""),
+                shape=str(data.get("shape") or ""),
             ),
             status=str(data.get("status") or outcome or "FAILURE"),
             file_name=file_name,
             first_exec=_int(data.get("first_exec"), 0),
             first_time_s=_float(data.get("first_time_s")),
             hits=max(1, _int(data.get("hits"), 1)),
+            flaky=data.get("flaky") is True,
+            reruns=max(0, _int(data.get("reruns"), 0)),
+            rerun=RerunOutcome.from_json(data.get("rerun")),
         )
 
 
 def _int(raw: Any, default: int) -> int:
     try:
         return int(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return default
 
 
 def _float(raw: Any) -> float:
     try:
         return float(raw)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return 0.0

@@ -50,6 +50,7 @@ COVERAGE_FILE = "coverage.json"
 CORPUS_DIR = "corpus"
 FAILURES_DIR = "failures"
 #: Failures that did not reproduce in a fresh worker (the record has both outcomes).
+FLAKY_DIR = "flaky"
 #: `lambdafuzz minimize` writes NAME.min.json beside failures/NAME.json.
 MIN_SUFFIX = ".min.json"
 PLOT_HEADER = "time_s,execs,branches,valid_branches,corpus,failures"
@@ -260,6 +261,15 @@ class OutDir:
     def save_failure(self, record: FailureRecord, saved: SavedInput) -> Path:
         """Write (or rewrite, with its current hit count) a unique failure's file."""
         path = self.failures_dir / f"{_safe_name(record.file_name.removesuffix('.json'))}.json"
+        data = saved.to_json()
+        data["failure"] = record.to_json()
+        _write_json(path, data)
+        return path
+
+    def save_flaky(self, record: FailureRecord, saved: SavedInput) -> Path:
+        """Write (or rewrite) a failure that did not reproduce when re-run in a fresh
+        worker: `flaky/`, apart from `failures/` (no regression test, no exit status 1)."""
+        path = self.path / FLAKY_DIR / f"{_safe_name(record.file_name.removesuffix('.json'))}.json"
         data = saved.to_json()
         data["failure"] = record.to_json()
         _write_json(path, data)

@@ -31,6 +31,11 @@ class Stats:
     worker_restarts: int
     workers: int
     targeting: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: new failures re-run in a fresh worker, and those that did not fail the same way
+    #: again (unique flaky signatures, saved in flaky/; their hits are not failure_hits)
+    failure_reruns: int = 0
+    flaky_failures: int = 0
+    flaky_hits: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

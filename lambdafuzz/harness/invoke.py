@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import difflib
 import importlib
+import json
 import os
+import re
 import sys
 import time
 import traceback
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import HandlerImportError
-from lambdafuzz.model.outcome import FailureInfo, Status
+from lambdafuzz.model.outcome import FailureInfo, Status, message_shape
 from lambdafuzz.model.target import OutcomeRules
 
 HandlerT = Callable[[Any, Any], Any]
@@ -105,12 +107,89 @@ def classify_return(value: Any, rules: OutcomeRules) -> tuple[Status, FailureInf
     if status in rules.failure_status_codes:
         info = FailureInfo(
             exception_type=f"Status{status}",
-            message=f"handler returned {rules.status_from}={status}",
+            message=f"handler returned {rules.status_from}={status}: {safe_repr(value, 2000)}",
             traceback="",
             location="",
+            detail=response_shape(value, rules.status_from),
         )
         return Status.FAILURE, info
     return Status.VALID, None
+
+
+#: Fields of an error response whose identifier-like value names the kind of error.
+ERROR_TYPE_KEYS = frozenset(
+    {"error", "errorType", "error_type", "errorCode", "error_code", "code", "type", "__type"}
+)
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]{0,39}")
+#: Bodies larger than this are not parsed for their shape.
+_MAX_BODY_PARSED = 1 << 20
+_MAX_KEYS_SHOWN = 8
+
+
+def response_shape(value: Any, status_from: str) -> str:
+    """The shape of a returned response, for the signature of a status failure: the sorted
+    top-level keys of its body (a JSON string body is parsed; without a body, the response
+    itself minus the status field), with the value of an error-type field such as
+    `error` or `errorType` when it is an identifier: `{error=NotFound,message}`."""
+    if not isinstance(value, Mapping):
+        return ""
+    try:
+        if "body" in value and status_from != "body":
+            body = value["body"]
+            if isinstance(body, bytes | bytearray):
+                body = bytes(body).decode("utf-8", "replace")
+            if isinstance(body, str):
+                if not body.strip():
+                    return "empty"
+                if len(body) > _MAX_BODY_PARSED:
+                    return "text"
+                try:
+                    body = json.loads(body)
+                except ValueError:
+                    return "text"
+            return _shape_of(body)
+        return _shape_of({k: v for k, v in value.items() if k != status_from})
+    except Exception:  # noqa: BLE001 - a hostile mapping must not cost the failure
+        return "?"
+
+
+def _shape_of(value: Any) -> str:
+    if isinstance(value, Mapping):
+        parts: list[str] = []
+        for key in sorted(value, key=str)[:_MAX_KEYS_SHOWN]:
+            name = re.sub(r"\d+", "#", re.sub(r"\s+", "_", str(key)))[:40]
+            field = value[key]
+            if name in ERROR_TYPE_KEYS and isinstance(field, str) and _IDENTIFIER.fullmatch(field):
+                name = f"{name}={field}"
+            if name not in parts:
+                parts.append(name)
+        if len(value) > _MAX_KEYS_SHOWN:
+            parts.append("…")
+        return "{" + ",".join(parts) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + (_shape_of(value[0]) if value else "") + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "text"
+    return type(value).__name__
+
+
+def safe_repr(value: Any, limit: int = 300) -> str:
+    """`repr(value)` cut to `limit`; never raises (a handler's `__repr__` may)."""
+    try:
+        text = repr(value)
+    except BaseException as exc:  # noqa: BLE001 - the handler's code, not ours
+        return f"<{type(value).__name__} whose repr() raised {type(exc).__name__}>"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def safe_str(exc: BaseException) -> str:
+    """`str(exc)`; a placeholder when the exception's `__str__` raises."""
+    try:
+        return str(exc)
+    except BaseException as err:  # noqa: BLE001 - the handler's code, not ours
+        return f"<{type(exc).__name__}.__str__ raised {type(err).__name__}>"
 
 
 def _matches(exc: BaseException, names: Sequence[str]) -> bool:
@@ -141,16 +220,28 @@ def classify_exception(
 
 
 def failure_info(exc: BaseException, app_dirs: Sequence[str]) -> FailureInfo:
-    tb_text = "".join(traceback.format_exception(exc))
+    message = safe_str(exc)[:2000]
+    try:
+        tb_text = "".join(traceback.format_exception(exc))
+    except BaseException as err:  # noqa: BLE001 - e.g. a hostile __notes__
+        tb_text = f"{_type_name(exc)}: {message}\n(no traceback: formatting it raised {err!r})"
     location = innermost_app_frame(exc, app_dirs)
     cause_exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
     cause = type(cause_exc).__name__ if cause_exc is not None else ""
+    detail, shape = "", message_shape(message)
+    if isinstance(exc, SystemExit):  # keyed by the exit status it asked for
+        code = exc.code
+        detail = "0" if code is None else str(code) if type(code) is int else "1"
+        if code is None or type(code) is int:
+            shape = ""
     return FailureInfo(
         exception_type=_type_name(exc),
-        message=str(exc)[:2000],
+        message=message,
         traceback=tb_text[-20_000:],
         location=location,
         cause=cause,
+        detail=detail,
+        shape=shape,
     )
 
 
@@ -166,11 +257,21 @@ def innermost_app_frame(exc: BaseException, app_dirs: Sequence[str]) -> str:
     found = ""
     tb = exc.__traceback__
     while tb is not None:
-        filename = os.path.realpath(tb.tb_frame.f_code.co_filename)
-        for root in app_dirs:
-            if filename.startswith(root + os.sep) or filename == root:
-                rel = os.path.relpath(filename, os.path.dirname(root))
-                found = f"{rel}:{tb.tb_lineno}"
-                break
+        rel = app_relative(tb.tb_frame.f_code.co_filename, app_dirs)
+        if rel is not None:
+            found = f"{rel}:{tb.tb_lineno}"
         tb = tb.tb_next
     return found
+
+
+def app_relative(filename: str, app_dirs: Sequence[str]) -> str | None:
+    """`filename` relative to the parent of the application directory holding it (how
+    locations are shown: `app/handler.py`), or None outside the application."""
+    try:
+        path = os.path.realpath(filename)
+    except (OSError, ValueError):
+        return None
+    for root in app_dirs:
+        if path.startswith(root + os.sep) or path == root:
+            return os.path.relpath(path, os.path.dirname(root))
+    return None

@@ -15,11 +15,14 @@ from __future__ import annotations
 import multiprocessing
 import os
 import resource
+import shutil
 import signal
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -30,6 +33,17 @@ from lambdafuzz.generators.core import (
     PrefixT,
     ReplayMode,
     UnsatisfiedAssumption,
+)
+from lambdafuzz.harness.worker_faults import (
+    EXIT_PIPE_LOST,
+    HANG_MARK,
+    MARK,
+    Fault,
+    FaultGuard,
+    exit_now,
+    fault_path,
+    read_fault,
+    start_janitor,
 )
 from lambdafuzz.harness.worker_startup import ImportWatch, await_ready, import_error_message
 from lambdafuzz.model.outcome import FailureInfo, Status
@@ -44,6 +58,8 @@ CoverageT = Mapping[ArmT, int]  # arm -> AFL hit-count bucket
 STARTUP_TIMEOUT_S = 120.0
 #: Grace on top of the configured timeout before a test counts as a hang.
 HANG_GRACE_S = 0.5
+#: How long a hanging worker may take to dump its stacks before it is killed.
+HANG_DUMP_WAIT_S = 0.5
 
 
 @dataclass(slots=True, frozen=True)
@@ -99,6 +115,7 @@ class WorkerInfo:
     pid: int
     app_arms_total: int
     import_coverage: CoverageT
+    main_thread: int = 0  # the thread running the handler, as fault dumps name it
 
 
 def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
@@ -274,10 +291,19 @@ def _redirect_output(path: str | None) -> None:
     os.close(fd)
 
 
-def worker_main(conn: Connection, spec: WorkerSpec) -> None:
-    """Entry point of a worker process."""
+def worker_main(
+    conn: Connection, spec: WorkerSpec, worker_dir: str = "", parent_pid: int = 0
+) -> None:
+    """Entry point of a worker process.  `worker_dir` is its temp dir (the campaign makes
+    and removes it), `parent_pid` the campaign it must not outlive (see `worker_faults`).
+
+    Requests arrive as `(request id, TestRequest)` and results leave as `(request id,
+    TestResult)`, so the campaign can drop an answer that is not the one it waits for."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides when to stop
+    start_janitor(worker_dir, parent_pid)  # removes worker_dir if the campaign cannot
     _redirect_output(spec.handler_log)
+    guard = FaultGuard.install(worker_dir, parent_pid)
+    conn = guard.protect(conn)
     try:
         runtime = WorkerRuntime(spec, lambda: ImportWatch(conn, spec.target))
     except LambdafuzzError as exc:
@@ -286,40 +312,83 @@ def worker_main(conn: Connection, spec: WorkerSpec) -> None:
     except BaseException as exc:  # noqa: BLE001
         conn.send(("error", "BackendError", f"worker setup failed: {type(exc).__name__}: {exc}"))
         return
-    conn.send(("ready", runtime.info))
+    guard.watch_parent()
+    conn.send(("ready", replace(runtime.info, main_thread=threading.get_ident())))
     while True:
         try:
-            request = conn.recv()
-        except EOFError:
+            message = conn.recv()
+        except (EOFError, OSError):
             return
-        if request is None:
+        if message is None:
             return
-        conn.send(runtime.run(request))
+        request_id, request = message
+        try:
+            result = runtime.run(request)
+        except BaseException as exc:  # noqa: BLE001 - our bug or a handler that broke us
+            guard.after_test()
+            guard.note(f"the worker failed: {type(exc).__name__}", exc)
+            exit_now(1)
+        guard.after_test()  # a forked copy of the worker ends here, before it can answer
+        try:
+            conn.send((request_id, result))
+        except OSError as exc:  # the handler closed the pipe
+            guard.note(f"the worker lost its pipe to the campaign ({exc})")
+            exit_now(EXIT_PIPE_LOST)
 
 
 # =========================================================================== campaign side
 
 
 class Worker:
-    """The campaign's handle on one worker process; restarts it when it dies or hangs."""
+    """The campaign's handle on one worker process; restarts it when it dies or hangs.
 
-    def __init__(self, spec: WorkerSpec, index: int = 0) -> None:
+    Every request carries an id and only the answer with that id is taken: an answer from
+    a forked copy of the worker, or one left over, is dropped (`stray`).  A worker that
+    dies or hangs is located by the dump it wrote (`worker_faults`); what its handler
+    forked dies with it (parent-death signal), and its temp dir is removed."""
+
+    def __init__(self, spec: WorkerSpec, index: int = 0, *, wait: bool = True) -> None:
+        """`wait=False`: the process starts in the background and is waited for when the
+        first request comes (a spare worker made ready while the campaign goes on)."""
         self.spec = spec
         self.index = index
         self.restarts = 0
+        self.stray = 0  # answers dropped because their id was not the pending one
         self.info: WorkerInfo | None = None
         self._conn: Connection | None = None
         self._proc: multiprocessing.process.BaseProcess | None = None
+        self._dir: str | None = None
+        self._starting: tuple[Connection, multiprocessing.process.BaseProcess] | None = None
+        self._request_id = 0
         self.pending: TestRequest | None = None
         self.deadline = 0.0
-        self._spawn()
+        self._start()
+        if wait:
+            self._await_ready()
 
     def _spawn(self) -> None:
+        self._start()
+        self._await_ready()
+
+    def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         parent, child = ctx.Pipe()
-        proc = ctx.Process(target=worker_main, args=(child, self.spec), daemon=True)
-        proc.start()
+        self._dir = tempfile.mkdtemp(prefix="lambdafuzz-worker-")
+        proc = ctx.Process(
+            target=worker_main, args=(child, self.spec, self._dir, os.getpid()), daemon=True
+        )
+        try:
+            proc.start()
+        except BaseException:
+            self._remove_dir()
+            raise
         child.close()
+        self._starting = (parent, proc)
+
+    def _await_ready(self) -> None:
+        assert self._starting is not None
+        parent, proc = self._starting
+        self._starting = None
         try:
             info = await_ready(parent, proc, self.spec.target, STARTUP_TIMEOUT_S)
         except BaseException:  # a failed start leaves no process or pipe behind
@@ -327,6 +396,7 @@ class Worker:
                 proc.kill()
             proc.join(5)
             parent.close()
+            self._remove_dir()
             raise
         self._conn, self._proc, self.info = parent, proc, info
 
@@ -336,62 +406,159 @@ class Worker:
         return self._conn
 
     def submit(self, request: TestRequest) -> None:
-        if self._conn is None:  # replaced after a death or hang: start lazily
+        if self._starting is not None:  # started in the background
+            self._await_ready()
+        elif self._conn is None:  # replaced after a death or hang: start lazily
             self._spawn()
+        self._request_id += 1
         self.pending = request
         self.deadline = time.monotonic() + self.spec.target.timeout_s + HANG_GRACE_S
-        self.conn.send(request)
+        try:
+            self.conn.send((self._request_id, request))
+        except OSError:
+            pass  # it died between tests: `collect` reads the end of the pipe and says so
 
-    def collect(self) -> TestResult:
-        """The result of the pending request, which must be ready (or the worker dead)."""
+    def collect(self) -> TestResult | None:
+        """The result of the pending request once the pipe is readable (or the worker
+        dead); None when what was there was a stray answer, and the wait goes on."""
         request = self.pending
         assert request is not None
+        while True:
+            try:
+                message = self.conn.recv()
+            except (EOFError, OSError):
+                return self._died(request)
+            except Exception as exc:  # noqa: BLE001 - bytes that are no message: a handler wrote them
+                return self._died(request, f"garbled answer ({type(exc).__name__})")
+            if type(message) is tuple and len(message) == 2 and message[0] == self._request_id:
+                self.pending = None
+                return message[1]
+            self.stray += 1
+            if not self.conn.poll(0):
+                return None
+
+    def _died(self, request: TestRequest, garbled: str = "") -> TestResult:
         self.pending = None
-        try:
-            return self.conn.recv()
-        except (EOFError, OSError):
-            assert self._proc is not None
-            self._proc.join(2)
-            cause = _describe_exit(self._proc.exitcode)
-            self._replace()
-            return _lost_result(self.spec, request, Status.FAILURE, f"worker died: {cause}")
+        proc = self._proc
+        assert proc is not None
+        proc.join(2)
+        if proc.is_alive():  # the pipe is gone but the process is not: stop it
+            proc.kill()
+            proc.join(5)
+        code = proc.exitcode
+        fault = self._fault(hang=False)
+        self._replace()
+        cause = f"worker died: {_describe_exit(code)}" + (f"; {garbled}" if garbled else "")
+        return _lost_result(
+            self.spec, request, Status.FAILURE, cause, fault, detail=_exit_detail(code)
+        )
 
     def expire(self) -> TestResult:
-        """The pending request ran past its deadline: kill and replace the worker."""
+        """The pending request ran past its deadline: dump its stacks, kill and replace it."""
         request = self.pending
         assert request is not None
         self.pending = None
+        fault = self._hang_fault()
         self._replace()
         timeout = self.spec.target.timeout_s
-        return _lost_result(self.spec, request, Status.HANG, f"timed out after {timeout:g} s")
+        cause = f"timed out after {timeout:g} s"
+        return _lost_result(self.spec, request, Status.HANG, cause, fault)
 
-    def _replace(self) -> None:
-        if self._proc is not None and self._proc.is_alive():
-            self._proc.kill()
-            self._proc.join(5)
+    def _fault(self, *, hang: bool) -> Fault | None:
+        if self._dir is None:
+            return None
+        from lambdafuzz.model.target import app_dirs
+
+        main_thread = self.info.main_thread if self.info is not None else 0
+        return read_fault(fault_path(self._dir), app_dirs(self.spec.target), main_thread, hang=hang)
+
+    def _hang_fault(self) -> Fault | None:
+        """Ask the hanging worker (SIGUSR1, which faulthandler answers even while the
+        handler holds the GIL) for the stacks of its threads, then read them."""
+        proc = self._proc
+        if self._dir is None or proc is None or proc.pid is None or not proc.is_alive():
+            return self._fault(hang=True)
+        path = fault_path(self._dir)
+        try:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"\n{HANG_MARK}\n")
+            start = path.stat().st_size
+            os.kill(proc.pid, signal.SIGUSR1)
+        except OSError:
+            return self._fault(hang=True)
+        deadline = time.monotonic() + HANG_DUMP_WAIT_S
+        size = start
+        while time.monotonic() < deadline:
+            time.sleep(0.01)
+            try:
+                now = path.stat().st_size
+            except OSError:
+                break
+            if now > start and now == size:  # written, and nothing more for 10 ms
+                break
+            size = now
+        return self._fault(hang=True)
+
+    @property
+    def vacant(self) -> bool:
+        """Dead or hung and not started again yet: the next request starts a fresh one."""
+        return self._conn is None and self._starting is None and self.pending is None
+
+    def recycle(self) -> None:
+        """Replace the worker by a fresh one (started when the next request comes)."""
+        if self._conn is not None or self._proc is not None:
+            self._replace(count=False)
+
+    def _replace(self, *, count: bool = True) -> None:
+        proc = self._proc
+        if proc is not None and proc.is_alive():
+            proc.kill()
+            proc.join(5)
         if self._conn is not None:
             self._conn.close()
         self._conn = self._proc = None
-        self.restarts += 1
+        self._remove_dir()
+        if count:
+            self.restarts += 1
+
+    def _remove_dir(self) -> None:
+        if self._dir is not None:
+            shutil.rmtree(self._dir, ignore_errors=True)
+            self._dir = None
 
     def run(self, request: TestRequest) -> TestResult:
         self.submit(request)
-        remaining = self.deadline - time.monotonic()
-        if self.conn.poll(max(0.0, remaining)):
-            return self.collect()
-        return self.expire()
+        while True:
+            remaining = self.deadline - time.monotonic()
+            if self.conn.poll(max(0.0, remaining)):
+                result = self.collect()
+                if result is not None:
+                    return result
+            else:
+                return self.expire()
 
     def close(self) -> None:
+        if self._starting is not None:  # never used: no need to wait for it
+            parent, starting = self._starting
+            self._starting = None
+            starting.kill()
+            starting.join(5)
+            parent.close()
         if self._conn is not None:
             try:
                 self._conn.send(None)
             except OSError:
                 pass
-        if self._proc is not None:
-            self._proc.join(2)
-            if self._proc.is_alive():
-                self._proc.kill()
-                self._proc.join(2)
+        proc = self._proc
+        if proc is not None:
+            proc.join(2)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(2)
+        if self._conn is not None:
+            self._conn.close()
+        self._conn = self._proc = None
+        self._remove_dir()
 
 
 def _describe_exit(code: int | None) -> str:
@@ -405,18 +572,76 @@ def _describe_exit(code: int | None) -> str:
     return f"exit status {code}"
 
 
-def _lost_result(spec: WorkerSpec, request: TestRequest, status: Status, cause: str) -> TestResult:
-    """A result for a test whose worker never answered: regenerate its input locally."""
+def _exit_detail(code: int | None) -> str:
+    """How a dead worker's failure is keyed: `SIGSEGV`, `exit 3`."""
+    if code is None:
+        return "unknown"
+    if code < 0:
+        try:
+            return signal.Signals(-code).name
+        except ValueError:
+            return f"signal {-code}"
+    return f"exit {code}"
+
+
+def _lost_result(
+    spec: WorkerSpec,
+    request: TestRequest,
+    status: Status,
+    cause: str,
+    fault: Fault | None = None,
+    detail: str = "",
+) -> TestResult:
+    """A result for a test whose worker never answered: its input regenerated locally
+    (world and event), located by the worker's last dump when there is one."""
     from lambdafuzz.generators.aws.world_generator import generate_input
 
     choices = choices_for(spec, request)
+    event = None
     try:
-        generate_input(choices, spec.target)
+        generated = generate_input(choices, spec.target)
+        if request.want_event:
+            event = offline_event(generated)
     except Exception:  # noqa: BLE001 - the recording so far is still the input
         pass
     kind = "Hang" if status is Status.HANG else "WorkerDied"
-    info = FailureInfo(exception_type=kind, message=cause, traceback=cause, location="")
-    return TestResult(status, choices.recording(), {}, failure=info)
+    message = cause
+    if fault is not None and fault.what and fault.what != HANG_MARK.removeprefix(MARK):
+        message = f"{cause} ({fault.what})"
+    stack = fault.stack if fault is not None and fault.stack else ""
+    info = FailureInfo(
+        exception_type=kind,
+        message=message,
+        traceback=f"{message}\n{stack}" if stack else message,
+        location=fault.location if fault is not None else "",
+        detail=detail,
+    )
+    return TestResult(status, choices.recording(), {}, failure=info, event=event)
+
+
+def offline_event(generated: Any) -> Any:
+    """The event of a generated input rendered without an emulator (for a test whose
+    worker died): queue message ids and receipt handles are placeholders."""
+    import hashlib
+    import uuid
+
+    from lambdafuzz.model.world import DeliveredMessage, LoadedWorld
+
+    messages = {
+        queue.name: tuple(
+            DeliveredMessage(
+                message_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{queue.name}/{i}")),
+                receipt_handle=f"offline-receipt-{i}",
+                md5_of_body=hashlib.md5(m.body.encode()).hexdigest(),  # noqa: S324 - SQS's own
+                body=m.body,
+                sent_timestamp_ms=0,
+                attributes=m.attributes,
+            )
+            for i, m in enumerate(queue.messages)
+        )
+        for queue in generated.world.queues
+    }
+    return generated.render_event(LoadedWorld(generated.world, messages=messages))
 
 
 class WorkerPool:
@@ -425,6 +650,8 @@ class WorkerPool:
     def __init__(self, spec: WorkerSpec, size: int = 1) -> None:
         self.spec = spec
         self.workers: list[Worker] = []
+        self._last: tuple[TestRequest, Worker] | None = None  # the last result's worker
+        self._spare: Worker | None = None  # a fresh worker for the next re-run
         try:
             for i in range(max(1, size)):
                 self.workers.append(Worker(spec, i))
@@ -467,19 +694,52 @@ class WorkerPool:
             ready = wait([w.conn for w in busy], timeout)
             now = time.monotonic()
             for worker in list(busy):
-                if worker.conn in ready:
-                    request = worker.pending
-                    result = worker.collect()
-                elif worker.deadline <= now:
-                    request = worker.pending
+                request = worker.pending
+                result = worker.collect() if worker.conn in ready else None
+                if result is None and worker.deadline <= now:
                     result = worker.expire()
-                else:
-                    continue
+                if result is None:
+                    continue  # still running (what it sent was a stray answer)
                 busy.remove(worker)
                 idle.append(worker)
                 assert request is not None
+                self._last = (request, worker)
                 yield request, result
+
+    def rerun(self, request: TestRequest) -> TestResult:
+        """Run `request` again in a fresh worker, one that has run no other test, so
+        nothing an earlier test left behind can make the input fail again.
+
+        When the input killed its worker (or hung it), the replacement that starts anyway
+        is that fresh worker.  Otherwise it is a spare, started in the background after the
+        previous re-run (the first re-run of a pool waits for one to start); it runs this
+        one input and is discarded, and the worker that ran the input first goes on."""
+        last = self._last
+        if last is not None and last[0] is request and last[1].vacant:
+            return last[1].run(request)
+        spare = self._spare or Worker(self.spec, -1)
+        self._spare = None
+        try:
+            result = spare.run(request)
+        finally:
+            spare.close()
+        self._spare = Worker(self.spec, -1, wait=False)  # ready by the next new failure
+        return result
+
+    def recycle(self, request: TestRequest) -> None:
+        """Replace the worker that ran `request` by a fresh one (the input failed there and
+        not in a fresh worker: that worker's state is suspect)."""
+        last = self._last
+        if last is not None and last[0] is request and last[1].pending is None:
+            last[1].recycle()
+
+    @property
+    def stray(self) -> int:
+        return sum(w.stray for w in self.workers)
 
     def close(self) -> None:
         for worker in self.workers:
             worker.close()
+        if self._spare is not None:
+            self._spare.close()
+            self._spare = None

@@ -21,6 +21,12 @@ def spec_for(function: str, **changes) -> WorkerSpec:
     return WorkerSpec(target=target, **changes)
 
 
+def _line(code: str) -> str:
+    """`misbehave/handler.py:N` of the line holding `code`."""
+    lines = (HERE / "misbehave" / "handler.py").read_text().splitlines()
+    return f"misbehave/handler.py:{next(i for i, x in enumerate(lines, 1) if code in x)}"
+
+
 def request(seed: int = 1) -> TestRequest:
     return TestRequest({}, seed, ReplayMode.EXECUTION_INDEXED)
 
@@ -43,6 +49,9 @@ def test_hang_is_reported_within_timeout_and_next_test_runs(closing):
     assert elapsed < 1 + 1.0, elapsed  # timeout_s + 1 s
     assert "timed out" in result.failure.message
     assert len(result.recording) > 0  # the input was regenerated locally, so it can be saved
+    assert result.event is not None  # ... and its event rendered
+    # the stack was dumped before the kill: the hang is located at the sleeping line
+    assert result.failure.signature == f"Hang at {_line('time.sleep(1)')}"
     assert worker.restarts == 1
     again = worker.run(request(2))
     assert again.status is Status.HANG  # a fresh worker ran the next test
@@ -55,6 +64,7 @@ def test_os_exit_is_a_failure_with_its_cause(closing):
     assert result.status is Status.FAILURE
     assert result.failure.exception_type == "WorkerDied"
     assert "exit status 3" in result.failure.message
+    assert result.failure.signature == f"WorkerDied exit 3 at {_line('os._exit(3)')}"
     assert worker.restarts == 1
 
 
@@ -64,6 +74,7 @@ def test_sys_exit_is_caught_inside_the_worker(closing):
     result = worker.run(request())
     assert result.status is Status.FAILURE
     assert result.failure.exception_type == "SystemExit"
+    assert result.failure.signature == f"SystemExit 4 at {_line('sys.exit(4)')}"
     assert worker.restarts == 0
 
 

@@ -1,0 +1,236 @@
+"""Handlers that misbehave on purpose, one function each.
+
+Lines that fail carry a marker comment (`# HOSTILE:<name>`): the tests find their line
+numbers by it, so the expected failure locations survive edits of this file.
+"""
+
+from __future__ import annotations
+
+import ctypes  # loaded at import: native code is refused during tests, not at import
+import json
+import os
+import resource
+import signal
+import sys
+import threading
+import time
+
+import boto3
+
+_START_DIR = os.getcwd()
+_REAL_LOADS = json.loads
+_REAL_CLIENT = boto3.client
+OK = {"statusCode": 200}
+
+
+def _key(event):
+    return event["Records"][0]["s3"]["object"]["key"]
+
+
+def returns_ok(event, context):
+    return {"statusCode": 200, "key": _key(event)}
+
+
+# ------------------------------------------------------------------ hangs
+def hangs(event, context):
+    while True:
+        time.sleep(0.05)  # HOSTILE:hang
+
+
+def busy_loops(event, context):
+    n = 0
+    while True:
+        n += 1  # HOSTILE:busy
+
+
+# ------------------------------------------------------------------ deaths
+def exits_hard(event, context):
+    os._exit(3)  # HOSTILE:os_exit
+
+
+def calls_sys_exit(event, context):
+    sys.exit(4)  # HOSTILE:sys_exit
+
+
+def segfaults(event, context):
+    ctypes.string_at(0)  # HOSTILE:segv
+
+
+def kills_itself(event, context):
+    os.kill(os.getpid(), signal.SIGKILL)  # HOSTILE:sigkill
+
+
+def crashes_by_input(event, context):
+    """Two different crashes, chosen by the input: they must stay two failures."""
+    if len(_key(event)) % 2:
+        ctypes.string_at(0)  # HOSTILE:segv_odd
+    os._exit(5)  # HOSTILE:exit_even
+
+
+# ------------------------------------------------------------------ resources
+def memory_bomb(event, context):
+    hoard = []
+    while True:
+        hoard.append(bytearray(64 * 1024 * 1024))  # HOSTILE:memory
+
+
+def raises_rlimit_then_allocates(event, context):
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))  # HOSTILE:rlimit
+    hoard = [bytearray(64 * 1024 * 1024) for _ in range(32)]  # 2 GB: past any test limit
+    return {"statusCode": 200, "escaped": len(hoard)}
+
+
+def recurses(event, context, depth=0):
+    return recurses(event, context, depth + 1)  # HOSTILE:recursion
+
+
+def nested_eval(event, context):
+    return eval("-" * 1_000_000 + "1")  # HOSTILE:nested_eval
+
+
+def c_stack_overflow(event, context):
+    """Deeply nested JSON decoded on a thread with a small C stack: the interpreter's
+    recursion limit is not reached before the stack is."""
+    threading.stack_size(32 * 1024)
+    try:
+        worker = threading.Thread(target=json.loads, args=("[" * 5000 + "]" * 5000,))
+        worker.start()  # HOSTILE:c_stack
+        worker.join()
+    finally:
+        threading.stack_size(0)
+    return OK
+
+
+# ------------------------------------------------------------------ state corruption
+# Each reads the state first, as innocent code would, then corrupts it for the next test:
+# the test after a corrupting one fails in the same worker, never in a fresh one.
+def corrupts_environ(event, context):
+    table = os.environ["TABLE_NAME"]  # HOSTILE:environ
+    del os.environ["TABLE_NAME"]
+    return {"statusCode": 200, "table": table}
+
+
+def corrupts_cwd(event, context):
+    if os.getcwd() != _START_DIR:
+        raise RuntimeError("not started in the handler's directory")  # HOSTILE:cwd
+    os.chdir("/")
+    return OK
+
+
+def corrupts_json(event, context):
+    data = json.loads('{"ok": true}')  # HOSTILE:json
+
+    def broken(*args, **kwargs):
+        raise ValueError("json.loads was replaced")
+
+    json.loads = broken
+    return {"statusCode": 200, "ok": data["ok"]}
+
+
+def corrupts_boto3(event, context):
+    s3 = boto3.client("s3")  # HOSTILE:boto3
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("boto3.client was replaced")
+
+    boto3.client = broken
+    return {"statusCode": 200, "client": type(s3).__name__}
+
+
+# ------------------------------------------------------------------ threads and processes
+def leaves_thread(event, context):
+    def forever():
+        while True:
+            time.sleep(0.01)
+            print("still here", flush=True)
+
+    threading.Thread(target=forever, daemon=True).start()
+    return OK
+
+
+def thread_exits_later(event, context):
+    """Returns fine; its thread ends the worker while a later, innocent test runs."""
+
+    def later():
+        time.sleep(0.3)
+        os._exit(9)  # HOSTILE:thread_exit
+
+    if not any(t.name == "hostile-later" for t in threading.enumerate()):
+        threading.Thread(target=later, name="hostile-later", daemon=True).start()
+    time.sleep(0.05)
+    return {"statusCode": 200, "key": _key(event)}
+
+
+def forks(event, context):
+    """Both the parent and the child return (each with the key of this test's input)."""
+    pid = os.fork()
+    return {"statusCode": 200, "key": _key(event), "child": pid == 0}
+
+
+def forks_and_lingers(event, context):
+    if os.fork() == 0:
+        while True:
+            time.sleep(1)
+    return {"statusCode": 200, "key": _key(event)}
+
+
+def calls_setsid(event, context):
+    """Leaves the campaign's session (once: a session leader cannot do it again)."""
+    if os.getsid(0) != os.getpid():
+        os.setsid()
+    return {"statusCode": 200, "key": _key(event)}
+
+
+def naps(event, context):
+    time.sleep(0.1)  # HOSTILE:nap
+    return {"statusCode": 200, "key": _key(event)}
+
+
+# ------------------------------------------------------------------ output and descriptors
+class BadStr(Exception):
+    def __str__(self):
+        raise RuntimeError("no message for you")
+
+
+def raises_bad_str(event, context):
+    raise BadStr()  # HOSTILE:bad_str
+
+
+_closed = []
+
+
+def closes_fds(event, context):
+    """The first test closes stdin/stdout/stderr and guesses the descriptors of the worker's
+    pipe; the ones after it print, which works only if the worker put them back."""
+    if not _closed:
+        _closed.append(True)
+        for fd in range(0, 64):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        return OK
+    print("still printing", flush=True)  # HOSTILE:print_after_close
+    return {"statusCode": 200, "key": _key(event)}
+
+
+def kills_its_group(event, context):
+    os.kill(0, signal.SIGKILL)  # HOSTILE:kill_group
+
+
+def closes_every_fd(event, context):
+    os.closerange(0, 1 << 16)  # HOSTILE:closerange
+    return OK
+
+
+def floods_output(event, context):
+    chunk = "x" * (1 << 20)
+    for _ in range(50):
+        sys.stdout.write(chunk)
+    sys.stdout.flush()
+    return OK
+
+
+def returns_huge(event, context):
+    return {"statusCode": 200, "body": "y" * (50 << 20)}
