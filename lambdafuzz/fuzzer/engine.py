@@ -54,6 +54,7 @@ class CampaignStarted:
     options: CampaignOptions
     app_branches_total: int
     resumed: int
+    isolation: str = ""  # what keeps the handler off the network (IsolationState.describe)
 
 
 @dataclass(slots=True, frozen=True)
@@ -84,6 +85,7 @@ class CampaignFinished:
     stats: Stats
     out_dir: Path
     stop_reason: StopReason
+    isolation: str = ""
 
 
 EventT = CampaignStarted | Progress | NewCoverage | NewFailure | Notice | CampaignFinished
@@ -216,6 +218,7 @@ class Engine:
         self._failure_inputs: dict[str, SavedInput] = {}
         self._flaky_inputs: dict[str, SavedInput] = {}
         self._import_arms: tuple[Any, ...] = ()
+        self._isolation = ""  # IsolationState.describe() of the workers
         self._resumed: dict[str, SavedInput] = {}  # corpus/ inputs being re-run, by name
         self._next_number = 0  # the next fresh corpus name is id-{this:06d}
 
@@ -246,7 +249,17 @@ class Engine:
         for arm, bucket in pool.info.import_coverage.items():  # module code ran at import
             self.seen[arm] = 1 << bucket
             self.first_hit[arm] = (0, 0.0)
-        yield CampaignStarted(options, self._arms_total, len(self._pending_seeds))
+        isolation = getattr(pool.info, "isolation", None)  # the workers' (harness/isolation.py)
+        if isolation is not None:
+            self.out.write_campaign(options, isolation=isolation.to_json())
+        self._isolation = isolation.describe() if isolation is not None else ""
+        notices += [
+            Notice("sandbox-import", f"the handler's import swallowed a refusal: {violation}")
+            for violation in getattr(pool.info, "import_violations", ())
+        ]
+        yield CampaignStarted(
+            options, self._arms_total, len(self._pending_seeds), isolation=self._isolation
+        )
         yield from notices
         last_report = self._start
         try:
@@ -262,7 +275,7 @@ class Engine:
             pool.close()
             stats = self.stats()
             self._write_reports(stats, final=True)
-        yield CampaignFinished(stats, options.out_dir, self.stop_reason)
+        yield CampaignFinished(stats, options.out_dir, self.stop_reason, isolation=self._isolation)
 
     def _budget_left(self) -> bool:
         if self.stop_requested:

@@ -240,8 +240,15 @@ class OutDir:
         return self.path / FAILURES_DIR
 
     # ------------------------------------------------------------------ writing
-    def write_campaign(self, options: CampaignOptions) -> None:
-        _write_json(self.path / CAMPAIGN_FILE, options.recorded_options())
+    def write_campaign(
+        self, options: CampaignOptions, *, isolation: dict[str, Any] | None = None
+    ) -> None:
+        """`isolation`: what the workers reported keeps the handler off the network
+        (`IsolationState.to_json()`), recorded under "isolation" once they started."""
+        data = options.recorded_options()
+        if isolation is not None:
+            data["isolation"] = isolation
+        _write_json(self.path / CAMPAIGN_FILE, data)
 
     def write_stats(self, stats: Stats) -> None:
         _write_json(self.path / STATS_FILE, stats.to_json())

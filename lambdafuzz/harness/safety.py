@@ -4,11 +4,18 @@ Three fences, each cheap enough to stay on for every test:
 
 * `sandbox_env` builds the handler's environment: fake credentials, every inherited `AWS_*`
   variable dropped (real keys, profiles, container and web-identity credentials, endpoint
-  overrides), and `AWS_CONFIG_FILE`/`AWS_SHARED_CREDENTIALS_FILE` pointed at empty files, so
-  `boto3.Session(profile_name="prod")` fails instead of finding `~/.aws/credentials`.
-* `armed()` turns on a `sys.addaudithook` network guard: while armed, a connect, sendto or
-  name lookup aimed at anything but loopback raises `SafetyError` *before* a packet leaves.
-  An audit hook can never be removed, so it is installed once and is a no-op when disarmed.
+  overrides), every proxy variable dropped (`NO_PROXY` set to loopback), `HOME` an empty
+  directory with `AWS_CONFIG_FILE`/`AWS_SHARED_CREDENTIALS_FILE` pointed inside it, so
+  `boto3.Session(profile_name="prod")` fails instead of finding `~/.aws/credentials`.  A
+  worker restores this environment exactly and empties `HOME` before every test.
+* The audit guard (`arm()` for a worker's whole life, `armed()` for a block): a
+  `sys.addaudithook` hook plus checks in front of `socket.socket`'s address methods.  While
+  armed, a connect, sendto, bind or name lookup aimed at anything but loopback raises
+  `SafetyError` *before* a packet leaves or a name is resolved, and so does starting a
+  process, loading native code through ctypes (once the handler is imported) or raising
+  the memory limit.  An audit hook can never be removed, so it is installed once and is a
+  no-op when disarmed.  What it cannot see is listed below, at the guard; in a worker on the
+  in-process emulator a network namespace covers that (`isolation.py`).
 * `check_endpoint` refuses emulator endpoints that do not resolve to loopback.
 
 How the harness classifies a violation: a `SafetyError` (also when wrapped by botocore, see
@@ -19,6 +26,7 @@ check that after every armed run.
 
 from __future__ import annotations
 
+import _socket
 import atexit
 import contextlib
 import ipaddress
@@ -27,11 +35,17 @@ import shutil
 import socket
 import sys
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from lambdafuzz.errors import SafetyError
+
+try:
+    import resource
+except ImportError:  # not on this OS: no memory limit to protect
+    resource = None  # type: ignore[assignment]
 
 FAKE_ACCESS_KEY_ID = "testing"
 FAKE_SECRET_ACCESS_KEY = "testing"
@@ -42,6 +56,9 @@ FAKE_CREDENTIALS: Mapping[str, str] = {
     "AWS_SECRET_ACCESS_KEY": FAKE_SECRET_ACCESS_KEY,
     "AWS_SESSION_TOKEN": FAKE_SESSION_TOKEN,
 }
+
+#: Hosts no SDK may send through a proxy (there is no proxy left to send through either).
+NO_PROXY = "127.0.0.1,localhost,::1"
 
 # Variables a user's `env:` may never set: each could lead an SDK to real credentials.
 _FORBIDDEN_EXTRA = frozenset(
@@ -63,23 +80,31 @@ _FORBIDDEN_EXTRA = frozenset(
         "AWS_CREDENTIAL_EXPIRATION",
     }
 )
+# Variables the sandbox owns: `env:` may not move them.
+_SANDBOX_OWNED = frozenset({"HOME", "TMPDIR", "BOTO_CONFIG"})
 
-_SANDBOX_DIR: str | None = None
+_SANDBOX_HOME: str | None = None
 
 
-def _sandbox_dir() -> str:
-    """A temp dir holding the empty AWS config and credentials files (made once per process)."""
-    global _SANDBOX_DIR
-    if _SANDBOX_DIR is None or not os.path.isdir(_SANDBOX_DIR):
-        _SANDBOX_DIR = tempfile.mkdtemp(prefix="lambdafuzz-aws-")
-        atexit.register(shutil.rmtree, _SANDBOX_DIR, True)
-    for name in ("config", "credentials"):
-        path = os.path.join(_SANDBOX_DIR, name)
-        # Rewritten on every call: a handler may have written a profile into them.
-        if not os.path.exists(path) or os.path.getsize(path):
-            with open(path, "w"):
-                pass
-    return _SANDBOX_DIR
+def _is_proxy_variable(name: str) -> bool:
+    """HTTP_PROXY, https_proxy, ALL_PROXY, NO_PROXY, ...: urllib reads every `*_proxy`."""
+    return name.lower().endswith("_proxy")
+
+
+def _sandbox_home() -> str:
+    """An empty HOME for a process that is not a worker (made once per process, emptied
+    on every call: a handler may have written a profile into it)."""
+    global _SANDBOX_HOME
+    if _SANDBOX_HOME is None or not os.path.isdir(_SANDBOX_HOME):
+        _SANDBOX_HOME = tempfile.mkdtemp(prefix="lambdafuzz-home-")
+        atexit.register(shutil.rmtree, _SANDBOX_HOME, True)
+    for name in os.listdir(_SANDBOX_HOME):
+        path = os.path.join(_SANDBOX_HOME, name)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            os.unlink(path)
+    return _SANDBOX_HOME
 
 
 def sandbox_env(
@@ -87,27 +112,38 @@ def sandbox_env(
     *,
     region: str = "us-east-1",
     base: Mapping[str, str] | None = None,
+    home: str | None = None,
+    tmpdir: str | None = None,
 ) -> dict[str, str]:
     """The complete environment a handler runs with (`base` defaults to `os.environ`).
 
-    Every inherited `AWS_*` variable is dropped, fake credentials and `region` are set, then
-    `extra` (the config's `env:` plus the backend's `client_env()`) is applied. `extra` may
-    repeat the fake credentials but not set real ones, profiles or role/container
-    credentials, and an `AWS_ENDPOINT_URL*` in it must be loopback; otherwise SafetyError.
+    Every inherited `AWS_*` and proxy variable is dropped; fake credentials, `region`,
+    `HOME` (`home`, default: an empty per-process directory), the AWS config files inside
+    it (not created: an SDK finds no profile) and `NO_PROXY` are set, `TMPDIR` when
+    `tmpdir` is given; then `extra` (the config's `env:` plus the backend's
+    `client_env()`) is applied.  `extra` may repeat the fake credentials but not set real
+    ones, profiles, role/container credentials, proxies, HOME or TMPDIR, and an
+    `AWS_ENDPOINT_URL*` in it must be loopback; otherwise SafetyError.
     """
     env = {
-        k: v for k, v in (os.environ if base is None else base).items() if not k.startswith("AWS_")
+        k: v
+        for k, v in (os.environ if base is None else base).items()
+        if not k.startswith("AWS_") and not _is_proxy_variable(k) and k not in _SANDBOX_OWNED
     }
-    env.pop("BOTO_CONFIG", None)
-    folder = _sandbox_dir()
+    home = home if home is not None else _sandbox_home()
     env.update(FAKE_CREDENTIALS)
     env.update(
+        HOME=home,
         AWS_DEFAULT_REGION=region,
         AWS_REGION=region,
-        AWS_CONFIG_FILE=os.path.join(folder, "config"),
-        AWS_SHARED_CREDENTIALS_FILE=os.path.join(folder, "credentials"),
+        AWS_CONFIG_FILE=os.path.join(home, ".aws", "config"),
+        AWS_SHARED_CREDENTIALS_FILE=os.path.join(home, ".aws", "credentials"),
         AWS_EC2_METADATA_DISABLED="true",
+        NO_PROXY=NO_PROXY,
+        no_proxy=NO_PROXY,
     )
+    if tmpdir is not None:
+        env["TMPDIR"] = tmpdir
     for key, value in (extra or {}).items():
         if key in FAKE_CREDENTIALS:
             if value != FAKE_CREDENTIALS[key]:
@@ -119,6 +155,18 @@ def sandbox_env(
             raise SafetyError(
                 f"env sets {key}={value!r}; lambdafuzz never lets a handler use AWS profiles, "
                 "roles or credential providers, so it cannot reach a real account. Remove it from `env:`."
+            )
+        elif _is_proxy_variable(key):
+            raise SafetyError(
+                f"env sets {key}={value!r}; lambdafuzz runs handlers without proxies (every "
+                "*_proxy variable is removed) so no traffic can be relayed off this machine. "
+                "Remove it from `env:`."
+            )
+        elif key in _SANDBOX_OWNED:
+            raise SafetyError(
+                f"env sets {key}={value!r}; lambdafuzz gives every test an empty HOME and a "
+                "private temp dir (so no credentials resolve from a real ~/.aws). Remove it "
+                "from `env:`."
             )
         elif key.startswith("AWS_ENDPOINT_URL"):
             check_endpoint(value)
@@ -142,19 +190,51 @@ def apply_sandbox_env(
         os.environ.update(saved)
 
 
-# --- network guard ---------------------------------------------------------------------
+# --- the audit guard ----------------------------------------------------------------------
+#
+# What an audit hook can and cannot see, and what covers the rest:
+#
+# * CPython raises `socket.connect`/`sendto`/`sendmsg`/`bind` only *after* it has resolved a
+#   host name in the address (a DNS query).  So the Python-level `socket.socket` methods are
+#   wrapped (`_install_socket_checks`): a name that is not loopback is refused before the C
+#   method runs.  Code that calls the C methods of `_socket.socket` directly skips the
+#   wrappers (the audit hook still refuses the connect itself, after the lookup).
+# * Native code is invisible: a C extension, or ctypes calling libc's `connect` through a
+#   function pointer it fetched before the guard refused ctypes, never raises an audit event;
+#   `_posixsubprocess.fork_exec` starts a process without one.  For those the worker's
+#   network namespace (`isolation.py`) is the fence: there, every such connect fails with
+#   ENETUNREACH (tests/harness/test_network_namespace.py proves it).  Server backends
+#   (LocalStack, an external moto server) have no namespace and rely on this guard alone.
+# * An audit hook cannot be removed, but code that writes process memory (ctypes again) can
+#   defeat any in-process check; again the namespace is what makes that harmless.
+# * Unix-domain sockets are allowed (local IPC, the emulator's Docker socket); a filesystem
+#   socket reaches whatever listens on it, inside a namespace too.
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"}
+# Families whose addresses are (host, port, ...) tuples checked against loopback; AF_UNIX
+# and AF_NETLINK are local; every other family (AF_PACKET, AF_VSOCK, ...) is refused.
+_INET_FAMILIES = frozenset({int(socket.AF_INET), int(socket.AF_INET6)})
+_LOCAL_FAMILIES = frozenset(
+    int(getattr(socket, name)) for name in ("AF_UNIX", "AF_NETLINK") if hasattr(socket, name)
+)
 
 
 @dataclass(slots=True)
 class GuardRecord:
-    """What one armed block saw; `violations` survives a handler that swallows the error."""
+    """What the guard refused during one test (or one armed block); `violations` survives
+    a handler that swallows the error."""
 
     violations: list[SafetyError] = field(default_factory=list)
 
 
-_armed_record: GuardRecord | None = None  # the one flag the audit hook reads
+@dataclass(slots=True)
+class _Guard:
+    record: GuardRecord
+    processes: bool  # refuse subprocess / exec / spawn / system
+    native_code: bool  # refuse ctypes dlopen / dlsym
+
+
+_guard: _Guard | None = None  # the one object the audit hook reads; None: disarmed
 _hook_installed = False
 _allowed_names: set[str] = set(_LOOPBACK_NAMES)
 
@@ -171,72 +251,294 @@ def _is_loopback_ip(host: str) -> bool | None:
     return bool(mapped is not None and mapped.is_loopback)
 
 
+def _host_text(host: object) -> str | None:
+    """The host exactly as the C socket code reads it: str, bytes or bytearray, through the
+    base type so a subclass cannot show the guard a different value; None for anything else."""
+    if isinstance(host, str):
+        return str.__getitem__(host, slice(None))
+    if isinstance(host, bytes):
+        return bytes.__getitem__(host, slice(None)).decode("ascii", "replace")
+    if isinstance(host, bytearray):
+        return bytes(bytearray.__getitem__(host, slice(None))).decode("ascii", "replace")
+    return None
+
+
 def _host_allowed(host: object) -> bool:
     if host is None:  # getaddrinfo(None, port): the local wildcard
         return True
-    if isinstance(host, bytes):
-        host = host.decode("idna", "replace")
-    if not isinstance(host, str):
-        return True
-    host = host.strip("[]").lower().rstrip(".")
-    loopback = _is_loopback_ip(host)
+    text = _host_text(host)
+    if text is None:
+        return False
+    text = text.strip("[]").lower().rstrip(".")
+    loopback = _is_loopback_ip(text)
     if loopback is not None:
         return loopback
-    return host in _allowed_names
+    return text in _allowed_names
 
 
-def _refuse(record: GuardRecord, what: str, host: object, port: object) -> None:
-    target = f"{host}:{port}" if port not in (None, 0, "") else str(host)
+def _violation(guard: _Guard, what: str, why: str) -> SafetyError:
     error = SafetyError(
-        f"sandbox violation: the code under test tried to {what} {target} during a test; "
-        "lambdafuzz only allows loopback (127.0.0.0/8, ::1, localhost) so a handler can never "
-        "reach real AWS or any other host. Point the client at the emulator (AWS_ENDPOINT_URL "
-        "is set for you) or mock the call."
+        f"sandbox violation: the code under test tried to {what} during a test; {why}"
     )
-    record.violations.append(error)
-    raise error
+    guard.record.violations.append(error)
+    return error
 
 
-_LOOKUPS = ("socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyname_ex")
+_WHY = (
+    "lambdafuzz only allows loopback (127.0.0.0/8, ::1, localhost) so a handler can never "
+    "reach real AWS or any other host. Point the client at the emulator (AWS_ENDPOINT_URL "
+    "is set for you) or mock the call."
+)
+_WHY_PROCESS = (
+    "lambdafuzz runs handlers without subprocesses: a child process could reach what the "
+    "handler may not. Call the code in-process or mock the call."
+)
+_WHY_NATIVE = (
+    "lambdafuzz refuses ctypes once the handler is imported: native calls bypass every "
+    "check. Load libraries at import time or mock the call."
+)
+_WHY_LIMIT = (
+    "lambdafuzz caps a worker's memory (RLIMIT_AS) so a runaway handler cannot take the "
+    "machine down; the cap cannot be raised."
+)
+
+
+def _shown(value: object) -> str:
+    """`value` for a message, without calling anything the code under test defined."""
+    text = _host_text(value)
+    if text is not None:
+        return text if isinstance(value, str) else f"{type(value).__name__}({text!r})"
+    if type(value) in (int, float, type(None), list, tuple):
+        try:
+            return repr(value)[:200]
+        except Exception:  # noqa: BLE001 - a list holding anything
+            pass
+    return f"<{type(value).__name__}>"
+
+
+def _refuse(guard: _Guard, what: str, host: object, port: object) -> None:
+    shown = _shown(host)
+    target = f"{shown}:{_shown(port)}" if port not in (None, 0, "") else shown
+    raise _violation(guard, f"{what} {target}", _WHY)
+
+
+def _family(sock: object) -> int | None:
+    """The socket's family from the C object (a subclass cannot override it)."""
+    if isinstance(sock, _socket.socket):
+        return int(_C_FAMILY.__get__(sock, _socket.socket))
+    return None
+
+
+_C_FAMILY = _socket.socket.family  # the C member, below socket.socket's property
+
+
+def _check_address(guard: _Guard, sock: object, address: object, verb: str) -> None:
+    family = _family(sock)
+    if family in _LOCAL_FAMILIES:
+        return
+    if family is not None and family not in _INET_FAMILIES:
+        name = _family_name(family)
+        _refuse(guard, f"use a {name} socket to {verb}", address, None)
+    if isinstance(address, tuple) and tuple.__len__(address) >= 1:
+        host = tuple.__getitem__(address, 0)
+        port = tuple.__getitem__(address, 1) if tuple.__len__(address) > 1 else None
+        if not _host_allowed(host):
+            _refuse(guard, verb, host, port)
+    elif family is not None or not isinstance(address, str | bytes | bytearray):
+        _refuse(guard, verb, address, None)
+
+
+def _family_name(family: int) -> str:
+    try:
+        return socket.AddressFamily(family).name
+    except ValueError:
+        return f"family {family}"
+
+
+def _on_address(verb: str, index: int) -> Callable[[_Guard, tuple[object, ...]], None]:
+    def check(guard: _Guard, args: tuple[object, ...]) -> None:
+        if len(args) > index:
+            _check_address(guard, args[0], args[index], verb)
+
+    return check
+
+
+def _on_lookup(guard: _Guard, args: tuple[object, ...]) -> None:
+    if args and not _host_allowed(args[0]):
+        _refuse(guard, "look up", args[0], args[1] if len(args) > 1 else None)
+
+
+def _on_name_info(guard: _Guard, args: tuple[object, ...]) -> None:
+    address = args[0] if args else None
+    if isinstance(address, tuple) and tuple.__len__(address) >= 1:
+        host = tuple.__getitem__(address, 0)
+        if not _host_allowed(host):
+            _refuse(guard, "look up", host, None)
+    else:
+        _refuse(guard, "look up", address, None)
+
+
+def _on_process(guard: _Guard, args: tuple[object, ...]) -> None:
+    if guard.processes:
+        shown = " ".join(_shown(a) for a in args[:2] if a is not None)[:200]
+        raise _violation(guard, f"start a process ({shown})", _WHY_PROCESS)
+
+
+def _on_native(guard: _Guard, args: tuple[object, ...]) -> None:
+    if guard.native_code:
+        shown = ", ".join(_shown(a) for a in args[:2])[:200]
+        raise _violation(guard, f"load native code through ctypes ({shown})", _WHY_NATIVE)
+
+
+def _on_rlimit(guard: _Guard, args: tuple[object, ...]) -> None:
+    # setrlimit(resource, limits) / prlimit(pid, resource, limits); limits None: a read
+    if resource is None:
+        return
+    which, limits = (args[0], args[1]) if len(args) == 2 else (args[1], args[2])
+    if which != resource.RLIMIT_AS or limits is None:
+        return
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        new_soft, new_hard = limits  # type: ignore[misc]
+    except (TypeError, ValueError):
+        return  # resource itself rejects it
+    if hard == resource.RLIM_INFINITY:
+        return
+    if new_hard in (resource.RLIM_INFINITY, -1) or new_hard > hard or new_soft > hard:
+        raise _violation(
+            guard, f"raise its memory limit (RLIMIT_AS to {_shown(limits)})", _WHY_LIMIT
+        )
+
+
+_CHECKS: dict[str, Callable[[_Guard, tuple[object, ...]], None]] = {
+    "socket.connect": _on_address("connect to", 1),
+    "socket.sendto": _on_address("send to", 1),
+    "socket.sendmsg": _on_address("send to", 1),
+    "socket.bind": _on_address("listen on", 1),
+    "socket.getaddrinfo": _on_lookup,
+    "socket.gethostbyname": _on_lookup,
+    "socket.gethostbyaddr": _on_lookup,
+    "socket.getnameinfo": _on_name_info,
+    "subprocess.Popen": _on_process,
+    "os.system": _on_process,
+    "os.exec": _on_process,
+    "os.posix_spawn": _on_process,
+    "os.spawn": _on_process,
+    "os.startfile": _on_process,
+    "ctypes.dlopen": _on_native,
+    "ctypes.dlsym": _on_native,
+    "ctypes.dlsym/handle": _on_native,
+    "resource.setrlimit": _on_rlimit,
+    "resource.prlimit": _on_rlimit,
+}
 
 
 def _audit(event: str, args: tuple[object, ...]) -> None:
-    # Runs for *every* audit event in the process (imports, opens, exec ...): one global read
-    # and one compare when disarmed.
-    record = _armed_record
-    if record is None or not event.startswith("socket."):
+    # Runs for *every* audit event in the process (imports, opens, sys._getframe ...):
+    # one dict lookup for the events it does not check.
+    check = _CHECKS.get(event)
+    if check is None:
         return
-    if event in ("socket.connect", "socket.sendto", "socket.sendmsg"):
-        address = args[1] if len(args) > 1 else None
-        if isinstance(address, tuple) and address and not _host_allowed(address[0]):
-            verb = "connect to" if event == "socket.connect" else "send to"
-            _refuse(record, verb, address[0], address[1] if len(address) > 1 else None)
-    elif event in _LOOKUPS and args and not _host_allowed(args[0]):
-        _refuse(record, "look up", args[0], args[1] if len(args) > 1 else None)
+    guard = _guard
+    if guard is not None:
+        check(guard, args)
+
+
+# Python-level checks that run *before* the C socket methods resolve a name.
+def _guarded(name: str, index: int, verb: str) -> Callable[..., Any]:
+    original = getattr(_socket.socket, name)
+
+    def method(self: socket.socket, *args: Any, **kwargs: Any) -> Any:
+        guard = _guard
+        if guard is not None and len(args) > index:
+            _check_address(guard, self, args[index], verb)
+        return original(self, *args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = original.__doc__
+    return method
+
+
+def _install_socket_checks() -> None:
+    if getattr(socket.socket.connect, "__lambdafuzz__", False):
+        return
+    for name, index, verb in (
+        ("connect", 0, "connect to"),
+        ("connect_ex", 0, "connect to"),
+        ("bind", 0, "listen on"),
+    ):
+        method = _guarded(name, index, verb)
+        method.__lambdafuzz__ = True  # type: ignore[attr-defined]
+        setattr(socket.socket, name, method)
+    original_sendto = _socket.socket.sendto
+    original_sendmsg = _socket.socket.sendmsg
+
+    def sendto(self: socket.socket, data: Any, *args: Any) -> Any:
+        guard = _guard
+        if guard is not None and args:
+            _check_address(guard, self, args[-1], "send to")
+        return original_sendto(self, data, *args)
+
+    def sendmsg(self: socket.socket, *args: Any) -> Any:
+        guard = _guard
+        if guard is not None and len(args) > 3 and args[3] is not None:
+            _check_address(guard, self, args[3], "send to")
+        return original_sendmsg(self, *args)
+
+    socket.socket.sendto = sendto  # type: ignore[method-assign]
+    socket.socket.sendmsg = sendmsg  # type: ignore[method-assign]
 
 
 def _install_hook() -> None:
     global _hook_installed
     if not _hook_installed:
+        _install_socket_checks()
         sys.addaudithook(_audit)
         _hook_installed = True
 
 
 @contextlib.contextmanager
-def armed() -> Iterator[GuardRecord]:
-    """Refuse non-loopback network access inside the block (all threads of the process)."""
-    global _armed_record
+def armed(*, processes: bool = True, native_code: bool = False) -> Iterator[GuardRecord]:
+    """Refuse non-loopback network access inside the block (all threads of the process);
+    `processes`: also subprocesses; `native_code`: also ctypes loading."""
+    global _guard
     _install_hook()
-    previous, record = _armed_record, GuardRecord()
-    _armed_record = record
+    previous, record = _guard, GuardRecord()
+    _guard = _Guard(record, processes=processes, native_code=native_code)
     try:
         yield record
     finally:
-        _armed_record = previous
+        _guard = previous
+
+
+def arm(*, processes: bool = True, native_code: bool = False) -> GuardRecord:
+    """Arm the guard for the rest of this process (a worker arms it before the handler's
+    import); returns the record violations go to until `next_record()`."""
+    global _guard
+    _install_hook()
+    record = GuardRecord()
+    _guard = _Guard(record, processes=processes, native_code=native_code)
+    return record
+
+
+def refuse_native_code() -> None:
+    """From now on also refuse ctypes loading (a worker calls this once the handler is
+    imported: libraries may load native code at import, a test may not)."""
+    if _guard is None:
+        raise RuntimeError("refuse_native_code() while the guard is not armed")
+    _guard.native_code = True
+
+
+def next_record() -> GuardRecord:
+    """Start a fresh record (one per test) and return it."""
+    if _guard is None:
+        raise RuntimeError("next_record() while the guard is not armed")
+    _guard.record = GuardRecord()
+    return _guard.record
 
 
 def is_armed() -> bool:
-    return _armed_record is not None
+    return _guard is not None
 
 
 def allow_host(name: str) -> None:

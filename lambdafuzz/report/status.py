@@ -61,6 +61,8 @@ def summary(finished: CampaignFinished) -> str:
     if s.targeting:
         parts = ", ".join(f"{k}: {v['saved']}/{v['children']}" for k, v in s.targeting.items())
         lines.append(f"  targeting       saved/children per type: {parts}")
+    if finished.isolation:
+        lines.append(f"  isolation       {finished.isolation}")
     lines.append(
         f"  outputs         {finished.out_dir}/ (corpus/, failures/, stats.json, plot_data.csv)"
     )
@@ -96,6 +98,8 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 file=out,
                 flush=True,
             )
+            if event.isolation:
+                print(f"  isolation: {event.isolation}", file=out, flush=True)
         elif isinstance(event, NewFailure):
             print(f"  new failure: {event.record.signature}", file=out, flush=True)
         elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
@@ -128,16 +132,20 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             table.add_row("corpus", str(stats.corpus_size))
             table.add_row("unique failures", str(stats.unique_failures))
             table.add_row("last new coverage", f"{stats.since_last_new_coverage_s:.0f} s ago")
+        if isolation:
+            table.add_row("isolation", isolation)
         for line in recent[-5:]:
             table.add_row("", line)
         return table
 
     title = "lambdafuzz"
+    isolation = ""
     with Live(render(None, title), console=console, refresh_per_second=4, transient=False) as live:
         for event in events:
             if isinstance(event, CampaignStarted):
                 o = event.options
                 title = f"lambdafuzz: {o.target.handler_module}.{o.target.handler_function} [{o.strategy.value}]"
+                isolation = event.isolation
             elif isinstance(event, NewFailure):
                 recent.append(f"[red]failure[/red] {event.record.signature}")
             elif isinstance(event, NewCoverage):

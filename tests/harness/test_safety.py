@@ -1,13 +1,16 @@
-"""The sandbox: fake credentials only, no profiles, loopback-only network during a test.
+"""The sandbox: fake credentials only, no profiles, no proxies, an empty HOME, and a guard
+that refuses the network (but loopback), processes, native code and a raised memory limit.
 
 No test here sends a packet off this machine. Refusals are first proven through `sys.audit`
-with exactly the arguments CPython's socket module passes (no socket involved); only then
-is the real call made, which the same hook refuses before the system call.
+with exactly the arguments CPython passes (no socket or process involved); only then is the
+real call made, which the same hook refuses before the system call.  Probes that need real
+sockets in numbers live in test_guard_holes.py, inside a network namespace.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import socket
 import sys
 import threading
@@ -21,6 +24,7 @@ from botocore.exceptions import ProfileNotFound
 from lambdafuzz.errors import SafetyError
 from lambdafuzz.harness.safety import (
     FAKE_CREDENTIALS,
+    NO_PROXY,
     apply_sandbox_env,
     armed,
     check_endpoint,
@@ -44,6 +48,18 @@ REAL_LOOKING = {
     "AWS_ENDPOINT_URL": "https://s3.amazonaws.com",
     "AWS_ENDPOINT_URL_S3": "https://s3.amazonaws.com",
     "AWS_CA_BUNDLE": "/etc/ssl/certs/ca-certificates.crt",
+}
+PROXIES = {
+    "HTTP_PROXY": "http://10.0.0.1:3128",
+    "HTTPS_PROXY": "http://10.0.0.1:3128",
+    "ALL_PROXY": "socks5://10.0.0.1:1080",
+    "NO_PROXY": "*",
+    "http_proxy": "http://10.0.0.1:3128",
+    "https_proxy": "http://10.0.0.1:3128",
+    "all_proxy": "socks5://10.0.0.1:1080",
+    "no_proxy": "*",
+    "FTP_PROXY": "http://10.0.0.1:3128",
+    "socks_proxy": "socks5://10.0.0.1:1080",
 }
 
 
@@ -73,17 +89,35 @@ def test_sandbox_env_drops_real_credentials_and_profiles(tmp_path: Path) -> None
     assert env["AWS_DEFAULT_REGION"] == env["AWS_REGION"] == "eu-central-1"
     assert env["AWS_EC2_METADATA_DISABLED"] == "true"
     assert env["TABLE_NAME"] == "grades"
-    assert env["HOME"] == str(tmp_path)
+    home = Path(env["HOME"])
+    assert home != tmp_path and home.is_dir() and list(home.iterdir()) == []
     for key in ("AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"):
         path = Path(env[key])
-        assert path.is_file() and path.stat().st_size == 0, key
-        assert not path.is_relative_to(tmp_path)
+        assert path.parent == home / ".aws" and not path.exists(), key
 
 
-def test_sandbox_env_rewrites_config_files_a_handler_filled(tmp_path: Path) -> None:
-    config = Path(sandbox_env(base={})["AWS_CONFIG_FILE"])
-    config.write_text("[profile prod]\n")
-    assert Path(sandbox_env(base={})["AWS_CONFIG_FILE"]).read_text() == ""
+def test_sandbox_env_takes_the_workers_home_and_tmpdir(tmp_path: Path) -> None:
+    env = sandbox_env(base={"HOME": "/root", "TMPDIR": "/var/tmp"}, home=str(tmp_path), tmpdir="/x")
+    assert env["HOME"] == str(tmp_path)
+    assert env["AWS_CONFIG_FILE"] == str(tmp_path / ".aws" / "config")
+    assert env["AWS_SHARED_CREDENTIALS_FILE"] == str(tmp_path / ".aws" / "credentials")
+    assert env["TMPDIR"] == "/x"
+    assert "TMPDIR" not in sandbox_env(base={"TMPDIR": "/var/tmp"})  # never the user's
+
+
+def test_sandbox_env_empties_a_home_a_handler_filled() -> None:
+    home = Path(sandbox_env(base={})["HOME"])
+    (home / ".aws").mkdir()
+    (home / ".aws" / "credentials").write_text("[default]\naws_access_key_id = AKIA\n")
+    (home / ".netrc").write_text("machine example.com\n")
+    assert Path(sandbox_env(base={})["HOME"]) == home
+    assert list(home.iterdir()) == []
+
+
+def test_sandbox_env_drops_every_proxy_and_keeps_loopback_direct() -> None:
+    env = sandbox_env(base={"PATH": "/bin", **PROXIES})
+    assert {k for k in env if k.lower().endswith("_proxy")} == {"NO_PROXY", "no_proxy"}
+    assert env["NO_PROXY"] == env["no_proxy"] == NO_PROXY == "127.0.0.1,localhost,::1"
 
 
 @pytest.mark.parametrize(
@@ -95,6 +129,10 @@ def test_sandbox_env_rewrites_config_files_a_handler_filled(tmp_path: Path) -> N
         ({"AWS_SHARED_CREDENTIALS_FILE": "~/.aws/credentials"}, "AWS_SHARED_CREDENTIALS_FILE"),
         ({"AWS_ENDPOINT_URL": "https://s3.amazonaws.com"}, "not on loopback|cannot resolve"),
         ({"AWS_ENDPOINT_URL_SQS": "http://10.0.0.5:4566"}, "not on loopback"),
+        ({"HTTPS_PROXY": "http://10.0.0.1:3128"}, "without proxies"),
+        ({"no_proxy": "*"}, "without proxies"),
+        ({"HOME": "/root"}, "empty HOME"),
+        ({"TMPDIR": "/var/tmp"}, "private temp dir"),
     ],
 )
 def test_sandbox_env_refuses_a_way_out_in_extra(extra: dict[str, str], message: str) -> None:
@@ -124,6 +162,21 @@ def test_apply_sandbox_env_restores_the_environment_exactly(
         assert os.environ["QUEUE_URL"] == "http://127.0.0.1/q"
         assert dict(os.environ) == env
     assert dict(os.environ) == before
+
+
+def test_without_the_fake_credentials_nothing_resolves_from_the_users_home(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A handler that deletes the fake keys finds no credentials: HOME is empty."""
+    for key, value in _home_with_profile(tmp_path).items():
+        monkeypatch.setenv(key, value)
+    (tmp_path / ".aws" / "credentials").write_text(
+        "[default]\naws_access_key_id = AKIAHOME\naws_secret_access_key = homesecret\n"
+    )
+    with apply_sandbox_env(), armed():
+        for key in FAKE_CREDENTIALS:
+            del os.environ[key]
+        assert boto3.session.Session().get_credentials() is None
 
 
 def test_sessions_in_the_sandbox_get_fake_credentials_only(
@@ -258,6 +311,140 @@ def test_guard_stops_an_sdk_call_and_the_violation_survives_botocore() -> None:
     violation = sandbox_violation(caught.value)
     assert violation is not None and "example.com" in str(violation)
     assert record.violations, "a handler that swallows the error still leaves the record"
+
+
+@pytest.mark.parametrize(
+    ("event", "args", "shown"),
+    [
+        ("socket.connect", (None, (bytearray(b"8.8.8.8"), 443)), "connect to bytearray"),
+        ("socket.connect", (None, (b"8.8.8.8", 443)), "connect to bytes('8.8.8.8'):443"),
+        ("socket.sendto", (None, (bytearray(b"example.com"), 53)), "send to bytearray"),
+        ("socket.bind", (None, ("0.0.0.0", 8080)), "listen on 0.0.0.0:8080"),
+        ("socket.bind", (None, ("", 8080)), "listen on :8080"),
+        ("socket.gethostbyaddr", ("8.8.8.8",), "look up 8.8.8.8"),
+        ("socket.gethostbyaddr", ("example.com",), "look up example.com"),
+        ("socket.getnameinfo", (("8.8.8.8", 443),), "look up 8.8.8.8"),
+        ("socket.getaddrinfo", (bytearray(b"example.com"), 443, 0, 1, 6), "look up bytearray"),
+        ("socket.connect", (None, (12345, 443)), "connect to 12345:443"),
+    ],
+)
+def test_guard_checks_hosts_of_every_type_and_every_lookup(
+    event: str, args: tuple[object, ...], shown: str
+) -> None:
+    with armed(), pytest.raises(SafetyError, match=re.escape(shown)):
+        sys.audit(event, *args)
+
+
+@pytest.mark.parametrize(
+    ("event", "args"),
+    [
+        ("socket.gethostbyaddr", ("127.0.0.1",)),
+        ("socket.getnameinfo", (("::1", 443, 0, 0),)),
+        ("socket.bind", (None, ("127.0.0.1", 0))),
+        ("socket.connect", (None, (bytearray(b"127.0.0.1"), 4566))),
+    ],
+)
+def test_guard_allows_loopback_lookups_and_binds(event: str, args: tuple[object, ...]) -> None:
+    with armed() as record:
+        sys.audit(event, *args)
+    assert record.violations == []
+
+
+@pytest.mark.parametrize(
+    ("event", "args"),
+    [
+        ("subprocess.Popen", ("curl", ["curl", "https://example.com"], None, None)),
+        ("os.system", (b"curl https://example.com",)),
+        ("os.exec", ("/usr/bin/curl", ["curl"], None)),
+        ("os.posix_spawn", ("/usr/bin/curl", ["curl"], {})),
+    ],
+)
+def test_guard_refuses_processes(event: str, args: tuple[object, ...]) -> None:
+    with armed() as record, pytest.raises(SafetyError, match="start a process"):
+        sys.audit(event, *args)
+    assert len(record.violations) == 1
+    with armed(processes=False):
+        sys.audit(event, *args)  # only the audit event: nothing starts
+
+
+@pytest.mark.parametrize(
+    ("event", "args"),
+    [("ctypes.dlopen", ("libc.so.6",)), ("ctypes.dlsym", (None, "connect"))],
+)
+def test_guard_refuses_native_code_once_asked(event: str, args: tuple[object, ...]) -> None:
+    with armed():
+        sys.audit(event, *args)  # a library loading its native code at import
+    with armed(native_code=True), pytest.raises(SafetyError, match="native code through ctypes"):
+        sys.audit(event, *args)
+
+
+def test_guard_refuses_raising_the_memory_limit() -> None:
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard == resource.RLIM_INFINITY:
+        pytest.skip("no memory limit in this process to protect")  # the worker sets one
+    with armed(), pytest.raises(SafetyError, match="raise its memory limit"):
+        sys.audit("resource.setrlimit", resource.RLIMIT_AS, (hard + 1, hard + 1))
+
+
+def test_guard_refuses_raising_a_memory_limit_in_a_child_process() -> None:
+    """The worker's case, in a child whose limit was lowered (hard and soft) first."""
+    import subprocess
+
+    code = (
+        "import resource, sys\n"
+        "from lambdafuzz.errors import SafetyError\n"
+        "from lambdafuzz.harness.safety import arm\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))\n"
+        "arm()\n"
+        "for limits in ((-1, -1), (16 << 30, 16 << 30)):\n"
+        "    try:\n"
+        "        resource.setrlimit(resource.RLIMIT_AS, limits)\n"
+        "    except SafetyError:\n"
+        "        continue\n"
+        "    sys.exit('raised')\n"
+        "resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))  # lowering is fine\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, resource.getrlimit(resource.RLIMIT_NOFILE))\n"
+        "print(resource.getrlimit(resource.RLIMIT_AS))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == str((4 << 30, 4 << 30))
+
+
+def test_arm_lasts_until_the_process_ends_with_one_record_per_test() -> None:
+    """arm() is for a worker's whole life; run in a child so this process stays unarmed."""
+    import subprocess
+
+    code = (
+        "import sys, threading\n"
+        "from lambdafuzz.errors import SafetyError\n"
+        "from lambdafuzz.harness.safety import arm, next_record, refuse_native_code\n"
+        "first = arm()\n"
+        "def thread():\n"
+        "    try:\n"
+        "        sys.audit('socket.connect', None, ('8.8.8.8', 443))\n"
+        "    except SafetyError:\n"
+        "        pass\n"
+        "t = threading.Thread(target=thread); t.start(); t.join()\n"
+        "second = next_record()\n"
+        "sys.audit('ctypes.dlopen', 'libc.so.6')  # allowed until refuse_native_code()\n"
+        "refuse_native_code()\n"
+        "try:\n"
+        "    sys.audit('ctypes.dlopen', 'libc.so.6')\n"
+        "except SafetyError:\n"
+        "    pass\n"
+        "print(len(first.violations), len(second.violations))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["1", "1"]  # the thread's in the first, ctypes in the second
+    assert not is_armed()
 
 
 # --- endpoints --------------------------------------------------------------------------
