@@ -428,3 +428,12 @@ def test_fault_dumps_are_located_by_the_thread_that_matters():
     fault = parse_fault(exits, [app], main)  # the last dump wins
     assert (fault.what, fault.location) == ("os._exit(3)", "hostile/handler.py:7")
     assert parse_fault("", [app], main) is None
+
+
+def test_an_exception_whose_str_raises_keeps_its_traceback_and_the_worker(closing):
+    worker = Worker(spec("raises_bad_str"))
+    closing(worker)
+    result = worker.run(request(1))
+    assert result.status is Status.FAILURE
+    assert "raise BadStr()" in result.failure.traceback
+    assert worker.restarts == 0 and worker.run(request(2)).status is Status.FAILURE
