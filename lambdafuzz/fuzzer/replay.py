@@ -8,8 +8,6 @@ Together they determine the world, the event and the outcome.
 
 from __future__ import annotations
 
-import hashlib
-import uuid
 from types import TracebackType
 from typing import Any
 
@@ -120,28 +118,13 @@ class Replayer:
             return saved.event, "saved"
         from lambdafuzz.generators.aws.world_generator import generate_input
         from lambdafuzz.generators.core import Choices
-        from lambdafuzz.model.world import DeliveredMessage, LoadedWorld
+        from lambdafuzz.harness.worker import offline_event
 
         choices = Choices(
             saved.sequence.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=self.dictionary
         )
         try:
-            generated = generate_input(choices, self.target)
-            messages = {
-                queue.name: tuple(
-                    DeliveredMessage(
-                        message_id=str(uuid.uuid5(uuid.NAMESPACE_URL, f"{queue.name}/{i}")),
-                        receipt_handle=f"offline-receipt-{i}",
-                        md5_of_body=hashlib.md5(m.body.encode()).hexdigest(),  # noqa: S324 - SQS's own
-                        body=m.body,
-                        sent_timestamp_ms=0,
-                        attributes=m.attributes,
-                    )
-                    for i, m in enumerate(queue.messages)
-                )
-                for queue in generated.world.queues
-            }
-            event = generated.render_event(LoadedWorld(generated.world, messages=messages))
+            event = offline_event(generate_input(choices, self.target))
         except Exception as exc:  # noqa: BLE001 - a report must render whatever a generator does
             return None, f"could not regenerate the event: {type(exc).__name__}: {exc}"
         return event, "regenerated"

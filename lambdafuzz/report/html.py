@@ -182,6 +182,11 @@ def _summary_section(c: CampaignDir, target: Target | None) -> str:
         ("corpus", s.corpus_size),
         ("unique failures", f"{len(c.failures)} ({s.failure_hits} hits)"),
         (
+            "flaky",
+            f"{s.flaky_failures} signatures that did not reproduce on a re-run in a fresh "
+            f"worker ({s.flaky_hits} hits; saved in flaky/, not counted as failures)",
+        ),
+        (
             "time",
             f"handler {s.time_in_handler_s} s, generation {s.time_in_generation_s} s, "
             f"reset+load {s.time_in_reset_load_s} s",

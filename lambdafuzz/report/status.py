@@ -50,13 +50,19 @@ def summary(finished: CampaignFinished) -> str:
         f"  branches        {_coverage(s)}; among valid inputs {s.valid_branches_covered}",
         f"  valid inputs    {_valid_share(s)}",
         f"  corpus          {s.corpus_size} inputs",
-        f"  failures        {s.unique_failures} unique ({s.failure_hits} hits)",
+        f"  failures        {s.unique_failures} unique ({s.failure_hits} hits)"
+        + (
+            f"; {s.flaky_failures} flaky (did not reproduce on a re-run, in flaky/)"
+            if s.flaky_failures
+            else ""
+        ),
         f"  time in handler {s.time_in_handler_s:.1f} s; generation {s.time_in_generation_s:.1f} s; "
         f"reset+load {s.time_in_reset_load_s:.1f} s",
     ]
     if s.stability_pct is not None:
         lines.append(
-            f"  stability       {s.stability_pct:.1f}% of new-coverage inputs re-ran identically"
+            f"  stability       {s.stability_pct:.1f}% of re-runs (new-coverage inputs, "
+            f"{s.failure_reruns} new failures) behaved identically"
         )
     if s.targeting:
         parts = ", ".join(f"{k}: {v['saved']}/{v['children']}" for k, v in s.targeting.items())

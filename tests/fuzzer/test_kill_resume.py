@@ -248,16 +248,11 @@ def test_a_resume_removes_the_temporary_files_of_killed_writes(rounds):
 
 
 def test_no_campaign_process_outlives_a_kill(rounds):
-    # Workers exit when the campaign's end of their pipe closes; a worker that called
-    # setsid() or is stuck in a handler needs the parent-death handling of issue 14.
+    # Workers exit when the campaign's end of their pipe closes, and by parent-death
+    # signal plus a watchdog when it is killed (also after the handler called setsid()).
     assert not rounds.orphans, "\n".join(rounds.orphans + rounds.log)
 
 
-@pytest.mark.xfail(
-    reason="a worker killed with SIGKILL leaves its lambdafuzz-aws-* sandbox dir behind "
-    "until the worker temp-dir cleanup of issue 14 lands (harness, not the out dir)",
-    strict=False,
-)
 def test_no_temp_dir_outlives_a_kill(rounds):
     assert not rounds.stray_temp_dirs, "\n".join(rounds.stray_temp_dirs + rounds.log)
 
