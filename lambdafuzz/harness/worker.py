@@ -12,6 +12,7 @@ worker dies mid-test the campaign regenerates the same input locally to save it.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import resource
@@ -437,7 +438,8 @@ class Worker:
             target=worker_main, args=(child, self.spec, self._dir, os.getpid()), daemon=True
         )
         try:
-            proc.start()
+            with _sigint_ignored():
+                proc.start()
         except BaseException:
             self._remove_dir()
             raise
@@ -701,6 +703,21 @@ def offline_event(generated: Any) -> Any:
         for queue in generated.world.queues
     }
     return generated.render_event(LoadedWorld(generated.world, messages=messages))
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Start a worker with SIGINT ignored: the campaign stops its workers itself on Ctrl-C,
+    and a worker that inherits SIG_IGN (CPython keeps an inherited SIG_IGN instead of
+    installing KeyboardInterrupt) never prints a traceback from the middle of its imports."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class WorkerPool:

@@ -110,3 +110,45 @@ def test_sandbox_violations_are_failures_and_the_run_goes_on(closing, function, 
     assert expected in result.failure.message
     assert worker.restarts == 0
     assert worker.run(request(2)).status is Status.FAILURE  # the same worker runs the next test
+
+
+def _sigint_ignored_in(pid: int) -> bool:
+    import signal
+
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = next(line for line in status.splitlines() if line.startswith("SigIgn:")).split()[1]
+    return bool(int(mask, 16) & (1 << (signal.SIGINT - 1)))
+
+
+def test_processes_started_for_workers_ignore_sigint_from_their_first_instruction():
+    # Ctrl-C reaches the whole foreground process group: the campaign stops its workers,
+    # and a worker must never print a KeyboardInterrupt traceback mid-import.  A plain
+    # interpreter keeps an inherited SIG_IGN, so the control shows what is inherited.
+    import signal
+    import subprocess
+    import sys
+
+    from lambdafuzz.harness.worker import _sigint_ignored
+
+    before = signal.getsignal(signal.SIGINT)
+    code = ["-c", "import time; time.sleep(30)"]
+    with _sigint_ignored():
+        started = subprocess.Popen([sys.executable, *code])
+    control = subprocess.Popen([sys.executable, *code])
+    try:
+        time.sleep(0.5)
+        assert _sigint_ignored_in(started.pid)
+        assert not _sigint_ignored_in(control.pid)
+    finally:
+        started.kill()
+        control.kill()
+        started.wait()
+        control.wait()
+    assert signal.getsignal(signal.SIGINT) is before  # the campaign keeps its own handler
+
+
+def test_a_running_worker_ignores_sigint(closing):
+    worker = Worker(spec_for("returns_ok"))
+    closing(worker)
+    assert worker.run(request()).status is Status.VALID
+    assert _sigint_ignored_in(worker._proc.pid)
