@@ -26,8 +26,11 @@ def test_saved_failing_corpus_fails_one_test_per_unique_failure(pytester, sam_ca
     shutil.copytree(sam_campaign.out, pytester.path / "out")
     pytester.makeini("[pytest]\nlambdafuzz_corpus = out\n")
     result = pytester.runpytest(*plugin_args(), "-rA")
-    # one test per unique failure (one planted bug per function) + one coverage check each
-    result.assert_outcomes(failed=2, passed=2)
+    # one test per unique failure (one planted bug per function, in as many failures as its
+    # message shapes differ) + one coverage check each
+    saved = [p for p in (pytester.path / "out").glob("*/failures/*.json") if ".min." not in p.name]
+    assert len(saved) >= 2
+    result.assert_outcomes(failed=len(saved), passed=2)
     result.stdout.fnmatch_lines(
         [
             "PASSED out/IngestFunction::coverage",
@@ -66,7 +69,8 @@ def test_fixed_bug_passes_and_lost_coverage_fails(pytester, sam_campaign):
     stats["corpus_branches_covered"] = 999
     (out / "stats.json").write_text(json.dumps(stats))
     result = pytester.runpytest(*plugin_args(), "--lambdafuzz-corpus", str(out), "-rA")
-    result.assert_outcomes(passed=1, failed=1)
+    fixed = [p for p in (out / "failures").glob("*.json") if ".min." not in p.name]
+    result.assert_outcomes(passed=len(fixed), failed=1)  # every AttributeError shape is fixed
     result.stdout.fnmatch_lines(
         ["PASSED out::failure[[]AttributeError-*]", "FAILED out::coverage*"], consecutive=False
     )
