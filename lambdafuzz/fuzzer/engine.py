@@ -447,7 +447,21 @@ class Engine:
             },
         )
         self.out.save_corpus_input(saved)
+        self._plot_point()  # the plot steps where coverage grew, not once a second
         return entry
+
+    def _plot_point(self) -> None:
+        """A row of plot_data.csv for now (written with the next report)."""
+        self._plot_rows.append(
+            PlotRow(
+                time_s=round(time.monotonic() - self._start, 3),
+                execs=self.execs,
+                branches=len(self.seen),
+                valid_branches=len(self.valid_arms),
+                corpus=len(self.queue),
+                failures=len(self.failures),
+            )
+        )
 
     def _failure(
         self, request: TestRequest, result: TestResult, tag: Tag, now: float
@@ -686,6 +700,9 @@ class Engine:
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:
+        if not self._plot_rows or self._plot_rows[0].execs:
+            # the origin: what importing the handler covered, before the first test
+            self._plot_rows.insert(0, PlotRow(0.0, 0, len(self._import_arms), 0, 0, 0))
         self._plot_rows.append(
             PlotRow(
                 time_s=stats.elapsed_s,

@@ -255,3 +255,18 @@ def test_too_many_shapes_at_one_site_are_keyed_together(tmp_path):
     assert len(engine.failures) == MAX_SHAPES_PER_SITE + 1
     other = engine.failures[f"ValueError at planted/handler.py:9: {OTHER}"]
     assert other.hits == len(infos) - MAX_SHAPES_PER_SITE
+
+
+def test_plot_rows_start_at_the_origin_and_step_at_every_new_coverage(tmp_path):
+    results = [
+        TestResult(Status.VALID, _recording(1), {ARM_A: 0}),
+        TestResult(Status.VALID, _recording(2), {ARM_A: 0}),
+        TestResult(Status.INVALID, _recording(3), {ARM_A: 0, ARM_B: 1}),
+    ]
+    engine, _pool = _engine(tmp_path, results)
+    list(engine.run())
+    rows = OutDir(tmp_path).read_plot_rows()
+    assert (rows[0].time_s, rows[0].execs, rows[0].branches) == (0.0, 0, 0)  # the origin
+    # one row where each saved input grew coverage, then the final report
+    assert [(r.execs, r.branches) for r in rows[1:3]] == [(1, 1), (3, 2)]
+    assert rows[-1].execs == 3
