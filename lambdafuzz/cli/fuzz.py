@@ -153,6 +153,7 @@ def _suffixed(path: Path, function: str | None, many: bool) -> Path:
 
 def _run(engine, quiet: bool):
     from lambdafuzz.fuzzer.engine import CampaignFinished, StopReason
+    from lambdafuzz.fuzzer.out_dir import OutDirError
     from lambdafuzz.report.status import follow
 
     reasons = {signal.SIGINT: StopReason.SIGINT, signal.SIGTERM: StopReason.SIGTERM}
@@ -167,6 +168,8 @@ def _run(engine, quiet: bool):
             if isinstance(event, CampaignFinished):
                 finished = event
     except (HandlerImportError, BackendError, SafetyError) as exc:  # cannot set the handler up
+        raise SetupProblem(str(exc)) from None
+    except OutDirError as exc:  # another target's out dir, or a campaign running in it
         raise SetupProblem(str(exc)) from None
     except CorpusError as exc:  # an out dir it cannot resume in
         raise click.UsageError(str(exc)) from None

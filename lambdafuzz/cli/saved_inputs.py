@@ -52,8 +52,9 @@ def campaign_for(
 ) -> Campaign:
     """The target and replayer for a saved input (or a folder) at `path`: the target from
     --config, or from the campaign.json of the out dir holding it (which also records a
-    template's function and the dictionary that replay needs)."""
-    from lambdafuzz.config.campaign import campaign_target
+    template's function and the dictionary that replay needs; its config is taken relative
+    to the out dir, so a copied project replays its own code)."""
+    from lambdafuzz.config.campaign import campaign_config, campaign_target
     from lambdafuzz.fuzzer.out_dir import CAMPAIGN_FILE, OutDir, find_campaign_dir
     from lambdafuzz.fuzzer.replay import Replayer
 
@@ -64,9 +65,12 @@ def campaign_for(
     elif directory is not None:
         try:
             target = campaign_target(directory, function=function_name)
+            note = campaign_config(directory)[1]
         except ConfigError as exc:
             why = [p for p in directory.problems if CAMPAIGN_FILE in p]
             raise InputError(" ".join([str(exc), *why])) from None
+        if note is not None:
+            click.echo(f"lambdafuzz: note: {note}", err=True)
     else:
         raise click.UsageError(
             f"cannot tell which config {path} belongs to: pass --config "

@@ -2,6 +2,9 @@
 
 Lives with the config loaders because it reads the user's config again (a fixed handler is
 replayed as it is now); the out dir itself only records the config's path and function.
+The path is relative to the out dir, so a project copied (or checked out) elsewhere with its
+out dir replays that copy's config and code; the absolute path the campaign was fuzzed from
+is the fallback, and the only path older campaign.json files have.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from lambdafuzz.model.target import Target
 def campaign_target(
     campaign: CampaignDir, config: Path | None = None, function: str | None = None
 ) -> Target:
-    """The Target a campaign ran against: `config` when given, else the config path that
-    campaign.json records (a SAM template's function as `campaign_function` finds it)."""
-    path = config or _config_path(campaign)
+    """The Target a campaign ran against: `config` when given, else the config that
+    campaign.json records, as it is now (a SAM template's function as `campaign_function`
+    finds it)."""
+    path = config or campaign_config(campaign)[0]
     return load_target(path, function or campaign_function(campaign, path), warn=False)
 
 
@@ -30,7 +34,7 @@ def campaign_function(campaign: CampaignDir, template: Path | None = None) -> st
     from lambdafuzz.config.sam import function_for_handler, template_functions
     from lambdafuzz.config.sam_template import is_template
 
-    path = template or _config_path(campaign)
+    path = template or campaign_config(campaign)[0]
     if not (path.is_file() and is_template(path)):
         return None
     if campaign.meta is not None and campaign.meta.function:
@@ -50,13 +54,32 @@ def reproduce_command(campaign: CampaignDir, input_path: Path, command: str = "r
     return f"lambdafuzz {command} {input_path}{suffix}"
 
 
-def _config_path(campaign: CampaignDir) -> Path:
-    if campaign.meta is None or not campaign.meta.config:
+def campaign_config(campaign: CampaignDir) -> tuple[Path, str | None]:
+    """The config file of a campaign and, when it is not where campaign.json says relative
+    to the out dir, a note saying which one is used instead: the config relative to the
+    out dir first (a copied project replays its own code), then the absolute path it was
+    fuzzed from.  A `ConfigError` naming every place looked at when none exists."""
+    meta = campaign.meta
+    if meta is None or not (meta.config or meta.config_absolute):
         raise ConfigError(
             f"{campaign.path}: campaign.json does not say which config the campaign used; "
             f"expected a campaign.json with `config` (or pass the config explicitly)."
         )
-    path = Path(campaign.meta.config)
-    if not path.exists():
-        raise ConfigError(f"{path}: the campaign's config does not exist any more.")
-    return path
+    candidates = meta.config_candidates(campaign.path)
+    for number, path in enumerate(candidates):
+        if path.exists():
+            note = None
+            if number:
+                note = (
+                    f"{candidates[0]} ({meta.config} relative to {campaign.path}) does not "
+                    f"exist; replaying against {path}, where the campaign was fuzzed from"
+                )
+            return path, note
+    if len(candidates) == 1:
+        raise ConfigError(f"{candidates[0]}: the campaign's config does not exist any more.")
+    raise ConfigError(
+        f"{campaign.path}: the campaign's config does not exist: not at {candidates[0]} "
+        f"({meta.config} relative to the out dir) nor at {candidates[1]} (where it was "
+        f"fuzzed from); copy the out dir together with its project, or pass the config "
+        f"explicitly."
+    )

@@ -48,6 +48,10 @@ MAX_SHAPES_PER_SITE = 10
 MAX_CORRUPT_NOTICES = 20
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 # ------------------------------------------------------------------------------ events
 @dataclass(slots=True, frozen=True)
 class CampaignStarted:
@@ -228,8 +232,19 @@ class Engine:
 
     # ------------------------------------------------------------------ main loop
     def run(self) -> Iterator[EventT]:
+        """The campaign's events.  The out dir is locked for as long as it runs; an out dir
+        that another campaign holds, or that holds another target's campaign, raises
+        `OutDirError` before anything in it changes."""
+        lock = self.out.lock()
+        try:
+            yield from self._run_locked(lock.note)
+        finally:
+            lock.release()
+
+    def _run_locked(self, lock_note: str | None) -> Iterator[EventT]:
         options = self.options
-        notices = self._load_existing()
+        notices = [Notice("lock-taken-over", lock_note)] if lock_note else []
+        notices += self._load_existing()
         options = self.options  # resuming may have extended the dictionary
         self.out.write_campaign(options)
         spec = WorkerSpec(
@@ -605,8 +620,12 @@ class Engine:
     def _load_existing(self) -> list[Notice]:
         """Resume from the out dir: every input in corpus/ is re-run where it is and keeps
         its name (nothing is moved away, so a resume stopped at any point loses nothing);
-        seed-corpus inputs follow and are saved under new names; failures stay known."""
-        notices = [Notice("corpus-resume", note) for note in self.out.prepare_resume()]
+        seed-corpus inputs follow and are saved under new names; failures (and flaky ones)
+        stay known.  Another target's campaign is refused (`OutDirError`) before anything
+        in the out dir changes; a resume says what it loaded (`resumed`)."""
+        checked = self.out.check_target(self.options.identity())
+        notices = [Notice(slug, text) for slug, text in checked]
+        notices += [Notice("corpus-resume", note) for note in self.out.prepare_resume()]
         existing = self.out.read_existing(self.options.seed_corpora)
         problems = existing.problems
         notices += [
@@ -624,6 +643,9 @@ class Engine:
         for entry in existing.failures:
             self.failures[entry.signature] = entry.record
             self._failure_inputs[entry.signature] = entry.saved
+        for entry in existing.flaky:
+            self.flaky[entry.signature] = entry.record
+            self._flaky_inputs[entry.signature] = entry.saved
         notice = self._keep_dictionary(existing.meta)
         if notice is not None:
             notices.append(notice)
@@ -636,7 +658,27 @@ class Engine:
             for s in existing.seeds
         ]
         self._pending_seeds.extend((*existing.resumed, *seeds))
+        loaded = self._loaded(existing)
+        if loaded:
+            notices.insert(len(checked), Notice("resumed", loaded))
         return notices
+
+    def _loaded(self, existing: Any) -> str:
+        """What a resume starts from, in one line ("" for a new out dir without seeds)."""
+        seeds = ""
+        if existing.seeds:
+            folders = ", ".join(f"{p}/" for p in self.options.seed_corpora)
+            seeds = f"{_count(len(existing.seeds), 'seed input')} from {folders}"
+        if not existing.is_resume:
+            return f"loaded {seeds}" if seeds else ""
+        parts = [
+            f"{_count(len(existing.resumed), 'corpus input')} (re-run first)",
+            _count(len(existing.failures), "known failure"),
+            f"{len(existing.flaky)} flaky",
+        ]
+        return f"resuming from {self.out.path}/: {', '.join(parts)}" + (
+            f"; {seeds}" if seeds else ""
+        )
 
     def _entry_name(self, tag: Tag, *, new_arms: bool, new_valid: bool) -> tuple[str, str]:
         """The file name and provenance of an input to save: a resumed corpus/ input keeps

@@ -3,11 +3,22 @@
 `campaign.json` records these options field by field (`recorded_options`), so a new
 option is one field here: the command line, `build_engine`, the out dir and every replay
 pick it up from this one definition.
+
+Paths in `campaign.json` are relative to the out dir, so an out dir committed or copied
+together with its project replays that copy's config and code; the config's absolute path
+is kept beside it only as the fallback for a `campaign.json` read away from its project.
+The target's `TargetIdentity` (handler, function, config path, a hash of what defines it)
+is recorded too: a resume checks it, so one out dir never mixes two targets' corpora.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import hashlib
+import json
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -49,24 +60,129 @@ class CampaignOptions:
     memory_limit_mb: int | None = 1024
     function: str | None = None  # the template function this campaign fuzzes, if any
 
+    def identity(self) -> TargetIdentity:
+        return TargetIdentity.of(self.target, self.function, self.out_dir)
+
     def recorded_options(self) -> dict[str, Any]:
-        """Every option as JSON values (the target as its config path and handler)."""
+        """Every option as JSON values: the target as its config path (relative to the out
+        dir; the absolute one as a fallback), handler and identity; paths relative to the
+        out dir."""
+        identity = self.identity()
         data: dict[str, Any] = {
-            "config": str(self.target.config_path),
-            "handler": f"{self.target.handler_module}.{self.target.handler_function}",
+            "config": identity.config,
+            "config_absolute": str(self.target.config_path),
+            "handler": identity.handler,
+            "identity": identity.to_json(),
         }
+        base = Path(self.out_dir).resolve()
         for f in fields(self):
             if f.name in ("target", "out_dir"):
                 continue
-            data[f.name] = _plain(getattr(self, f.name))
+            data[f.name] = _plain(getattr(self, f.name), base)
         return data
 
 
-def _plain(value: Any) -> Any:
+@dataclass(slots=True, frozen=True)
+class TargetIdentity:
+    """Which target an out dir's campaign fuzzes: its handler, its template function, its
+    config's path relative to the out dir, and a hash of what defines it — the config
+    file's content or, for one function of a template, that function's resolved definition
+    (so editing another function of the template changes nothing)."""
+
+    handler: str
+    function: str | None
+    config: str  # relative to the out dir, '/'-separated
+    hash: str  # "sha256:..."; "" when the config could not be read
+
+    @classmethod
+    def of(cls, target: Target, function: str | None, out_dir: Path | str) -> TargetIdentity:
+        config = Path(target.config_path)
+        if function is None:
+            digest = _file_hash(config)
+        else:
+            digest = _text_hash(json.dumps(_definition(target), sort_keys=True))
+        return cls(target.handler, function, relative_to(config, out_dir), digest)
+
+    @classmethod
+    def from_json(cls, data: Any) -> TargetIdentity | None:
+        """None for anything that is not a recorded identity (older files have none)."""
+        if not isinstance(data, Mapping) or not isinstance(data.get("handler"), str):
+            return None
+        function = data.get("function")
+        return cls(
+            handler=data["handler"],
+            function=function if isinstance(function, str) and function else None,
+            config=str(data.get("config") or ""),
+            hash=str(data.get("hash") or ""),
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "handler": self.handler,
+            "function": self.function,
+            "config": self.config,
+            "hash": self.hash,
+        }
+
+    def describe(self, config: str | None = None) -> str:
+        """`handler (function F) from CONFIG`; `config` names the config as the reader
+        should see it (default: as recorded, relative to the out dir)."""
+        function = f" (function {self.function})" if self.function else ""
+        return f"{self.handler}{function} from {config or self.config}"
+
+
+def relative_to(path: Path | str, out_dir: Path | str) -> str:
+    """`path` relative to the out dir (both resolved), '/'-separated."""
+    try:
+        relative = os.path.relpath(Path(path).resolve(), Path(out_dir).resolve())
+    except ValueError:  # another drive: only an absolute path can say where it is
+        return str(Path(path).resolve())
+    return Path(relative).as_posix()
+
+
+def _file_hash(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        with open(path, "rb") as file:
+            for block in iter(lambda: file.read(1 << 16), b""):
+                digest.update(block)
+    except OSError:
+        return ""
+    return f"sha256:{digest.hexdigest()}"
+
+
+def _text_hash(text: str) -> str:
+    return f"sha256:{hashlib.sha256(text.encode('utf-8')).hexdigest()}"
+
+
+def _definition(target: Target) -> Any:
+    """The target as plain JSON values, paths relative to its config's directory (moving
+    the project keeps the hash)."""
+    base = Path(target.config_path).parent
+
+    def plain(value: Any) -> Any:
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            return {f.name: plain(getattr(value, f.name)) for f in fields(value)}
+        if isinstance(value, enum.Enum):
+            return value.value
+        if isinstance(value, Path):
+            return relative_to(value, base)
+        if isinstance(value, Mapping):
+            return {str(k): plain(v) for k, v in sorted(value.items())}
+        if isinstance(value, tuple | list):
+            return [plain(v) for v in value]
+        return value
+
+    definition = plain(target)
+    definition.pop("config_path", None)
+    return definition
+
+
+def _plain(value: Any, base: Path) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Path):
-        return str(value)
+        return relative_to(value, base)
     if isinstance(value, tuple):
-        return [_plain(v) for v in value]
+        return [_plain(v, base) for v in value]
     return value

@@ -13,14 +13,26 @@ where they are and rewritten in place (atomically) when re-saved; new inputs are
 after the highest name there.  A resume stopped at any moment leaves every input on disk for
 the next one.  `corpus.prevN/` folders (where releases before this one moved the corpus on
 resume) are merged back into `corpus/` once, duplicates dropped.
+
+An out dir belongs to one target and one campaign at a time: `campaign.json` records the
+target's `TargetIdentity` (a resume for another target is refused, `check_target`), and a
+running campaign holds `campaign.lock` (an exclusive `flock` on a file holding its pid; the
+kernel drops it when the process dies, so a lock left by a killed campaign is taken over).
+Paths in `campaign.json` are relative to the out dir: a copied project with its out dir
+replays the copy (`CampaignMeta.config_candidates`).
 """
 
 from __future__ import annotations
 
 import csv
+import errno
+import fcntl
 import io
+import json
 import os
 import re
+import socket
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,7 +51,7 @@ from lambdafuzz.fuzzer.corpus import (
 )
 from lambdafuzz.fuzzer.corpus import write_json_atomic as _write_json
 from lambdafuzz.fuzzer.failures import FailureRecord
-from lambdafuzz.fuzzer.options import DICTIONARY_P, CampaignOptions
+from lambdafuzz.fuzzer.options import DICTIONARY_P, CampaignOptions, TargetIdentity
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ReplayMode
 
@@ -53,6 +65,8 @@ FAILURES_DIR = "failures"
 FLAKY_DIR = "flaky"
 #: `lambdafuzz minimize` writes NAME.min.json beside failures/NAME.json.
 MIN_SUFFIX = ".min.json"
+#: Held (flock) by the campaign running in the out dir; holds its pid, host and start time.
+LOCK_FILE = "campaign.lock"
 PLOT_HEADER = "time_s,execs,branches,valid_branches,corpus,failures"
 #: campaign.json, stats.json, coverage.json and plot_data.csv larger than this are refused.
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -67,7 +81,7 @@ ENTRY_NAME = re.compile(r"id-(\d+)")
 class CampaignMeta:
     """What `campaign.json` records: where the target came from and how inputs replay."""
 
-    config: str
+    config: str  # relative to the out dir; absolute in files written before identities
     function: str | None
     handler: str
     strategy: str
@@ -77,6 +91,23 @@ class CampaignMeta:
     endpoint: str | None
     dictionary: tuple[str, ...] | None  # None: an older campaign.json that did not record it
     dictionary_p: float
+    config_absolute: str | None = None  # where the config was when the campaign ran
+    identity: TargetIdentity | None = None  # None: an older campaign.json without one
+
+    def config_candidates(self, out_dir: Path) -> list[Path]:
+        """Where the config is, most likely first: `config` taken relative to the out dir
+        (so a project copied with its out dir replays the copy), then the absolute path it
+        was fuzzed from (a campaign.json copied away from its out dir).  An absolute
+        `config` (older files) is the only candidate."""
+        if not self.config:
+            return [Path(self.config_absolute)] if self.config_absolute else []
+        recorded = Path(self.config)
+        if recorded.is_absolute():
+            return [recorded]
+        found = [(out_dir.resolve() / recorded).resolve()]
+        if self.config_absolute and Path(self.config_absolute) not in found:
+            found.append(Path(self.config_absolute))
+        return found
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CampaignMeta:
@@ -93,6 +124,8 @@ class CampaignMeta:
             endpoint=str(data["endpoint"]) if data.get("endpoint") else None,
             dictionary=None if dictionary is None else tuple(str(s) for s in dictionary),
             dictionary_p=float(data.get("dictionary_p", DICTIONARY_P)),
+            config_absolute=str(data["config_absolute"]) if data.get("config_absolute") else None,
+            identity=TargetIdentity.from_json(data.get("identity")),
         )
 
 
@@ -222,6 +255,42 @@ class ExistingCampaign:
     meta: CampaignMeta | None
     problems: tuple[str, ...]
     next_number: int  # new inputs are named id-NNNNNN from here on: no name is reused
+    flaky: tuple[FailureEntry, ...] = ()  # flaky/: failures that did not reproduce
+
+    @property
+    def is_resume(self) -> bool:
+        """Whether an earlier campaign left anything here (the seed corpora do not count)."""
+        return bool(self.meta is not None or self.resumed or self.failures or self.flaky)
+
+
+class OutDirError(CorpusError):
+    """An out dir this campaign may not run in: another target's, or one a running
+    campaign holds.  A usage error (exit status 2), never a crash."""
+
+    slug = "out-dir"
+
+
+@dataclass(slots=True)
+class CampaignLock:
+    """`campaign.lock`, held for as long as a campaign runs in the out dir."""
+
+    path: Path
+    fd: int | None  # None: the file system cannot lock (the campaign runs unlocked)
+    note: str | None = None  # a lock taken over from a dead campaign, or why there is none
+
+    def release(self) -> None:
+        """Remove the lock file (while still holding it, so no other campaign can lock
+        the removed file), then let go."""
+        if self.fd is None:
+            return
+        fd, self.fd = self.fd, None
+        try:
+            if os.path.samestat(os.fstat(fd), os.stat(self.path, follow_symlinks=False)):
+                os.unlink(self.path)
+        except OSError:
+            pass
+        finally:
+            os.close(fd)
 
 
 # =========================================================================== the folder
@@ -238,6 +307,153 @@ class OutDir:
     @property
     def failures_dir(self) -> Path:
         return self.path / FAILURES_DIR
+
+    # ------------------------------------------------------------------ owning it
+    def lock(self) -> CampaignLock:
+        """Take `campaign.lock` for a campaign (creating the out dir); an `OutDirError`
+        naming the pid of the campaign that holds it.  A lock file left by a campaign that
+        was killed is not held by anyone (the kernel releases a dead process's flock): it
+        is taken over, and the lock's `note` says so."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise OutDirError(f"{self.path}: cannot create the out dir: {exc.strerror}") from None
+        path = self.path / LOCK_FILE
+        for _ in range(100):
+            try:
+                fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+            except OSError as exc:
+                raise OutDirError(
+                    f"{path}: cannot open the campaign lock ({exc.strerror}); expected a "
+                    f"regular file or none"
+                ) from None
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = _lock_holder(fd)
+                os.close(fd)
+                raise OutDirError(
+                    f"{self.path} is in use by another campaign ({_describe_holder(holder)}); "
+                    f"wait for it to finish, stop it, or use another --out"
+                ) from None
+            except OSError as exc:  # a file system without locks: run, but say so
+                os.close(fd)
+                if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.ENOSYS, errno.EINVAL):
+                    raise OutDirError(f"{path}: cannot lock: {exc.strerror}") from None
+                return CampaignLock(
+                    path,
+                    None,
+                    f"{path}: the file system cannot lock files ({exc.strerror}); "
+                    "nothing stops a second campaign from running in this out dir at once",
+                )
+            try:  # released and removed by its holder while we waited: lock the new one
+                current = os.path.samestat(os.fstat(fd), os.stat(path, follow_symlinks=False))
+            except FileNotFoundError:
+                current = False
+            if not current:
+                os.close(fd)
+                continue
+            previous = _lock_holder(fd)
+            record = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, (json.dumps(record) + "\n").encode(), 0)
+            note = None
+            if previous:
+                note = (
+                    f"took over {LOCK_FILE} from a campaign that ended without releasing it "
+                    f"({_describe_holder(previous)}, {_liveness(previous)})"
+                )
+            return CampaignLock(path, fd, note)
+        raise OutDirError(f"{path}: the lock file keeps changing; is another campaign starting?")
+
+    def check_target(self, identity: TargetIdentity) -> list[tuple[str, str]]:
+        """Whether a campaign for `identity` may resume here: an `OutDirError` naming both
+        targets when the out dir holds another target's campaign (another handler or
+        template function, or another config with other content); otherwise notes
+        (slug, text) for a config whose content changed or that moved.  Nothing to check
+        in an out dir without a readable campaign.json."""
+        meta = self.read_meta()
+        if meta is None:
+            return []
+        recorded = meta.identity
+        if recorded is None:  # an older campaign.json: handler, function and absolute config
+            recorded = TargetIdentity(meta.handler, meta.function, meta.config, "")
+        config_now = self._config_shown(identity.config)
+        config_then = self._config_shown(recorded.config)
+        other = recorded.handler != identity.handler or (
+            recorded.function is not None
+            and identity.function is not None
+            and recorded.function != identity.function
+        )
+        same_config = not recorded.config or (  # nothing recorded: nothing to compare
+            self._resolve(recorded.config) == self._resolve(identity.config)
+        )
+        # a file's hash and a template function's definition hash do not compare
+        known_hashes = bool(recorded.hash and identity.hash) and (recorded.function is None) == (
+            identity.function is None
+        )
+        if not other and not same_config:
+            if known_hashes:
+                other = recorded.hash != identity.hash
+            else:  # an older file: a different config that still exists is another target
+                other = self._resolve(recorded.config).exists()
+        if other:
+            raise OutDirError(
+                f"{self.path} holds the campaign of another target: "
+                f"{recorded.describe(config_then)}; this run fuzzes "
+                f"{identity.describe(config_now)}. Resuming would mix their corpora and "
+                f"failures: use another --out (e.g. --out {self._suggested_out(identity, recorded)})."
+            )
+        if not same_config:
+            return [
+                (
+                    "config-changed",
+                    f"the campaign in {self.path} was fuzzed from {config_then}, now from "
+                    f"{config_now} ({'same content' if known_hashes else 'same handler'}): "
+                    "resuming",
+                )
+            ]
+        if known_hashes and recorded.hash != identity.hash:
+            what = "function's definition" if identity.function else "content"
+            return [
+                (
+                    "config-changed",
+                    f"{config_now} changed since the campaign in {self.path} last ran (its "
+                    f"{what} differs): resuming; saved inputs replay under the new settings",
+                )
+            ]
+        return []
+
+    def _resolve(self, config: str) -> Path:
+        return (self.path.resolve() / config).resolve()
+
+    def _config_shown(self, config: str) -> str:
+        """A recorded config path as a user should read it: relative to the working
+        directory when it is below it, else absolute."""
+        if not config:
+            return "a config campaign.json does not name"
+        path = self._resolve(config)
+        try:
+            return str(path.relative_to(Path.cwd().resolve()))
+        except (ValueError, OSError):
+            return str(path)
+
+    def _suggested_out(self, identity: TargetIdentity, recorded: TargetIdentity) -> str:
+        """A sibling of this out dir: OUT/../FUNCTION for a template function (the default
+        layout of --function), else OUT-NAME, NAME telling the new target from the old:
+        its handler's function or module, or its config's directory."""
+        if identity.function and identity.function != recorded.function:
+            return str(self.path.parent / identity.function)
+        module, _, function = identity.handler.rpartition(".")
+        old_module, _, old_function = recorded.handler.rpartition(".")
+        if function != old_function:
+            name = function
+        elif module != old_module:
+            name = module.rsplit(".", 1)[-1]
+        else:
+            name = self._resolve(identity.config).parent.name or "other"
+        path = self.path if self.path.name else self.path.resolve()
+        return str(path.with_name(f"{path.name}-{name}"))
 
     # ------------------------------------------------------------------ writing
     def write_campaign(
@@ -397,9 +613,10 @@ class OutDir:
                 problems.append(f"{self.path / STATS_FILE}: unreadable: {_exc_text(exc)}")
             return None
 
-    def iter_failures(self) -> Iterator[FailureEntry | CorpusError]:
-        """Every saved unique failure in name order (minimized copies are not records)."""
-        folder = self.failures_dir
+    def iter_failures(self, folder: Path | None = None) -> Iterator[FailureEntry | CorpusError]:
+        """Every saved unique failure in name order (minimized copies are not records);
+        `folder`: another folder of failure records (flaky/)."""
+        folder = self.failures_dir if folder is None else folder
         for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
             if path.name.endswith(MIN_SUFFIX):
                 continue
@@ -455,11 +672,13 @@ class OutDir:
                 else:
                     seeds.append(item)
         failures: list[FailureEntry] = []
-        for item in self.iter_failures():
-            if isinstance(item, CorpusError):
-                problems.append(str(item))
-            else:
-                failures.append(item)
+        flaky: list[FailureEntry] = []
+        for folder, found in ((self.failures_dir, failures), (self.path / FLAKY_DIR, flaky)):
+            for item in self.iter_failures(folder):
+                if isinstance(item, CorpusError):
+                    problems.append(str(item))
+                else:
+                    found.append(item)
         meta = self.read_meta(problems)
         return ExistingCampaign(
             tuple(resumed),
@@ -468,6 +687,7 @@ class OutDir:
             meta,
             tuple(problems),
             self.next_entry_number(),
+            tuple(flaky),
         )
 
     def read_plot_rows(self) -> list[PlotRow]:
@@ -543,6 +763,41 @@ def read_plot_rows(out_dir: Path | str) -> list[PlotRow]:
 
 def read_coverage(out_dir: Path | str) -> CoverageRecord:
     return OutDir(out_dir).read_coverage()
+
+
+def _lock_holder(fd: int) -> dict[str, Any]:
+    """What a lock file says about the campaign that took it ({} when empty or garbled)."""
+    try:
+        data = json.loads(os.pread(fd, 4096, 0).decode("utf-8", "replace") or "{}")
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _describe_holder(holder: dict[str, Any]) -> str:
+    if not isinstance(holder.get("pid"), int):
+        return "its pid is not recorded yet"
+    where = holder.get("host")
+    here = f" on {where}" if isinstance(where, str) and where != socket.gethostname() else ""
+    since = holder.get("started")
+    started = ""
+    if isinstance(since, int | float):
+        started = f", started {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(since))}"
+    this = " (this process)" if holder["pid"] == os.getpid() and not here else ""
+    return f"pid {holder['pid']}{this}{here}{started}"
+
+
+def _liveness(holder: dict[str, Any]) -> str:
+    pid = holder.get("pid")
+    if not isinstance(pid, int) or holder.get("host") not in (None, socket.gethostname()):
+        return "no longer running"
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return "no longer running"
+    except OSError:
+        pass
+    return "its pid now belongs to another process"
 
 
 def _json(path: Path, problems: list[str]) -> dict[str, Any]:

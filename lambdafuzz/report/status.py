@@ -19,8 +19,11 @@ from lambdafuzz.fuzzer.engine import (
 from lambdafuzz.fuzzer.stats import Stats
 
 PLAIN_INTERVAL_S = 5.0
-#: Notices that go to stderr, even with --quiet: a skipped saved file must not go unseen.
-STDERR_NOTICES = frozenset({"corpus-corrupt"})
+#: Notices that go to stderr, even with --quiet: a skipped saved file, a config that changed
+#: under a resumed campaign, a lock taken over from a killed one must not go unseen.
+STDERR_NOTICES = frozenset({"corpus-corrupt", "config-changed", "lock-taken-over"})
+#: Notices that are news, not warnings: shown as they are, and on stderr with --quiet.
+INFO_NOTICES = frozenset({"resumed"})
 
 
 def _coverage(stats: Stats) -> str:
@@ -84,6 +87,8 @@ def follow(
         for event in events:
             if isinstance(event, Notice) and event.slug in STDERR_NOTICES:
                 _warn(event)
+            elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
+                print(f"lambdafuzz: {event.message}", file=sys.stderr, flush=True)
             yield event
         return
     if out.isatty():
@@ -110,6 +115,8 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             print(f"  new failure: {event.record.signature}", file=out, flush=True)
         elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
             _warn(event)
+        elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
+            print(f"  {event.message}", file=out, flush=True)
         elif isinstance(event, Notice):
             print(f"  warning [{event.slug}]: {event.message}", file=out, flush=True)
         elif isinstance(event, Progress) and time.monotonic() - last >= PLAIN_INTERVAL_S:
@@ -121,10 +128,12 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
 def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
     from rich.console import Console
     from rich.live import Live
+    from rich.markup import escape
     from rich.table import Table
 
     console = Console(file=out)
     recent: list[str] = []
+    news: list[str] = []
 
     def render(stats: Stats | None, title: str) -> Table:
         table = Table(title=title, show_header=False, expand=False)
@@ -140,6 +149,8 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             table.add_row("last new coverage", f"{stats.since_last_new_coverage_s:.0f} s ago")
         if isolation:
             table.add_row("isolation", isolation)
+        for line in news:  # what a resume loaded stays in view
+            table.add_row("", line)
         for line in recent[-5:]:
             table.add_row("", line)
         return table
@@ -158,6 +169,8 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 recent.append(f"{event.name} {event.provenance}")
             elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
                 _warn(event)  # Live shows stderr above the panel
+            elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
+                news.append(escape(event.message))
             elif isinstance(event, Notice):
                 recent.append(f"[yellow]{event.slug}[/yellow] {event.message}")
             if isinstance(event, Progress | CampaignFinished):
