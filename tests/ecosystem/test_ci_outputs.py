@@ -150,8 +150,9 @@ def test_sarif_without_a_frame_points_at_the_handler_and_survives_odd_text(sam_c
     log = json.loads(write_sarif(campaign, tmp_path / "out.sarif", target).read_text())
     assert not list(validator().iter_errors(log))
     physical = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
-    assert physical["artifactLocation"]["uri"].endswith("src/inventory/worker.py")
-    base = repository_root(target.root) or target.root
+    base = repository_root(target.root) or target.root.resolve()  # a git checkout, or not
+    worker = (target.root / "inventory" / "worker.py").resolve()
+    assert physical["artifactLocation"]["uri"] == worker.relative_to(base).as_posix()
     source = (base / physical["artifactLocation"]["uri"]).read_text().splitlines()
     assert source[physical["region"]["startLine"] - 1].startswith("def handler(")
     suite = check_junit(

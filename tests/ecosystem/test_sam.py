@@ -382,7 +382,7 @@ def test_fuzz_template_runs_every_function_without_a_lambdafuzz_yaml(sam_campaig
         assert stats["execs"] == EXECS
         assert stats["app_branches_covered"] > 0
         meta = json.loads((campaign / "campaign.json").read_text())
-        assert Path(meta["config"]) == TEMPLATE.resolve()
+        assert (campaign / meta["config"]).resolve() == TEMPLATE.resolve()  # out-dir relative
         failures = [
             json.loads(p.read_text())["failure"] for p in (campaign / "failures").glob("*.json")
         ]

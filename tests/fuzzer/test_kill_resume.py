@@ -203,6 +203,11 @@ def _one_round(r: Rounds, n: int, mode: str, rng: random.Random) -> None:
             r.lost.append(f"round {n} ({what}): {rel} now holds another input")
     if list(r.out.glob("corpus.prev*")):
         r.lost.append(f"round {n} ({what}): the corpus was moved to corpus.prevN")
+    # a killed campaign leaves its workers' dirs to their janitors, which remove them once
+    # worker and campaign are both gone: asynchronously, within moments
+    deadline = time.monotonic() + 10
+    while any(r.tmpdir.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
     dirs = sorted(p.name for p in r.tmpdir.iterdir())
     if dirs:
         r.stray_temp_dirs.append(f"round {n} ({what}): {dirs}")
