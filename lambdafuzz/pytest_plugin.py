@@ -3,7 +3,8 @@
 * `--lambdafuzz-corpus DIR` (repeatable) or the ini option `lambdafuzz_corpus` adds, for
   each campaign in DIR (DIR itself, or its per-function subdirectories), one test per saved
   unique failure, which replays it (the minimized `NAME.min.json` when there is one) and
-  fails while it still fails, showing the exception, traceback, world and event; and one
+  fails while it still fails, showing the exception, traceback, what the handler printed
+  and logged, world and event; and one
   `coverage` test that replays `corpus/` and `failures/` and fails when fewer branch arms are
   reached than `stats.json` recorded.
 * The `lambdafuzz_fuzz` fixture runs a bounded campaign inside a test and returns its
@@ -215,17 +216,27 @@ def _describe(entry: Any, path: Path, result: Any, replayer: _CampaignReplay) ->
         "",
     ]
     if failure is not None:
+        if failure.where not in replayed:  # a frame outside the application, with its line
+            lines.insert(3, f"  where:    {failure.where}")
         lines += [
             f"{failure.exception_type}: {failure.message}",
             "",
             failure.traceback.rstrip(),
             "",
         ]
+    lines += _log_lines(result.log)
     world = replayer.replayer.summarize(result.recording)
     lines += ["World (the AWS state the handler ran against):", _json(world), ""]
     lines += ["Event:", _json(result.event), ""]
     lines += [f"Reproduce: {reproduce_command(replayer.campaign, entry.path)}"]
     return "\n".join(lines)
+
+
+def _log_lines(log: str) -> list[str]:
+    """What the handler printed and logged (stdout, stderr, log records; the last 64 KB)."""
+    if not log:
+        return ["Log: the handler printed and logged nothing.", ""]
+    return ["Log (what the handler printed and logged):", log.rstrip("\n"), ""]
 
 
 def _json(value: Any) -> str:
@@ -336,12 +347,15 @@ def _falsifying_examples(item: pytest.Item, campaigns: list[Any]) -> str:
             shutil.copyfile(entry.path, kept)
             # campaign.json beside it: `repro` finds the target and dictionary from there
             shutil.copyfile(out.path / "campaign.json", keep / "campaign.json")
+            where = entry.record.info.where
             parts += [
                 f"Falsifying example: {entry.signature} ({entry.hits} hit(s))",
+                *([f"Where: {where}"] if where not in entry.signature else []),
                 f"{entry.exception_type}: {entry.message}".rstrip(": "),
                 "",
                 entry.traceback.rstrip(),
                 "",
+                *_log_lines(entry.saved.log),
                 "World (the AWS state the handler ran against):",
                 _json(entry.saved.world),
                 "",

@@ -28,7 +28,8 @@ def repro(
     backend: str,
     endpoint: str | None,
 ) -> None:
-    """Replay one saved input: print its world, event, outcome and traceback.
+    """Replay one saved input: print its world, event, what the handler printed and
+    logged, its outcome and traceback.
 
     Exit status 1 when it fails (FAILURE or HANG), 0 otherwise.
     """
@@ -43,10 +44,17 @@ def repro(
     click.echo(json.dumps(replayer.summarize(result.recording), indent=1, default=repr))
     click.echo("== event")
     click.echo(json.dumps(result.event, indent=1, default=repr))
+    click.echo("== log")  # stdout, stderr and log records, as CloudWatch would show them
+    click.echo(
+        result.log.rstrip("\n") if result.log else "(the handler printed and logged nothing)"
+    )
     click.echo(f"== outcome: {result.status.name}")
     if result.return_value:
         click.echo(f"returned: {result.return_value}")
     if result.failure is not None:
-        click.echo(f"failure: {result.failure.signature}")
-        click.echo(result.failure.traceback)
+        failure = result.failure
+        click.echo(f"failure: {failure.signature}")
+        if failure.where not in failure.signature:  # a frame outside the application: its line
+            click.echo(f"where: {failure.where}")
+        click.echo(failure.traceback)
     ctx.exit(int(ExitCode.FAILURES_FOUND if result.status >= Status.FAILURE else ExitCode.OK))

@@ -43,8 +43,10 @@ SAFE_NAME = re.compile(r"[^/\\\x00-\x1f\x7f]{1,240}")
 #: The fields of a saved input (anything else is kept in `extra`).
 KNOWN_FIELDS = frozenset(
     {"lambdafuzz", "name", "outcome", "provenance", "seed", "mode", "failure"}
-    | {"world", "event", "sequence"}
+    | {"world", "event", "log", "sequence"}
 )
+#: Longest `log` read back (the worker keeps 64 KB of output; escaping may grow it 4 times).
+MAX_LOG_CHARS = 1 << 20
 _TEXT_FAILURE_FIELDS = ("signature", "status", "exception_type", "message", "location")
 _TEXT_FAILURE_FIELDS += ("cause", "traceback")
 _SEED_RANGE = (-(2**63), 2**64 - 1)
@@ -77,6 +79,8 @@ class SavedInput:
     event: Any = None
     failure: dict[str, Any] | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # what the handler printed and logged in the saved run (failures; "" for others)
+    log: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = {
@@ -90,6 +94,7 @@ class SavedInput:
             "world": self.world,
             "event": self.event,
             **self.extra,
+            **({"log": self.log} if self.log else {}),
             "sequence": self.sequence.to_json(),
         }
         return data
@@ -109,6 +114,7 @@ class SavedInput:
             event=data.get("event"),
             failure=data.get("failure"),
             extra={k: v for k, v in data.items() if k not in KNOWN_FIELDS},
+            log=data.get("log") or "",
         )
 
 
@@ -269,6 +275,7 @@ def _check_saved(data: Any) -> str | None:
         ("arms", _check_count),
         ("exec", _check_count),
         ("return_value", _check_text),
+        ("log", _check_log),
         ("sequence", _check_sequence),
     )
     for name, check in checks:
@@ -300,6 +307,16 @@ def _check_text(value: Any) -> str | None:
     return (
         None if value is None or type(value) is str else f"expected text, found {_describe(value)}"
     )
+
+
+def _check_log(value: Any) -> str | None:
+    if value is None or (type(value) is str and len(value) <= MAX_LOG_CHARS):
+        return None
+    if type(value) is str:
+        return (
+            f"expected the handler's output, at most {MAX_LOG_CHARS} characters, found {len(value)}"
+        )
+    return f"expected the handler's output (text), found {_describe(value)}"
 
 
 def _check_short_text(value: Any) -> str | None:

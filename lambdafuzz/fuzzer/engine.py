@@ -608,6 +608,7 @@ class Engine:
             provenance=str(Provenance(tag, failure=True)),
             world=self._world_summary(result.recording),
             event=result.event,
+            log=result.log,  # what the handler printed and logged (the worker's tail)
             extra={"return_value": result.return_value} if result.return_value else {},
         )
 

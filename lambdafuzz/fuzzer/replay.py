@@ -79,14 +79,36 @@ class Replayer:
         return self.pool.info
 
     def run(
-        self, prefix: PrefixT, seed: int, mode: ReplayMode, *, want_event: bool = True
+        self,
+        prefix: PrefixT,
+        seed: int,
+        mode: ReplayMode,
+        *,
+        want_event: bool = True,
+        want_log: bool | None = None,
     ) -> TestResult:
-        return self.pool.workers[0].run(TestRequest(prefix, seed, mode, want_event=want_event))
+        """`want_log`: the handler's output also when the input does not fail (a failure
+        always carries it); by default whenever the event is wanted."""
+        request = TestRequest(
+            prefix,
+            seed,
+            mode,
+            want_event=want_event,
+            want_log=want_event if want_log is None else want_log,
+        )
+        return self.pool.workers[0].run(request)
 
-    def replay(self, saved: SavedInput, *, want_event: bool = True) -> TestResult:
-        """Run a saved input again: the same world, event and (for unchanged code) outcome."""
+    def replay(
+        self, saved: SavedInput, *, want_event: bool = True, want_log: bool | None = None
+    ) -> TestResult:
+        """Run a saved input again: the same world, event and (for unchanged code) outcome,
+        with what the handler printed and logged (`TestResult.log`)."""
         return self.run(
-            saved.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=want_event
+            saved.sequence.prefix(saved.mode),
+            saved.seed,
+            saved.mode,
+            want_event=want_event,
+            want_log=want_log,
         )
 
     def close(self) -> None:

@@ -7,6 +7,7 @@ is interesting, it only reports what one invocation did.
 from __future__ import annotations
 
 import difflib
+import functools
 import importlib
 import json
 import os
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import HandlerImportError
-from lambdafuzz.model.outcome import FailureInfo, Status, message_shape
+from lambdafuzz.model.outcome import FailureInfo, Status, frame_location, message_shape
 from lambdafuzz.model.target import OutcomeRules
 
 HandlerT = Callable[[Any, Any], Any]
@@ -225,7 +226,7 @@ def failure_info(exc: BaseException, app_dirs: Sequence[str]) -> FailureInfo:
         tb_text = "".join(traceback.format_exception(exc))
     except BaseException as err:  # noqa: BLE001 - e.g. a hostile __notes__
         tb_text = f"{_type_name(exc)}: {message}\n(no traceback: formatting it raised {err!r})"
-    location = innermost_app_frame(exc, app_dirs)
+    location = failure_location(exc, app_dirs)
     cause_exc = exc.__cause__ or (None if exc.__suppress_context__ else exc.__context__)
     cause = type(cause_exc).__name__ if cause_exc is not None else ""
     detail, shape = "", message_shape(message)
@@ -262,6 +263,48 @@ def innermost_app_frame(exc: BaseException, app_dirs: Sequence[str]) -> str:
             found = f"{rel}:{tb.tb_lineno}"
         tb = tb.tb_next
     return found
+
+
+def failure_location(exc: BaseException, app_dirs: Sequence[str]) -> str:
+    """Where `exc` is located: its innermost application frame (`app/h.py:12`); without one,
+    its innermost frame of any code (`botocore/validate.py:123 in validate`, see
+    `model.outcome`); "" for an exception that was never raised."""
+    found = innermost_app_frame(exc, app_dirs)
+    tb = exc.__traceback__
+    if found or tb is None:
+        return found
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    code = tb.tb_frame.f_code
+    return frame_location(shown_path(code.co_filename, app_dirs), tb.tb_lineno, code.co_name)
+
+
+def shown_path(filename: str, app_dirs: Sequence[str] = ()) -> str:
+    """A source file outside the application as people know it: relative to the deepest
+    import root holding it (`botocore/validate.py`, `json/decoder.py`, the same on every
+    machine); as given when no import root holds it (`<string>`, `/tmp/x.py`)."""
+    if not filename or filename.startswith("<"):
+        return filename
+    try:
+        path = os.path.realpath(filename)
+    except (OSError, ValueError):
+        return filename
+    roots = _import_roots(tuple(p for p in sys.path if type(p) is str and p), tuple(app_dirs))
+    for root in roots:  # deepest first
+        if path.startswith(root + os.sep):
+            return os.path.relpath(path, root)
+    return filename
+
+
+@functools.lru_cache(maxsize=8)
+def _import_roots(entries: tuple[str, ...], app_dirs: tuple[str, ...]) -> tuple[str, ...]:
+    roots = {os.path.dirname(d) for d in app_dirs}
+    for entry in entries:
+        try:
+            roots.add(os.path.realpath(entry))
+        except (OSError, ValueError):
+            continue
+    return tuple(sorted((r for r in roots if r and r != os.sep), key=len, reverse=True))
 
 
 def app_relative(filename: str, app_dirs: Sequence[str]) -> str | None:

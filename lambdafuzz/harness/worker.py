@@ -35,6 +35,7 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     UnsatisfiedAssumption,
 )
+from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
 from lambdafuzz.harness.isolation import IsolationState, isolate_worker
 from lambdafuzz.harness.worker_faults import (
     EXIT_PIPE_LOST,
@@ -74,7 +75,9 @@ class WorkerSpec:
     dictionary: tuple[str, ...] = ()
     dictionary_p: float = 0.0
     memory_limit_mb: int | None = None  # address-space headroom above the worker's baseline
-    handler_log: str | None = None  # where handler stdout/stderr go (default: /dev/null)
+    # a file that also gets all handler output (it is captured per test either way, see
+    # `handler_output`); None: only the capture
+    handler_log: str | None = None
     # the arm total of the campaign's catalog, so workers need not scan the same source
     # again; None: the worker scans it (replays, which hold no catalog)
     app_arms_total: int | None = None
@@ -87,6 +90,8 @@ class TestRequest:
     seed: int
     mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
     want_event: bool = True  # events are small; saved inputs show the real one
+    # the handler's output even when the test does not fail (failures always carry it)
+    want_log: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -108,6 +113,7 @@ class TestResult:
     event: Any = None
     timings: Timings = field(default_factory=Timings)
     return_value: str = ""
+    log: str = ""  # what the handler printed and logged (failures and `want_log` only)
 
 
 @dataclass(slots=True, frozen=True)
@@ -144,9 +150,11 @@ class WorkerRuntime:
         watch_import: Callable[[], AbstractContextManager[Any]] = nullcontext,
         *,
         isolation: IsolationState | None = None,
+        output: HandlerOutput | None = None,
     ) -> None:
         """`isolation`: what `isolate_worker()` set up in this process; None for a runtime
-        in a process that is not a worker (private dirs and the audit guard only)."""
+        in a process that is not a worker (private dirs and the audit guard only).
+        `output`: the worker's capture of handler output (None: not captured)."""
         from lambdafuzz.harness.backends import make_backend
         from lambdafuzz.harness.coverage import BranchCollector
         from lambdafuzz.harness.invoke import import_handler
@@ -155,6 +163,7 @@ class WorkerRuntime:
         from lambdafuzz.model.target import app_dirs, resolve_env
 
         self.spec = spec
+        self.output = output
         target = spec.target
         self.isolation = iso = isolation if isolation is not None else unisolated()
         _replace_environ(sandbox_env({}, home=iso.home, tmpdir=iso.tmp_dir))
@@ -171,6 +180,8 @@ class WorkerRuntime:
         self.collector.start()
         if spec.memory_limit_mb:  # hard and soft, before the handler's code runs
             _limit_address_space(spec.memory_limit_mb)
+        if output is not None:  # the runtime's root log handler, before the import
+            output.install_logging()
         # From here to the worker's exit: no network but loopback, no processes (ctypes
         # too, once the import is done), whichever thread asks.
         import_guard = arm()
@@ -265,6 +276,9 @@ class WorkerRuntime:
         failure: FailureInfo | None = None
         return_value = ""
         guard = self._guard  # armed since before the import; also what threads did since
+        output = self.output
+        if output is not None:
+            output.begin(context.aws_request_id)
         collector.begin()
         try:
             value = self.handler(event, context)
@@ -277,6 +291,11 @@ class WorkerRuntime:
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: the handler's, not ours
             status, failure = classify_exception(exc, target.outcomes, self.app_dirs)
         coverage = dict(collector.end().hits)
+        log = ""
+        if output is not None:
+            output.end()
+            if status >= Status.FAILURE or request.want_log:
+                log = output.text()
         self._guard = next_record()
         t3 = time.perf_counter()
         return TestResult(
@@ -287,6 +306,7 @@ class WorkerRuntime:
             event=event if request.want_event else None,
             timings=Timings(t1 - t0, t2 - t1, t3 - t2),
             return_value=return_value,
+            log=log,
         )
 
 
@@ -334,14 +354,6 @@ def _limit_address_space(headroom_mb: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
-def _redirect_output(path: str | None) -> None:
-    target = path or os.devnull
-    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(fd, 1)
-    os.dup2(fd, 2)
-    os.close(fd)
-
-
 def worker_main(
     conn: Connection, spec: WorkerSpec, worker_dir: str = "", parent_pid: int = 0
 ) -> None:
@@ -352,7 +364,8 @@ def worker_main(
     TestResult)`, so the campaign can drop an answer that is not the one it waits for."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides when to stop
     start_janitor(worker_dir, parent_pid)  # removes worker_dir if the campaign cannot
-    _redirect_output(spec.handler_log)
+    # handler stdout/stderr into the per-test capture (its thread starts after isolation)
+    output = HandlerOutput.install(worker_dir, spec.handler_log)
     # First, while single-threaded and before boto3, moto or the handler are imported: the
     # namespaces, private /tmp and HOME (isolation.py); `worker_dir` (under the host's /tmp)
     # stays reachable at `isolation.worker_dir`.
@@ -363,9 +376,13 @@ def worker_main(
         worker_dir=worker_dir,
     )
     guard = FaultGuard.install(isolation.worker_dir, parent_pid)
+    output.start()
+    guard.before_fatal = output.salvage
     conn = guard.protect(conn)
     try:
-        runtime = WorkerRuntime(spec, lambda: ImportWatch(conn, spec.target), isolation=isolation)
+        runtime = WorkerRuntime(
+            spec, lambda: ImportWatch(conn, spec.target), isolation=isolation, output=output
+        )
     except LambdafuzzError as exc:
         conn.send(("error", type(exc).__name__, import_error_message(exc, spec.target)))
         return
@@ -508,10 +525,11 @@ class Worker:
             proc.join(5)
         code = proc.exitcode
         fault = self._fault(hang=False)
+        log = read_ring(self._dir) if self._dir is not None else ""
         self._replace()
         cause = f"worker died: {_describe_exit(code)}" + (f"; {garbled}" if garbled else "")
         return _lost_result(
-            self.spec, request, Status.FAILURE, cause, fault, detail=_exit_detail(code)
+            self.spec, request, Status.FAILURE, cause, fault, detail=_exit_detail(code), log=log
         )
 
     def expire(self) -> TestResult:
@@ -520,10 +538,11 @@ class Worker:
         assert request is not None
         self.pending = None
         fault = self._hang_fault()
+        log = read_ring(self._dir) if self._dir is not None else ""  # drained while it hung
         self._replace()
         timeout = self.spec.target.timeout_s
         cause = f"timed out after {timeout:g} s"
-        return _lost_result(self.spec, request, Status.HANG, cause, fault)
+        return _lost_result(self.spec, request, Status.HANG, cause, fault, log=log)
 
     def _fault(self, *, hang: bool) -> Fault | None:
         if self._dir is None:
@@ -652,9 +671,11 @@ def _lost_result(
     cause: str,
     fault: Fault | None = None,
     detail: str = "",
+    log: str = "",
 ) -> TestResult:
     """A result for a test whose worker never answered: its input regenerated locally
-    (world and event), located by the worker's last dump when there is one."""
+    (world and event), located by the worker's last dump when there is one, with the output
+    its handler wrote until then (the worker's ring)."""
     from lambdafuzz.generators.aws.world_generator import generate_input
 
     choices = choices_for(spec, request)
@@ -677,7 +698,7 @@ def _lost_result(
         location=fault.location if fault is not None else "",
         detail=detail,
     )
-    return TestResult(status, choices.recording(), {}, failure=info, event=event)
+    return TestResult(status, choices.recording(), {}, failure=info, event=event, log=log)
 
 
 def offline_event(generated: Any) -> Any:

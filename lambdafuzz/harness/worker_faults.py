@@ -44,7 +44,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.harness.invoke import app_relative
+from lambdafuzz.harness.invoke import app_relative, shown_path
+from lambdafuzz.model.outcome import frame_location
 
 #: The dump file in a worker's temp dir.
 FAULT_FILE = "faults.txt"
@@ -83,6 +84,9 @@ class FaultGuard:
         self.fault_fd = -1
         self.forked = False
         self.dumped = False  # a traced exit/kill wrote a dump that was not fatal after all
+        # called after the dump of a traced exit or fatal self-signal (the handler output
+        # drained into its ring, see `handler_output`)
+        self.before_fatal: Any = None
         self._stdio: list[int] = []
         self._prctl: Any = None
 
@@ -157,7 +161,8 @@ class FaultGuard:
             stream = getattr(sys, name)
             if stream is None or getattr(stream, "closed", False):
                 with contextlib.suppress(OSError, ValueError):
-                    setattr(sys, name, open(fd, "w", closefd=False))  # noqa: SIM115
+                    # line-buffered, as the runtime's streams (see `handler_output`)
+                    setattr(sys, name, open(fd, "w", closefd=False, buffering=1))  # noqa: SIM115
         if self.dumped:
             self.dumped = False
             with contextlib.suppress(OSError):
@@ -194,6 +199,9 @@ class FaultGuard:
             os.write(self.fault_fd, f"{MARK}{what}\n".encode())
             faulthandler.dump_traceback(file=self.fault_fd, all_threads=False)
             self.dumped = True
+        if self.before_fatal is not None:
+            with contextlib.suppress(Exception):
+                self.before_fatal()
 
     def _trace_exits(self) -> None:
         """`os._exit` and fatal signals sent to the worker itself dump the stack first: the
@@ -324,6 +332,11 @@ def _watch_parent(parent_pid: int) -> None:
             _real_exit(EXIT_ORPHANED)
 
 
+def high_fd(fd: int) -> int:
+    """`fd` moved out of reach of a handler closing low descriptors (close-on-exec)."""
+    return _high_fd(fd)
+
+
 def _high_fd(fd: int) -> int:
     """`fd` moved to the highest range the descriptor limit allows (close-on-exec)."""
     import fcntl
@@ -392,7 +405,9 @@ class Fault:
     """What the last dump of a worker says."""
 
     what: str  # first line of the block: "Fatal Python error: Segmentation fault", "os._exit(3)"
-    location: str  # innermost application frame, "app/handler.py:12", or ""
+    # innermost application frame, "app/handler.py:12"; without one in any thread, the
+    # innermost frame of the chosen thread, "botocore/x.py:9 in f"; "" without frames
+    location: str
     stack: str  # the chosen thread's stack, as dumped
 
 
@@ -454,7 +469,7 @@ def parse_fault(
         location = _innermost_app_frame(chosen[1:], app_dirs)
         if location:
             return Fault(what, location, "\n".join(chosen))
-    return Fault(what, "", "\n".join(first))
+    return Fault(what, _innermost_frame(first[1:], app_dirs), "\n".join(first))
 
 
 def _innermost_app_frame(lines: list[str], app_dirs: Sequence[str]) -> str:
@@ -464,6 +479,16 @@ def _innermost_app_frame(lines: list[str], app_dirs: Sequence[str]) -> str:
             rel = app_relative(match.group("file"), app_dirs)
             if rel is not None:
                 return f"{rel}:{match.group('line')}"
+    return ""
+
+
+def _innermost_frame(lines: list[str], app_dirs: Sequence[str]) -> str:
+    """The first (innermost: dumps list the most recent call first) frame of any code."""
+    for line in lines:
+        match = _FRAME.match(line)
+        if match:
+            file = shown_path(match.group("file"), app_dirs)
+            return frame_location(file, int(match.group("line")), match.group("func").strip())
     return ""
 
 

@@ -11,11 +11,18 @@ inputs, in words a person reads:
   says more than a masked value, so two messages of the same line stay apart;
 * `RuntimeError at app/h.py:40 (from KeyError)` — the chained cause;
 * `SystemExit 4 at app/h.py:9` — the exit code;
-* `Status500 {error,message} at ?` — a failure status with the shape of the response;
+* `Status500 {error,message} returned by the handler` — a failure status with the shape of
+  the response;
 * `WorkerDied SIGSEGV at app/h.py:7`, `WorkerDied exit 3 at app/h.py:20` — a dead worker
   by signal or exit status, located by the dump taken in the worker;
 * `Hang at app/h.py:15` — a test past its timeout, located by the stack dumped before the
-  worker was killed.
+  worker was killed;
+* `TypeError at no application frame; innermost frame botocore/validate.py in validate` —
+  no frame of the application on the stack (a library thread, the handler called with the
+  wrong arguments, a crash in library code): keyed by the innermost frame's file and
+  function, not its line, so the signature stays the same across library releases and
+  lambdafuzz's own edits while still telling two library sites apart; the line is in
+  `where` (`...validate.py:123 in validate`), which repro, the report and SARIF show.
 """
 
 from __future__ import annotations
@@ -46,30 +53,105 @@ class FailureInfo:
     exception_type: str
     message: str
     traceback: str
-    location: str  # innermost application frame as "file:line", or "" when unknown
+    # The innermost application frame as "file:line"; without one, the innermost frame of
+    # any code as "file:line in function" (`frame_location`); "" when no stack is known.
+    location: str
     cause: str = ""  # type of the chained cause, for re-raised generic exceptions
     detail: str = ""  # exit code, signal or response shape: shown after the type
     shape: str = ""  # the message with its values masked (`message_shape`), or ""
 
     @property
+    def in_app(self) -> bool:
+        """Whether `location` is a frame of the application."""
+        return is_app_location(self.location)
+
+    @property
+    def where(self) -> str:
+        """Where it failed, as shown to people: `app/h.py:12`, `no application frame;
+        innermost frame botocore/validate.py:123 in validate`, `returned by the handler`."""
+        return where_shown(self.exception_type, self.location)
+
+    @property
     def site(self) -> str:
         """Type, location and cause: what every shape of one failure shares."""
-        sig = f"{self.exception_type} at {self.location or '?'}"
+        sig = f"{self.exception_type}{self._where_key()}"
         return f"{sig} (from {self.cause})" if self.cause else sig
 
     @property
     def signature(self) -> str:
         kind = f"{self.exception_type} {self.detail}" if self.detail else self.exception_type
-        sig = f"{kind} at {self.location or '?'}"
+        sig = f"{kind}{self._where_key()}"
         if self.cause:
             sig += f" (from {self.cause})"
         return f"{sig}: {self.shape}" if self.shape else sig
+
+    def _where_key(self) -> str:
+        """The ` at <where>` part of a signature: a frame outside the application without
+        its line (see the module's docstring)."""
+        if is_status_failure(self.exception_type) and not self.location:
+            return f" {RETURNED}"
+        return f" at {where_keyed(self.location)}"
 
     def generalized(self) -> FailureInfo:
         """The same failure with its detail and shape replaced by `OTHER`: what a campaign
         keys failures by once one site has produced too many shapes (values in a message
         that masking cannot recognise must not make every input a new failure)."""
         return replace(self, detail=OTHER if self.detail else "", shape=OTHER if self.shape else "")
+
+
+#: How a failure without an application frame is labelled wherever it is shown.
+NO_APP_FRAME = "no application frame"
+#: The location of a failure status (the handler returned it: there is no stack).
+RETURNED = "returned by the handler"
+_APP_LOCATION = re.compile(r".+:\d+")
+_FRAME_LOCATION = re.compile(r"(?P<file>.+):(?P<line>\d+) in (?P<function>.+)")
+_STATUS_TYPE = re.compile(r"Status\d+")
+
+
+def frame_location(file: str, line: int, function: str) -> str:
+    """The location of a failure whose stack holds no application frame: its innermost
+    frame, `botocore/validate.py:123 in validate`."""
+    return f"{file}:{line} in {function}"
+
+
+def is_app_location(location: str) -> bool:
+    """`app/h.py:12` (an application frame), not `lib/x.py:3 in f` nor ""."""
+    return bool(_APP_LOCATION.fullmatch(location)) and not _FRAME_LOCATION.fullmatch(location)
+
+
+def is_status_failure(exception_type: str) -> bool:
+    return bool(_STATUS_TYPE.fullmatch(exception_type))
+
+
+def where_keyed(location: str) -> str:
+    """The location as a signature keys it: an application frame as is, a frame outside the
+    application by file and function (its line dropped), or that no stack is known."""
+    if is_app_location(location):
+        return location
+    frame = _FRAME_LOCATION.fullmatch(location)
+    if frame is not None:
+        return f"{NO_APP_FRAME}; innermost frame {frame['file']} in {frame['function']}"
+    return f"{NO_APP_FRAME}; no stack dumped" if not location else f"{NO_APP_FRAME}; {location}"
+
+
+def shown_signature(signature: str, exception_type: str, location: str) -> str:
+    """`signature` with its location as people read it (a frame outside the application
+    with its line): for one-line messages such as SARIF's."""
+    keyed, shown = where_keyed(location), where_shown(exception_type, location)
+    if keyed == shown or f" at {keyed}" not in signature:
+        return signature
+    return signature.replace(f" at {keyed}", f" at {shown}", 1)
+
+
+def where_shown(exception_type: str, location: str) -> str:
+    """The location as people read it (the line of a frame outside the application kept)."""
+    if is_app_location(location):
+        return location
+    if not location and is_status_failure(exception_type):
+        return RETURNED
+    if _FRAME_LOCATION.fullmatch(location):
+        return f"{NO_APP_FRAME}; innermost frame {location}"
+    return where_keyed(location)
 
 
 # ----------------------------------------------------------------------- message shapes

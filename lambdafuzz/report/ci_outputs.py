@@ -28,6 +28,7 @@ from lambdafuzz import __version__
 from lambdafuzz.config.campaign import reproduce_command
 from lambdafuzz.fuzzer.out_dir import CampaignDir, FailureEntry, read_campaign_dir
 from lambdafuzz.fuzzer.stats import Stats
+from lambdafuzz.model.outcome import is_app_location, shown_signature
 from lambdafuzz.model.target import Target
 
 SARIF_SCHEMA = (
@@ -186,7 +187,7 @@ def uri_base_for(target: Target, uri_base: Path | None = None) -> Path:
 def failure_location(entry: FailureEntry, target: Target) -> SourceLocation:
     """The innermost application frame of a failure; the handler's `def` line for failures
     without one (hangs, dead workers, failure status codes)."""
-    found = _frame_location(entry.location, target) if entry.location else None
+    found = _frame_location(entry.location, target) if is_app_location(entry.location) else None
     return found or _handler_location(target)
 
 
@@ -294,7 +295,10 @@ def sarif_log(
                 }
             )
         where = failure_location(entry, target)
-        message = f"{entry.signature}: {entry.message}" if entry.message else entry.signature
+        # a failure without an application frame says so, with its innermost frame's line
+        # (the location is then the handler's definition)
+        headline = shown_signature(entry.signature, entry.exception_type, entry.location)
+        message = f"{headline}: {entry.message}" if entry.message else headline
         results.append(
             {
                 "ruleId": rule_id,

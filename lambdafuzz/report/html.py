@@ -2,9 +2,10 @@
 artifacts (no external URL is loaded; the plot is an inline PNG, or SVG without matplotlib).
 
 Sections: summary, coverage over time, per-type targeting statistics (spoton), failures
-(traceback, world, event, minimized reproducer) and the application source with every
-branch arm marked covered or not.  Every piece of campaign data is escaped: worlds and
-events are fuzzer-made strings and routinely contain markup.
+(where, traceback, what the handler printed and logged, world, event, minimized reproducer)
+and the application source with every branch arm marked covered or not.  Every piece of
+campaign data is escaped: worlds, events and logs are fuzzer-made strings and routinely
+contain markup.
 """
 
 from __future__ import annotations
@@ -263,8 +264,10 @@ def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | N
     )
     body = (
         meta
+        + _where(record.info)
         + f"<h4>Traceback</h4><pre class='traceback'>{esc(entry.traceback or entry.message)}</pre>"
     )
+    body += _log(entry.saved.log)
     body += _details(
         "World that triggers it", f"<pre>{esc(_pretty(entry.saved.world))}</pre>", open_=True
     )
@@ -278,6 +281,23 @@ def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | N
         )
     title = f"{entry.signature}: {entry.message}"[:300]
     return f"<section class='failure' id='failure-{i}'><h3>{esc(title)}</h3>{body}</section>"
+
+
+def _where(info: Any) -> str:
+    """Where it failed; an application frame links to its line in the source section."""
+    where = info.where
+    if info.in_app:
+        file, _, line = where.rpartition(":")
+        return f"<p>Where: <a href='#{esc(file)}-L{esc(line)}'><code>{esc(where)}</code></a></p>"
+    return f"<p>Where: <code>{esc(where)}</code></p>"
+
+
+def _log(log: str) -> str:
+    """What the handler printed and logged in the saved run (its last 64 KB)."""
+    title = "Log (stdout, stderr and log records of the saved run)"
+    if not log:
+        return _details(title, "<p class='note'>No output recorded for the saved run.</p>")
+    return _details(title, f"<pre class='log'>{esc(log)}</pre>", open_=True, css="log")
 
 
 def _minimized(path: Path) -> str:

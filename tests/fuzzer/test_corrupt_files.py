@@ -154,6 +154,8 @@ CASES = [
     Case("outcome_list", _set("outcome", ["VALID"]), r"field 'outcome': expected a short text"),
     Case("provenance_object", _set("provenance", {}), r"field 'provenance': expected text"),
     Case("arms_negative", _set("arms", -1), r"field 'arms': expected a non-negative integer"),
+    Case("log_number", _set("log", 5), r"field 'log': expected the handler's output \(text\)"),
+    Case("log_huge", _set("log", "x" * (1 << 20) + "y"), r"field 'log': expected .* at most"),
     Case("sequence_missing", _drop("sequence"), r"field 'sequence': missing"),
     Case("sequence_text", _set("sequence", "abc"), r"field 'sequence': expected a list"),
     Case("choice_number", _set("sequence", [1]), r"'sequence\[0\]': expected an object"),

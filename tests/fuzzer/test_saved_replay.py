@@ -86,7 +86,8 @@ def test_repro_prints_the_saved_world_and_event_of_every_failure(campaign):
         result = runner.invoke(cli, ["repro", str(entry.path)])
         assert result.exit_code == 1, result.output
         world_text, _, rest = result.output.partition("== event\n")
-        event_text, _, outcome = rest.partition("== outcome: ")
+        event_text, _, rest = rest.partition("== log\n")
+        _log, _, outcome = rest.partition("== outcome: ")
         assert json.loads(world_text.removeprefix("== world\n")) == entry.saved.world
         assert _plain(json.loads(event_text)) == entry.saved.event
         assert outcome.startswith(entry.saved.outcome)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -98,14 +99,22 @@ CLASSIFIED = [
         ),
     ),
     # the thread's C stack overflows before faulthandler can dump it: located nowhere
-    ("c_stack_overflow", "FAILURE", lambda: "WorkerDied SIGSEGV at ?"),
+    (
+        "c_stack_overflow",
+        "FAILURE",
+        lambda: "WorkerDied SIGSEGV at no application frame; no stack dumped",
+    ),
     (
         "raises_bad_str",
         "FAILURE",
         lambda: f"hostile.handler.BadStr at {at('bad_str')}: <BadStr.__str__ raised RuntimeError>",
     ),
     # every descriptor closed, the pipe too: the worker says so in its dump and exits 71
-    ("closes_every_fd", "FAILURE", lambda: "WorkerDied exit 71 at ?"),
+    (
+        "closes_every_fd",
+        "FAILURE",
+        lambda: "WorkerDied exit 71 at no application frame; no stack dumped",
+    ),
 ]
 
 
@@ -364,13 +373,17 @@ def test_status_failures_are_keyed_by_the_shape_of_the_response():
 
     body = '{"error": "NotFound", "message": "no key 12"}'
     assert signature({"statusCode": 500, "body": body}) == (
-        "Status500 {error=NotFound,message} at ?"
+        "Status500 {error=NotFound,message} returned by the handler"
     )
     assert signature({"statusCode": 500, "body": '{"error": "bad thing", "id": 3}'}) == (
-        "Status500 {error,id} at ?"
+        "Status500 {error,id} returned by the handler"
     )
-    assert signature({"statusCode": 500, "body": "oops"}) == "Status500 text at ?"
-    assert signature({"statusCode": 500, "reason": "x"}) == "Status500 {reason} at ?"
+    assert (
+        signature({"statusCode": 500, "body": "oops"}) == "Status500 text returned by the handler"
+    )
+    assert signature({"statusCode": 500, "reason": "x"}) == (
+        "Status500 {reason} returned by the handler"
+    )
     _, info = classify_return({"statusCode": 500, "body": body}, rules)
     assert "NotFound" in info.message  # the returned value is kept
 
@@ -382,7 +395,16 @@ def test_sys_exit_with_a_message_is_keyed_by_status_and_message():
         raise SystemExit("config missing")
     except SystemExit as exc:
         info = failure_info(exc, [])
-    assert info.signature == "SystemExit 1 at ?: config missing"
+    # no application frame: keyed by the innermost frame's file and function (this test,
+    # relative to the import root pytest put on sys.path), shown with its line
+    name = "test_sys_exit_with_a_message_is_keyed_by_status_and_message"
+    assert info.signature == (
+        f"SystemExit 1 at no application frame; innermost frame test_hostile.py in {name}: "
+        "config missing"
+    )
+    assert re.fullmatch(
+        rf"no application frame; innermost frame test_hostile\.py:\d+ in {name}", info.where
+    )
 
 
 def _dump(*sections: str, header: str = "") -> str:
