@@ -330,6 +330,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     return report
 
 
+def _keep_campaign_json(out: Any, keep: Path) -> None:
+    import json
+
+    from lambdafuzz.fuzzer.options import relative_to
+
+    data = json.loads((out.path / "campaign.json").read_text(encoding="utf-8"))
+    meta = out.read_meta()
+    if meta is not None:
+        config = meta.config_shown(out.path)
+        if config != "?":
+            data["config"] = relative_to(config, keep)
+    (keep / "campaign.json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+
+
 def _falsifying_examples(item: pytest.Item, campaigns: list[Any]) -> str:
     import re
     import shutil
@@ -345,8 +359,9 @@ def _falsifying_examples(item: pytest.Item, campaigns: list[Any]) -> str:
             kept = keep / entry.path.name
             kept.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(entry.path, kept)
-            # campaign.json beside it: `repro` finds the target and dictionary from there
-            shutil.copyfile(out.path / "campaign.json", keep / "campaign.json")
+            # campaign.json beside it: `repro` finds the target and dictionary from there,
+            # its config path made relative to the copy's folder
+            _keep_campaign_json(out, keep)
             where = entry.record.info.where
             parts += [
                 f"Falsifying example: {entry.signature} ({entry.hits} hit(s))",

@@ -94,6 +94,14 @@ class CampaignMeta:
     config_absolute: str | None = None  # where the config was when the campaign ran
     identity: TargetIdentity | None = None  # None: an older campaign.json without one
 
+    def config_shown(self, out_dir: Path) -> str:
+        """The config's path for people: the first candidate that exists, else the first."""
+        candidates = self.config_candidates(out_dir)
+        found = next((p for p in candidates if p.exists()), None) or (
+            candidates[0] if candidates else None
+        )
+        return str(found) if found is not None else "?"
+
     def config_candidates(self, out_dir: Path) -> list[Path]:
         """Where the config is, most likely first: `config` taken relative to the out dir
         (so a project copied with its out dir replays the copy), then the absolute path it

@@ -110,7 +110,7 @@ def junit_tree(
         if c.stats is not None:
             ET.SubElement(properties, "property", name=key, value=str(getattr(c.stats, key)))
     if c.meta is not None and c.meta.config:
-        ET.SubElement(properties, "property", name="config", value=c.meta.config)
+        ET.SubElement(properties, "property", name="config", value=c.meta.config_shown(c.path))
     for entry in c.failures:
         case = ET.SubElement(
             suite, "testcase", name=_xml_text(entry.signature), classname=suite_name, time="0"

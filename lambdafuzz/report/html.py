@@ -172,7 +172,7 @@ def _summary_section(c: CampaignDir, target: Target | None) -> str:
     meta = c.meta
     rows = [
         ("handler", c.handler),
-        ("config", meta.config if meta is not None else "?"),
+        ("config", meta.config_shown(c.path) if meta is not None else "?"),
         ("strategy", f"{s.strategy or (meta.strategy if meta else '?')} (seed {s.seed})"),
         ("executions", f"{s.execs} in {s.elapsed_s} s ({s.execs_per_sec}/s)"),
         ("valid executions", s.valid_execs),

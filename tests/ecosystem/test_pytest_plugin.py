@@ -127,7 +127,8 @@ def test_a_failing_fuzz_test_shows_falsifying_examples_and_keeps_the_input(pytes
     assert "Traceback (most recent call last)" in text and '"eventSource": "aws:sqs"' in text
     kept = list((pytester.path / ".lambdafuzz" / "failures").rglob("AttributeError-*.json"))
     assert len(kept) == 1 and f"Input kept at {kept[0]}" in text
-    assert (kept[0].parent / "campaign.json").is_file()  # `repro` of the copy finds its target
+    meta = json.loads((kept[0].parent / "campaign.json").read_text())  # `repro` finds its target
+    assert (kept[0].parent / meta["config"]).resolve() == TEMPLATE.resolve()
     assert f"Reproduce: lambdafuzz repro {kept[0]}" in text
 
 
