@@ -48,7 +48,12 @@ from lambdafuzz.harness.worker_faults import (
     read_fault,
     start_janitor,
 )
-from lambdafuzz.harness.worker_startup import ImportWatch, await_ready, import_error_message
+from lambdafuzz.harness.worker_startup import (
+    ImportWatch,
+    await_ready,
+    describe_exit,
+    import_error_message,
+)
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import Target, app_dirs
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
@@ -527,7 +532,7 @@ class Worker:
         fault = self._fault(hang=False)
         log = read_ring(self._dir) if self._dir is not None else ""
         self._replace()
-        cause = f"worker died: {_describe_exit(code)}" + (f"; {garbled}" if garbled else "")
+        cause = f"worker died: {describe_exit(code)}" + (f"; {garbled}" if garbled else "")
         return _lost_result(
             self.spec, request, Status.FAILURE, cause, fault, detail=_exit_detail(code), log=log
         )
@@ -639,17 +644,6 @@ class Worker:
             self._conn.close()
         self._conn = self._proc = None
         self._remove_dir()
-
-
-def _describe_exit(code: int | None) -> str:
-    if code is None:
-        return "still running"
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit status {code}"
 
 
 def _exit_detail(code: int | None) -> str:
