@@ -185,7 +185,11 @@ _TYPE_NAMES = frozenset(
         "timedelta",
     ]
 )
-_QUOTED = re.compile(r"""(?<![\w'"])(?:'([^'\n]{0,400})'|"([^"\n]{0,400})")(?![\w'"])""")
+#: A quoted value as `repr` writes it: escaped quotes and backslashes stay inside it, so a
+#: generated string holding quotes masks as one value, not as several fragments.
+_QUOTED = re.compile(
+    r"""(?<![\w'"])(?:'((?:[^'\\\n]|\\.){0,400})'|"((?:[^"\\\n]|\\.){0,400})")(?![\w'"])"""
+)
 _HEX = re.compile(r"\b0x[0-9a-fA-F]+\b")
 _ID = re.compile(
     r"\b(?=[0-9a-fA-F-]*[0-9])(?=[0-9a-fA-F-]*[a-fA-F])[0-9a-fA-F]{6,}(?:-[0-9a-fA-F]{2,})*\b"

@@ -270,3 +270,13 @@ def test_plot_rows_start_at_the_origin_and_step_at_every_new_coverage(tmp_path):
     # one row where each saved input grew coverage, then the final report
     assert [(r.execs, r.branches) for r in rows[1:3]] == [(1, 1), (3, 2)]
     assert rows[-1].execs == 3
+
+
+def test_message_shape_masks_a_quoted_value_that_holds_quotes_as_one_value():
+    from lambdafuzz.model.outcome import message_shape
+
+    # what `int(value)` says for generated strings: repr escapes the quotes inside them
+    plain = message_shape("invalid literal for int() with base 10: 'oyh'")
+    for value in ["Sef€!!\"><id crw='\"umb@h2' items='HRP", "7Æ\">s'", "a\\b'c"]:
+        assert message_shape(f"invalid literal for int() with base 10: {value!r}") == plain
+    assert plain == "invalid literal for int() with base #: '…'"
