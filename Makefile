@@ -44,6 +44,7 @@ bench: venv
 	$(PY) benchmarks/reset_load.py
 	$(PY) benchmarks/choices_throughput.py --seconds 1
 	$(PY) benchmarks/throughput.py
+	$(PY) benchmarks/zero_mutations.py
 
 bench-study: venv
 	$(PY) benchmarks/run.py

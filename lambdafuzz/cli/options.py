@@ -221,7 +221,7 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
         "--replay",
         "mode",
         type=EnumChoice("lambdafuzz.generators.core:ReplayMode"),
-        default="ei",
+        default="linear",
         show_default=True,
         help="How a child's choice sequence is read: linearly (Zest) or by execution index.",
     ),

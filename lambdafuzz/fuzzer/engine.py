@@ -30,12 +30,22 @@ from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm, OutDir, PlotRo
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.arm_catalog import ArmCatalog, Scope, scan_arms
-from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerPool, WorkerSpec
+from lambdafuzz.harness.worker import (
+    TestRequest,
+    TestResult,
+    WorkerPool,
+    WorkerSpec,
+    values_digest,
+)
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import app_dirs
 
 NUM_CHILDREN_BASELINE = 50
 NUM_CHILDREN_MULTIPLIER_FAVORED = 20
+#: Zero mutations skipped in a row that give their place in the budget to the next child;
+#: past this many (a corpus whose every child repeats its parent) skips count as executions,
+#: so an executions budget still ends.
+MAX_ZERO_STREAK = 10_000
 #: How often plot_data.csv and stats.json are rewritten.
 REPORT_INTERVAL_S = 1.0
 #: A flaky signature is re-run for at most this many inputs in all (one of them may be a
@@ -107,6 +117,7 @@ class Entry:
     arms: frozenset[Any]
     valid: bool
     provenance: str
+    digest: bytes = b""  # `values_digest` of `sequence`: its children's zero-mutation check
 
 
 class TagKind(enum.Enum):
@@ -173,6 +184,18 @@ class TargetingCounts:
     saved: int = 0
 
 
+@dataclass(slots=True, frozen=True)
+class ChildTested:
+    """What came of one child, for `Engine.child_observer` (the study's probes)."""
+
+    parent: Entry
+    request: TestRequest
+    result: TestResult
+    mutation: Mutation | None
+    saved: bool
+    skipped: bool  # a zero mutation: identical to the parent, not run
+
+
 #: Builds the worker pool of a campaign; tests pass a fake to drive `_handle` directly.
 PoolFactoryT = Callable[[WorkerSpec, int], WorkerPool]
 
@@ -186,8 +209,17 @@ class Engine:
         mutator: Mutator | None = None,
         catalog: ArmCatalog | None = None,
         pool_factory: PoolFactoryT = WorkerPool,
+        *,
+        skip_zero_mutations: bool = True,
     ) -> None:
+        """`skip_zero_mutations`: children that read exactly their parent's values are
+        not run (see `_zero_mutation`); False runs them, as the study's comparison does."""
         self.options = options
+        self.skip_zero_mutations = skip_zero_mutations
+        self.zero_mutations_skipped = 0
+        self._zero_streak = 0
+        #: called with a `ChildTested` after every child (None: nobody listens)
+        self.child_observer: Callable[[ChildTested], None] | None = None
         self.out = OutDir(options.out_dir)
         self.rng = random.Random(options.seed)
         self.mutator: Mutator = mutator or RandomMutator(options.mode)
@@ -340,11 +372,16 @@ class Engine:
                 mutation = self.mutator.mutate(parent.sequence, self.rng)
                 self.requested += 1
                 yield self._request(
-                    mutation.prefix, self._seed(), Tag(TagKind.CHILD, parent.id, mutation)
+                    mutation.prefix,
+                    self._seed(),
+                    Tag(TagKind.CHILD, parent.id, mutation),
+                    parent.digest if self.skip_zero_mutations and parent.digest else None,
                 )
 
-    def _request(self, prefix: Any, seed: int, tag: Tag) -> TestRequest:
-        request = TestRequest(prefix, seed, self.options.mode)
+    def _request(
+        self, prefix: Any, seed: int, tag: Tag, parent_digest: bytes | None = None
+    ) -> TestRequest:
+        request = TestRequest(prefix, seed, self.options.mode, parent_digest=parent_digest)
         self._tags[id(request)] = tag
         return request
 
@@ -367,6 +404,10 @@ class Engine:
         if tag.kind is TagKind.RECHECK:
             self._recheck(tag, result)
             return
+        if result.identical:
+            self._zero_mutation(tag, request, result)
+            return
+        self._zero_streak = 0
         self.execs += 1
         timings = result.timings
         self.time_handler += timings.handler_s
@@ -402,9 +443,11 @@ class Engine:
         if status in (Status.FAILURE, Status.HANG):
             yield from self._failure(request, result, tag, now)
             self.mutator.observe(tag.mutation, False, self.seen)
+            self._tell(tag, request, result, saved=False)
             return
         saved = bool(new_arms or new_bucket or new_valid)
         self.mutator.observe(tag.mutation, saved, self.seen)
+        self._tell(tag, request, result, saved=saved)
         if not saved:
             return
         self._last_new = time.monotonic()
@@ -416,6 +459,50 @@ class Engine:
         if self.options.stability_check:
             self._pending_rechecks.append(entry)
         yield NewCoverage(entry.name, entry.provenance, len(self.seen))
+
+    def _zero_mutation(self, tag: Tag, request: TestRequest, result: TestResult) -> None:
+        """A child that read exactly its parent's values, so the worker generated it and
+        stopped: the parent's own input, which is queued already and can cover nothing new
+        (with a deterministic handler).  It is counted, not executed, and its place in the
+        budget goes to the next child.  Children and seeds come from the engine's RNG in the
+        same order whether it runs or not, so a seeded campaign saves the same inputs, each
+        as many executions sooner as zero mutations were skipped before it
+        (tests/fuzzer/test_zero_mutations.py).
+
+        Where the check happens: in the worker, after it generated the child, with the
+        parent's digest sent in the request.  Measured on the 8 benchmark lambdas
+        (benchmarks/zero_mutations.py, 2 cores, load ~1): a child the worker reports
+        identical costs the campaign 0.6-4.9 ms, of which 0.3-3.6 ms is its generation there,
+        so the pipe round trip adds 0.3-1.4 ms per zero mutation; generating every child in
+        the campaign first instead would add its generation, 0.3-3.7 ms, to every child
+        that does run (89-100% of them), and pays off only when zero mutations outnumber
+        the others (they are 0-11% of children here; BENCHMARKS.md, "Zero mutations")."""
+        self.zero_mutations_skipped += 1
+        self.time_generate += result.timings.generate_s
+        targeted = tag.mutation.targeted if tag.mutation is not None else None
+        if targeted:
+            self.targeting.setdefault(targeted, TargetingCounts()).children += 1
+        self._zero_streak += 1
+        if self._zero_streak <= MAX_ZERO_STREAK:
+            self.requested -= 1
+        self.mutator.observe(tag.mutation, False, self.seen)
+        self._tell(tag, request, result, saved=False, skipped=True)
+
+    def _tell(
+        self,
+        tag: Tag,
+        request: TestRequest,
+        result: TestResult,
+        *,
+        saved: bool,
+        skipped: bool = False,
+    ) -> None:
+        """Tell the child observer, when there is one, what came of a child."""
+        observer = self.child_observer
+        if observer is None or tag.kind is not TagKind.CHILD or tag.parent is None:
+            return
+        parent = self.queue[tag.parent]
+        observer(ChildTested(parent, request, result, tag.mutation, saved, skipped))
 
     def _recheck(self, tag: Tag, result: TestResult) -> None:
         assert tag.entry is not None
@@ -443,6 +530,7 @@ class Engine:
             arms=frozenset(result.coverage),
             valid=result.status is Status.VALID,
             provenance=provenance,
+            digest=values_digest(result.recording.choices),
         )
         self.queue.append(entry)
         self.corpus_arms.update(entry.arms)
@@ -740,6 +828,7 @@ class Engine:
                 k: {"children": v.children, "saved": v.saved}
                 for k, v in sorted(self.targeting.items())
             },
+            zero_mutations_skipped=self.zero_mutations_skipped,
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:

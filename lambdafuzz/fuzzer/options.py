@@ -52,7 +52,9 @@ class CampaignOptions:
     workers: int = 1
     backend: str = "moto"
     endpoint: str | None = None
-    mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
+    # linear (Zest): more coverage and failures than execution-indexed replay at the same
+    # budget on the benchmark lambdas (BENCHMARKS.md, the benchmarks/havoc.py section)
+    mode: ReplayMode = ReplayMode.LINEAR
     seed_corpora: tuple[Path, ...] = ()
     dictionary: tuple[str, ...] = ()  # constants fed to string draws (strategy-dependent)
     dictionary_p: float = DICTIONARY_P

@@ -36,6 +36,9 @@ class Stats:
     failure_reruns: int = 0
     flaky_failures: int = 0
     flaky_hits: int = 0
+    #: children identical to their parent (same values read): generated, not run, and not
+    #: counted in `execs` (the engine's `_zero_mutation`)
+    zero_mutations_skipped: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

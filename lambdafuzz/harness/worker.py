@@ -13,6 +13,7 @@ worker dies mid-test the campaign regenerates the same input locally to save it.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import multiprocessing
 import os
 import resource
@@ -29,6 +30,7 @@ from typing import Any
 
 from lambdafuzz.errors import LambdafuzzError
 from lambdafuzz.generators.core import (
+    Choice,
     Choices,
     ChoiceSequence,
     PrefixT,
@@ -97,6 +99,10 @@ class TestRequest:
     want_event: bool = True  # events are small; saved inputs show the real one
     # the handler's output even when the test does not fail (failures always carry it)
     want_log: bool = False
+    # a child's: `values_digest` of the values its parent read.  A child that reads exactly
+    # those values generates exactly the parent's input (a zero mutation); the worker then
+    # answers `identical` without loading the world or running the handler
+    parent_digest: bytes | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -119,6 +125,9 @@ class TestResult:
     timings: Timings = field(default_factory=Timings)
     return_value: str = ""
     log: str = ""  # what the handler printed and logged (failures and `want_log` only)
+    # the child read exactly its parent's values (`TestRequest.parent_digest`): nothing was
+    # loaded or run, and `status`, `coverage` and `recording` (empty) mean nothing
+    identical: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -143,6 +152,21 @@ def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
         dictionary=spec.dictionary,
         dictionary_p=spec.dictionary_p,
     )
+
+
+def values_digest(choices: Iterable[Choice]) -> bytes:
+    """A digest of the values a generation read, the same in every process (the campaign
+    computes its saved inputs', the worker its children's): values are ints, floats, bools,
+    bytes and strs, whose repr is exact and tells their types apart.  ~0.05 ms for the
+    benchmark lambdas' median input (0.4 ms for the largest, ~1,100 draws)."""
+    text = repr([c.value for c in choices])
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+def is_zero_mutation(request: TestRequest, choices: Choices) -> bool:
+    """Whether a child's generation read exactly the values its parent read."""
+    digest = request.parent_digest
+    return digest is not None and values_digest(choices.choices) == digest
 
 
 # =========================================================================== worker side
@@ -255,6 +279,10 @@ class WorkerRuntime:
                 generator_error=f"{type(exc).__name__}: {exc}",
             )
         t1 = time.perf_counter()
+        if is_zero_mutation(request, choices):
+            return TestResult(
+                Status.VALID, ChoiceSequence(()), {}, identical=True, timings=Timings(t1 - t0)
+            )
         self._fresh_sandbox()
         try:
             self.backend.reset()

@@ -62,6 +62,12 @@ def summary(finished: CampaignFinished) -> str:
         f"  time in handler {s.time_in_handler_s:.1f} s; generation {s.time_in_generation_s:.1f} s; "
         f"reset+load {s.time_in_reset_load_s:.1f} s",
     ]
+    if s.zero_mutations_skipped:
+        made = s.execs + s.zero_mutations_skipped
+        lines.append(
+            f"  zero mutations  {s.zero_mutations_skipped} children identical to their parent "
+            f"skipped, not run ({100.0 * s.zero_mutations_skipped / made:.1f}% of the tests made)"
+        )
     if s.stability_pct is not None:
         lines.append(
             f"  stability       {s.stability_pct:.1f}% of re-runs (new-coverage inputs, "

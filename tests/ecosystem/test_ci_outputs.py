@@ -15,7 +15,7 @@ from lambdafuzz import __version__
 from lambdafuzz.config.sam import load_template_target
 from lambdafuzz.report.ci_outputs import repository_root, write_junit, write_sarif
 
-from .conftest import FUNCTIONS, TEMPLATE, copy_campaign
+from .conftest import FUNCTIONS, REPLAY, TEMPLATE, copy_campaign
 
 SCHEMA = Path(__file__).with_name("sarif-schema-2.1.0.json")
 #: Ant/Jenkins JUnit XSD: attributes every testsuite and testcase must carry.
@@ -184,7 +184,7 @@ def test_sarif_in_a_repository_resolves_from_its_root_and_keeps_fingerprints_und
 
     def fuzz(run: str) -> dict:
         sarif = tmp_path / f"{run}.sarif"
-        args = ["fuzz", str(template), "--function", "IngestFunction", "--execs", "30"]
+        args = ["fuzz", str(template), "--function", "IngestFunction", "--execs", "30", *REPLAY]
         args += ["--seed", "0", "--out", str(tmp_path / run), "--sarif", str(sarif), "--quiet"]
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 1, result.output
