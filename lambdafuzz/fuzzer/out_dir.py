@@ -33,10 +33,10 @@ import os
 import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from lambdafuzz.atomic_files import fsync_directory, remove_stale_temps, write_text_atomic
 from lambdafuzz.errors import CorpusError
@@ -54,6 +54,8 @@ from lambdafuzz.fuzzer.failures import FailureRecord
 from lambdafuzz.fuzzer.options import DICTIONARY_P, CampaignOptions, TargetIdentity
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ReplayMode
+
+T = TypeVar("T")  # a record read from one of the folder's JSON files
 
 CAMPAIGN_FILE = "campaign.json"
 STATS_FILE = "stats.json"
@@ -600,25 +602,24 @@ class OutDir:
 
     # ------------------------------------------------------------------ reading
     def read_meta(self, problems: list[str] | None = None) -> CampaignMeta | None:
-        data = _json(self.path / CAMPAIGN_FILE, problems if problems is not None else [])
-        if not data:
-            return None
-        try:
-            return CampaignMeta.from_json(data)
-        except Exception as exc:  # noqa: BLE001 - any bad field: the file is unreadable
-            if problems is not None:
-                problems.append(f"{self.path / CAMPAIGN_FILE}: unreadable: {_exc_text(exc)}")
-            return None
+        return self._read_record(CAMPAIGN_FILE, CampaignMeta.from_json, problems)
 
     def read_stats(self, problems: list[str] | None = None) -> Stats | None:
-        data = _json(self.path / STATS_FILE, problems if problems is not None else [])
+        return self._read_record(STATS_FILE, Stats.from_json, problems)
+
+    def _read_record(
+        self, name: str, parse: Callable[[dict[str, Any]], T], problems: list[str] | None
+    ) -> T | None:
+        """One JSON record of the folder, or None when it is missing or unreadable (then
+        listed in `problems`)."""
+        data = _json(self.path / name, problems if problems is not None else [])
         if not data:
             return None
         try:
-            return Stats.from_json(data)
+            return parse(data)
         except Exception as exc:  # noqa: BLE001 - any bad field: the file is unreadable
             if problems is not None:
-                problems.append(f"{self.path / STATS_FILE}: unreadable: {_exc_text(exc)}")
+                problems.append(f"{self.path / name}: unreadable: {_exc_text(exc)}")
             return None
 
     def iter_failures(self, folder: Path | None = None) -> Iterator[FailureEntry | CorpusError]:
