@@ -17,6 +17,7 @@ import hashlib
 import multiprocessing
 import os
 import resource
+import secrets
 import shutil
 import signal
 import tempfile
@@ -390,8 +391,8 @@ def _limit_address_space(headroom_mb: int) -> None:
 def worker_main(
     conn: Connection, spec: WorkerSpec, worker_dir: str = "", parent_pid: int = 0
 ) -> None:
-    """Entry point of a worker process.  `worker_dir` is its temp dir (the campaign makes
-    and removes it), `parent_pid` the campaign it must not outlive (see `worker_faults`).
+    """Entry point of a worker process.  `worker_dir` is its temp dir (the campaign names
+    and removes it, the janitor makes it), `parent_pid` the campaign it must not outlive (see `worker_faults`).
 
     Requests arrive as `(request id, TestRequest)` and results leave as `(request id,
     TestResult)`, so the campaign can drop an answer that is not the one it waits for."""
@@ -483,7 +484,9 @@ class Worker:
     def _start(self) -> None:
         ctx = multiprocessing.get_context("spawn")
         parent, child = ctx.Pipe()
-        self._dir = tempfile.mkdtemp(prefix="lambdafuzz-worker-")
+        # named here, made by the worker's janitor (see `start_janitor`: a kill of the whole
+        # campaign while the worker starts must not leave the dir behind)
+        self._dir = os.path.join(tempfile.gettempdir(), f"lambdafuzz-worker-{secrets.token_hex(6)}")
         proc = ctx.Process(
             target=worker_main, args=(child, self.spec, self._dir, os.getpid()), daemon=True
         )

@@ -11,8 +11,8 @@ can still be entered after it), and `FaultGuard.watch_parent` once the worker is
   (so a worker killed by the campaign takes its children along), and children still
   running after their test are killed then (the worker stays in the campaign's process
   group and session, so a handler's `setsid()` works as it would in Lambda);
-* `faulthandler` writes to `faults.txt` in the worker's own temp dir (made and removed by
-  the campaign): the stack of a crash (SIGSEGV, SIGABRT, ...), of SIGTERM, and of SIGUSR1,
+* `faulthandler` writes to `faults.txt` in the worker's own temp dir (named and removed
+  by the campaign, made by the janitor): the stack of a crash (SIGSEGV, SIGABRT, ...), of SIGTERM, and of SIGUSR1,
   which the campaign sends a hanging worker just before killing it; `os._exit` and a
   fatal signal a handler sends itself dump the calling stack first;
 * its pipe and that file sit on high descriptor numbers, stdin/stdout/stderr are put back
@@ -20,8 +20,8 @@ can still be entered after it), and `FaultGuard.watch_parent` once the worker is
   it can answer, and children the handler forked are killed after its test.
 
 `start_janitor`, first thing in the worker: a tiny forked process, in a session of its own,
-that removes the worker's temp dir once the worker is gone however it ended (also when the
-whole campaign was killed, which leaves no one else to do it).
+that makes the worker's temp dir and removes it once the worker is gone however it ended
+(also when the whole campaign was killed, which leaves no one else to do it).
 
 Campaign side, `read_fault`: the last dump of a dead or hung worker and the innermost
 application frame in it, which is where its failure is located.
@@ -254,41 +254,66 @@ class FaultGuard:
 
 
 def start_janitor(worker_dir: str, campaign_pid: int) -> None:
-    """Fork a process that removes `worker_dir` once both this worker and its campaign
-    are gone (while the campaign lives, it reads the dump in there and removes the dir
-    itself; the janitor is for a campaign that was killed, which leaves no one else).
+    """Fork a process that creates `worker_dir`, then removes it once both this worker and
+    its campaign are gone (while the campaign lives, it reads the dump in there and removes
+    the dir itself; the janitor is for a campaign that was killed, which leaves no one else).
+
+    The campaign only names the dir; the janitor makes it, after leaving the campaign's
+    session, so a kill of the campaign's whole process group at any moment of a worker's
+    start leaves nothing behind: before the janitor's `setsid()` there is no dir, after it
+    there is a janitor that outlives the kill.  (The campaign making the dir left one behind
+    whenever the kill came during the ~0.1 s the worker took to start.)
 
     Call it before anything else in the worker: while it is single-threaded and still sees
-    the host's file system (a private /tmp would hide the dir).  The janitor leaves the
-    campaign's session (a kill of the campaign's process group must not take it along) and
-    keeps two descriptors: its end of a pipe whose other end only the worker (and what the
-    worker forks) holds, where end of file means the worker is gone, and a pidfd of the
-    campaign, readable once the campaign has exited."""
-    if not worker_dir or not campaign_pid or not hasattr(os, "fork"):
+    the host's file system (a private /tmp would hide the dir).  The janitor keeps two
+    descriptors: its end of a pipe whose other end only the worker (and what the worker
+    forks) holds, where end of file means the worker is gone, and a pidfd of the campaign,
+    readable once the campaign has exited.  Where no janitor can be forked, the worker makes
+    the dir itself."""
+    if not worker_dir:
+        return
+    if not campaign_pid or not hasattr(os, "fork"):
+        os.makedirs(worker_dir, 0o700, exist_ok=True)
         return
     read_end, write_end = os.pipe()
+    made_read, made_write = os.pipe()
     try:
         pid = os.fork()
     except OSError:
-        os.close(read_end)
-        os.close(write_end)
+        for fd in (read_end, write_end, made_read, made_write):
+            os.close(fd)
+        os.makedirs(worker_dir, 0o700, exist_ok=True)
         return
     if pid == 0:  # the janitor
         try:
-            _janitor(worker_dir, campaign_pid, read_end)
+            os.close(made_read)
+            _janitor(worker_dir, campaign_pid, read_end, made_write)
         finally:
             _real_exit(0)
     os.close(read_end)
+    os.close(made_write)
+    made = os.read(made_read, 1)  # the janitor made the dir (or could not: EOF)
+    os.close(made_read)
+    if made != b"+":
+        os.makedirs(worker_dir, 0o700, exist_ok=True)
     # held by the worker (and what it forks) on a high number that a handler closing
     # descriptors does not guess; close-on-exec
     _high_fd(write_end)
 
 
-def _janitor(worker_dir: str, campaign_pid: int, worker_gone: int) -> None:
+def _janitor(worker_dir: str, campaign_pid: int, worker_gone: int, made: int) -> None:
     import select
     import shutil
 
     os.setsid()
+    try:
+        os.mkdir(worker_dir, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return  # the worker makes it, or says why it cannot
+    os.write(made, b"+")
+    os.close(made)
     try:
         campaign = os.pidfd_open(campaign_pid)
     except (OSError, AttributeError):

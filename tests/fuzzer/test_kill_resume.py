@@ -262,6 +262,30 @@ def test_no_temp_dir_outlives_a_kill(rounds):
     assert not rounds.stray_temp_dirs, "\n".join(rounds.stray_temp_dirs + rounds.log)
 
 
+def test_a_group_kill_while_a_worker_starts_leaves_no_temp_dir(tmp_path):
+    # The moment a worker process exists it is still importing: its dir must not exist
+    # yet, or must already have a janitor in a session of its own (which the kill spares).
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    rng = random.Random(7)
+    left = []
+    for n in range(6):
+        proc = _fuzz(tmp_path / "out", tmpdir, tmp_path / f"start{n}", "--execs", "100000")
+        deadline = time.monotonic() + 30
+        while not _campaign_processes(proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.002)
+        time.sleep(rng.uniform(0, 0.15))
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(tmpdir.iterdir()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left += [f"round {n}: {p.name}" for p in tmpdir.iterdir()]
+        for p in tmpdir.iterdir():
+            shutil.rmtree(p, ignore_errors=True)
+    assert left == []
+
+
 # =========================================================================== Ctrl-C, short budget
 def test_ctrl_c_during_resume_then_a_one_execution_resume_lose_nothing(tmp_path):
     out = tmp_path / "out"

@@ -151,7 +151,10 @@ def test_the_pytest_plugin_shows_the_replayed_log(logged_failure, pytester):
     result.assert_outcomes(failed=2, passed=1)  # ValueError and NoSuchKey
     (message,) = [
         block
-        for block in result.stdout.str().split("saved failure still fails")
+        # Before the short summary, which repeats each message in full when CI is set.
+        for block in result.stdout.str()
+        .partition("short test summary info")[0]
+        .split("saved failure still fails")
         if "saved:    ValueError" in block
     ]
     log = message[message.index("Log (what the handler printed and logged):") :]
@@ -172,7 +175,9 @@ def test_a_failing_fuzz_test_shows_the_log_in_its_falsifying_example(pytester):
     result.assert_outcomes(failed=1)
     (example,) = [
         block
-        for block in result.stdout.str().split("Falsifying example: ")
+        for block in result.stdout.str()
+        .partition("short test summary info")[0]
+        .split("Falsifying example: ")
         if block.startswith("ValueError at orders/handler.py")
     ]
     log = example[example.index("Log (what the handler printed and logged):") :]
