@@ -33,7 +33,8 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
     # arms to lines with it, the engine reports coverage against it and tells workers its total
     catalog = scan_arms(Scope.of(app_dirs(target)))
     dictionary = list(target.dictionary)
-    mutator: Mutator = RandomMutator(campaign.mode)
+    change = campaign.change_mutated_draws
+    mutator: Mutator = RandomMutator(campaign.mode, change=change)
     if campaign.strategy.uses_analysis_constants:
         from lambdafuzz.fuzzer.targeting import analyze_target
 
@@ -42,6 +43,6 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         if campaign.strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 
-            mutator = TargetedMutator.from_analysis(analysis, catalog, campaign.mode)
+            mutator = TargetedMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
     campaign = replace(campaign, dictionary=tuple(dictionary))
     return Engine(campaign, mutator, catalog)

@@ -222,7 +222,9 @@ class Engine:
         self.child_observer: Callable[[ChildTested], None] | None = None
         self.out = OutDir(options.out_dir)
         self.rng = random.Random(options.seed)
-        self.mutator: Mutator = mutator or RandomMutator(options.mode)
+        self.mutator: Mutator = mutator or RandomMutator(
+            options.mode, change=options.change_mutated_draws
+        )
         self.queue: list[Entry] = []
         self.seen: dict[Any, int] = {}  # arm -> bitmask of hit-count buckets seen
         self.valid_arms: set[Any] = set()

@@ -1,9 +1,17 @@
 """Turning a parent's choice sequence into a child's prefix.
 
-A mutator never produces values itself: it copies the parent's values and writes `FRESH`
-or `MINIMAL` markers over the positions it mutates; the worker's `Choices` fills them from
-the child's RNG.  So a mutator needs no knowledge of kinds or bounds, and the child's
-recording (what the worker sends back) is the exact, replayable input.
+A mutator never produces values itself: it copies the parent's values and writes markers
+over the positions it mutates — `Changed(old)` (a fresh value other than the parent's),
+`MINIMAL`, or with `change=False` Zest's plain `FRESH` (which may repeat the parent's value)
+— and the worker's `Choices` fills them from the child's RNG.  So a mutator needs no
+knowledge of kinds or bounds, and the child's recording (what the worker sends back) is the
+exact, replayable input.
+
+Why `Changed`: with plain fresh draws 2.7-11.2% of children on the benchmark lambdas read
+exactly their parent's values (a boolean, a choice among a few options or a small size
+drawn again to the same value) and are their parent again: zero mutations
+(BENCHMARKS.md, "Zero mutations").  A `MINIMAL` run over draws that are minimal already
+is one too; the mutator draws that child again with `Changed` markers.
 
 Constants are JQF's Zest defaults (thesis ch. 6): a geometric number of mutations with
 mean 8, each a run of geometric length with mean 4, and 10% of children set the run to the
@@ -21,6 +29,7 @@ from typing import Any, Protocol
 from lambdafuzz.generators.core import (
     FRESH,
     MINIMAL,
+    Changed,
     ChoiceSequence,
     Marker,
     PrefixT,
@@ -59,26 +68,44 @@ def sample_geometric(rng: random.Random, mean: float) -> int:
 
 
 def overwrite(
-    parent: ChoiceSequence, positions: Sequence[int], marker: Marker, mode: ReplayMode
+    parent: ChoiceSequence,
+    positions: Sequence[int],
+    marker: Marker,
+    mode: ReplayMode,
+    *,
+    change: bool = False,
 ) -> PrefixT:
-    """The parent's prefix with `positions` replaced by `marker`."""
+    """The parent's prefix with `positions` replaced by `marker`; with `change`, a `FRESH`
+    marker is written as `Changed(the parent's value)`."""
+    choices = parent.choices
+    changed = change and marker is FRESH
     if mode is ReplayMode.LINEAR:
         values = parent.values()
         for i in positions:
-            values[i] = marker
+            values[i] = Changed(choices[i].value) if changed else marker
         return values
     by_ei = parent.by_ei()
-    choices = parent.choices
     for i in positions:
-        by_ei[choices[i].ei] = marker
+        choice = choices[i]
+        by_ei[choice.ei] = Changed(choice.value) if changed else marker
     return by_ei
 
 
-class RandomMutator:
-    """Zest's havoc over the choice sequence: runs of draws replaced by fresh values."""
+def already_minimal(parent: ChoiceSequence, positions: Sequence[int]) -> bool:
+    """Whether `MINIMAL` over `positions` leaves the parent as it is (a zero mutation)."""
+    choices = parent.choices
+    return all(choices[i].value == choices[i].constraints.simplest() for i in positions)
 
-    def __init__(self, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED) -> None:
+
+class RandomMutator:
+    """Zest's havoc over the choice sequence: runs of draws replaced by fresh values
+    (`change`: values other than the parent's, so no child is its parent again)."""
+
+    def __init__(
+        self, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED, *, change: bool = True
+    ) -> None:
         self.mode = mode
+        self.change = change
 
     def positions(self, size: int, rng: random.Random) -> list[int]:
         chosen: list[int] = []
@@ -96,4 +123,7 @@ class RandomMutator:
             return Mutation(prefix=[] if self.mode is ReplayMode.LINEAR else {})
         marker = MINIMAL if rng.random() < MINIMAL_CHILD_PROBABILITY else FRESH
         positions = self.positions(len(parent), rng)
-        return Mutation(overwrite(parent, positions, marker, self.mode), positions=len(positions))
+        if marker is MINIMAL and self.change and already_minimal(parent, positions):
+            marker = FRESH
+        prefix = overwrite(parent, positions, marker, self.mode, change=self.change)
+        return Mutation(prefix, positions=len(positions))

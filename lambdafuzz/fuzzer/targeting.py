@@ -56,13 +56,17 @@ class TargetedMutator:
         arm_targets: Mapping[tuple[str, int, int], tuple[str, ...]],
         catalog: ArmCatalog,
         mode: ReplayMode = ReplayMode.EXECUTION_INDEXED,
+        *,
+        change: bool = True,
     ) -> None:
         """`distances`: type label -> static distance to the nearest target it influences;
         `target_types`: uncovered-able target id -> the labels that influence it;
         `arm_targets`: runtime arm (real file path, from line, to line) -> target ids;
-        `catalog`: the application's arms, scanned once by the campaign and shared."""
+        `catalog`: the application's arms, scanned once by the campaign and shared;
+        `change`: mutated draws differ from the parent's (see `mutation.py`)."""
         self.mode = mode
-        self.random = RandomMutator(mode)
+        self.change = change
+        self.random = RandomMutator(mode, change=change)
         self.static: dict[str, float] = {k: float(v) for k, v in distances.items()}
         self.distance: dict[str, float] = dict(self.static)
         self.target_types: dict[str, tuple[str, ...]] = {
@@ -81,7 +85,12 @@ class TargetedMutator:
 
     @classmethod
     def from_analysis(
-        cls, analysis: Any, catalog: ArmCatalog, mode: ReplayMode = ReplayMode.EXECUTION_INDEXED
+        cls,
+        analysis: Any,
+        catalog: ArmCatalog,
+        mode: ReplayMode = ReplayMode.EXECUTION_INDEXED,
+        *,
+        change: bool = True,
     ) -> TargetedMutator:
         """From an `AnalysisResult`: its distances, the input-dependent targets with their
         influencing types, and its arm index (files compared by real path, so the analysis'
@@ -99,6 +108,7 @@ class TargetedMutator:
             },
             catalog=catalog,
             mode=mode,
+            change=change,
         )
 
     # ------------------------------------------------------------------ feedback
@@ -144,7 +154,9 @@ class TargetedMutator:
                 count = min(len(positions), sample_geometric(rng, MEAN_TARGETED_MUTATIONS))
                 chosen = rng.sample(positions, count)
                 return Mutation(
-                    overwrite(parent, chosen, FRESH, self.mode), targeted=label, positions=count
+                    overwrite(parent, chosen, FRESH, self.mode, change=self.change),
+                    targeted=label,
+                    positions=count,
                 )
             self.misses += 1
             self.distance[label] = min(MAX_DISTANCE, self.distance[label] * MISS_FACTOR)

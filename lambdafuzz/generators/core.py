@@ -20,7 +20,7 @@ Two replay modes read the same recording:
 
 Every primitive draw goes through one replay step (`Choices._draw`) with the draw's
 constraints record (`constraints.py`): a `FRESH` marker or the end of the prefix makes a
-fresh value, a `MINIMAL` marker takes the record's simplest value, a value the record
+fresh value, a `Changed` marker a fresh value other than the parent's, a `MINIMAL` marker takes the record's simplest value, a value the record
 permits is taken as it is, and any other value (other kind, out of bounds) is fitted into
 the constraints deterministically and the first misalignment is noted; replay never raises.
 """
@@ -88,6 +88,27 @@ class Marker(enum.Enum):
 FRESH: Final = Marker.FRESH
 MINIMAL: Final = Marker.MINIMAL
 
+#: Fresh draws a `Changed` marker makes at most before it settles for the parent's value
+#: (a draw with one possible value, or nearly so).
+CHANGE_TRIES: Final = 8
+
+
+@dataclass(slots=True, frozen=True)
+class Changed:
+    """A mutator's placeholder: a fresh value, other than `old` (the parent's value here)
+    whenever the draw can make one.
+
+    A plain `FRESH` draw repeats the parent's value often (a boolean half the time, a choice
+    among three a third of it); a child all of whose mutated draws did so is its parent
+    again, a zero mutation that costs a test and tells nothing.  Conditioning the fresh
+    draw on differing keeps the generator's distribution otherwise, and makes every mutated
+    draw the child reads a change."""
+
+    old: Any
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Changed, (self.old,))
+
 
 class StopTest(Exception):  # noqa: N818 - control flow, not an error
     """Ends the generation of one input early."""
@@ -139,7 +160,7 @@ class Choices:
     """The source of all randomness for one generated input.
 
     `prefix` is a list of values (linear mode) or a mapping from EI to value (EI mode);
-    entries may be `FRESH` or `MINIMAL` markers written by a mutator.  Draws past the end of
+    entries may be `FRESH`, `Changed` or `MINIMAL` markers written by a mutator.  Draws past the end of
     the prefix come from `random.Random(seed)`, so `(prefix, seed)` determines the input and
     the recording (`self.choices`) replays it exactly on its own.
     """
@@ -220,7 +241,8 @@ class Choices:
         position or by EI), resolve it against `constraints` and record the result.
 
         `fresh(rng, constraints)` makes the value when the prefix has none here or holds
-        `FRESH`; `MINIMAL` takes `constraints.simplest()`; a value the constraints permit,
+        `FRESH` (`Changed`: fresh values until one differs from the parent's, at most
+        `CHANGE_TRIES`); `MINIMAL` takes `constraints.simplest()`; a value the constraints permit,
         or a string in `verbatim` (dictionary constants), is taken as it is; anything else
         is mapped by `constraints.fit` and noted as the first misalignment.
         """
@@ -241,6 +263,8 @@ class Choices:
             value = constraints.simplest()
         elif constraints.permits(raw) or (verbatim and type(raw) is str and raw in verbatim):
             value = raw
+        elif type(raw) is Changed:  # after `permits`: the common case pays nothing here
+            value = _changed(fresh, self.rng, constraints, raw.old)
         else:
             if self.misaligned_at is None:
                 self.misaligned_at = index
@@ -496,6 +520,21 @@ def _choice_from_json(d: Mapping[str, Any]) -> Choice:
 
 
 # --------------------------------------------------------------------------- fresh values
+def _changed[K: ConstraintsT](
+    fresh: Callable[[random.Random, K], Any], rng: random.Random, c: K, old: Any
+) -> Any:
+    if not c.permits(old):  # the path changed before this draw: `old` was another draw's
+        return fresh(rng, c)
+    if type(old) is bool:
+        return not old  # the one other value: a boolean draw conditioned on a change
+    value = fresh(rng, c)
+    for _ in range(CHANGE_TRIES - 1):
+        if value != old or type(value) is not type(old):
+            break
+        value = fresh(rng, c)
+    return value
+
+
 def _fresh_integer(rng: random.Random, c: IntegerConstraints) -> int:
     return rng.randint(c.min_value, c.max_value)
 

@@ -14,7 +14,13 @@ from lambdafuzz.fuzzer.mutation import (
     sample_geometric,
 )
 from lambdafuzz.fuzzer.targeting import MAX_DISTANCE, TargetedMutator
-from lambdafuzz.generators.core import FRESH, MINIMAL, Choices, ReplayMode
+from lambdafuzz.generators.core import (
+    FRESH,
+    MINIMAL,
+    Changed,
+    Choices,
+    ReplayMode,
+)
 from lambdafuzz.generators.file_attributes import file_attributes
 
 
@@ -38,9 +44,14 @@ def test_random_mutation_only_writes_markers(mode):
     mutation = RandomMutator(mode).mutate(parent, rng)
     values = mutation.prefix if mode is ReplayMode.LINEAR else list(mutation.prefix.values())
     original = parent.values()
-    changed = [v for v, o in zip(values, original, strict=True) if v is not o]
-    assert changed and all(v in (FRESH, MINIMAL) for v in changed)
+    changed = [(v, o) for v, o in zip(values, original, strict=True) if v is not o]
+    assert changed
+    for value, old in changed:  # a marker; a `Changed` one remembers the parent's value
+        assert value is MINIMAL or (type(value) is Changed and value.old is old)
     assert mutation.positions >= len(changed)
+    plain = RandomMutator(mode, change=False).mutate(parent, random.Random(5))
+    markers = plain.prefix if mode is ReplayMode.LINEAR else plain.prefix.values()
+    assert not any(type(v) is Changed for v in markers)  # Zest's: FRESH and MINIMAL only
 
 
 def test_about_ten_percent_of_children_use_minimal_values():
@@ -49,7 +60,7 @@ def test_about_ten_percent_of_children_use_minimal_values():
     n = 3000
     minimal = 0
     for _ in range(n):
-        prefix = RandomMutator(ReplayMode.LINEAR).mutate(parent, rng).prefix
+        prefix = RandomMutator(ReplayMode.LINEAR, change=False).mutate(parent, rng).prefix
         minimal += MINIMAL in prefix
     # binomial(3000, 0.1): sd ~ 16.4; allow 5 sd
     assert abs(minimal - n * MINIMAL_CHILD_PROBABILITY) < 5 * 16.4
@@ -60,6 +71,49 @@ def test_ei_overwrite_keys_by_execution_index():
     prefix = overwrite(parent, [0], FRESH, ReplayMode.EXECUTION_INDEXED)
     assert prefix[parent.choices[0].ei] is FRESH
     assert sum(v is FRESH for v in prefix.values()) == 1
+
+
+def test_changed_draws_never_repeat_the_parents_value_when_another_exists():
+    for seed in range(200):
+        choices = Choices(
+            [Changed(True), Changed(2), Changed(b"a"), Changed(5), Changed("a")], seed=seed
+        )
+        assert choices.draw_boolean(0.5) is False
+        assert choices.draw_integer(0, 2) != 2
+        assert choices.draw_bytes(1, 1) != b"a"
+        assert choices.draw_integer(5, 5) == 5  # the only value: taken after a few tries
+        assert choices.draw_string("abcdef", 1, 1) != "a"
+        assert choices.misaligned_at is None
+
+
+def _zero_mutations(change: bool, mode: ReplayMode, n: int = 1000) -> int:
+    """Children of a file-attributes recording that read exactly their parent's values."""
+    parent = recording(3)
+    mutator = RandomMutator(mode, change=change)
+    rng = random.Random(11)
+    same = 0
+    for i in range(n):
+        child = Choices(mutator.mutate(parent, rng).prefix, seed=i, mode=mode)
+        file_attributes(child)
+        same += repr(child.recording().values()) == repr(parent.values())
+    return same
+
+
+@pytest.mark.parametrize("mode", list(ReplayMode))
+def test_changed_markers_make_no_zero_mutations_where_fresh_ones_make_many(mode):
+    assert _zero_mutations(change=False, mode=mode) >= 5  # Zest's plain fresh draws: 8 of 1000
+    assert _zero_mutations(change=True, mode=mode) == 0
+
+
+def test_a_minimal_run_over_minimal_draws_is_drawn_again_as_a_change():
+    minimal = Choices([MINIMAL] * 3, seed=0)
+    minimal.draw_integer(0, 5), minimal.draw_boolean(), minimal.draw_string("ab", 1, 4)
+    parent = minimal.recording()
+    mutator = RandomMutator(ReplayMode.LINEAR)
+    rng = random.Random(0)
+    prefixes = [mutator.mutate(parent, rng).prefix for _ in range(300)]
+    assert not any(MINIMAL in p for p in prefixes)  # every draw minimal: MINIMAL is a no-op
+    assert all(any(type(v) is Changed for v in p) for p in prefixes)
 
 
 def _targeted(distances: dict[str, int]) -> TargetedMutator:
@@ -86,7 +140,7 @@ def test_targeted_mutation_only_touches_draws_of_the_chosen_type():
         seen_targeted += 1
         assert mutation.targeted == "datetime.date"
         for choice in parent.choices:
-            if mutation.prefix[choice.ei] is FRESH:
+            if type(mutation.prefix[choice.ei]) is Changed:
                 assert "datetime.date" in choice.labels
     assert 70 < seen_targeted < 130  # half of the children are targeted
     assert mutator.distance["datetime.date"] == 2  # matches never go below the static distance

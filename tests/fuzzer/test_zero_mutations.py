@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
+import pytest
+
 from lambdafuzz.config import load_config, load_target
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import iter_inputs
@@ -86,8 +88,10 @@ def _observe(engine: Engine) -> list[Child]:
 
 
 def _fake_campaign(
-    out: Path, *, execs: int, skip: bool, mode: ReplayMode
+    out: Path, *, execs: int, skip: bool, mode: ReplayMode, change: bool = False
 ) -> tuple[Engine, GeneratingPool, list[Child]]:
+    """`change`: the engine's default mutated draws; False (Zest's plain fresh draws) makes
+    the zero mutations the skipping tests need."""
     options = CampaignOptions(
         target=load_target(PLANTED),
         out_dir=out,
@@ -95,6 +99,7 @@ def _fake_campaign(
         max_execs=execs,
         mode=mode,
         stability_check=False,
+        change_mutated_draws=change,
     )
     pools: list[GeneratingPool] = []
 
@@ -198,7 +203,8 @@ def test_a_real_worker_skips_zero_mutations_and_the_corpus_is_unchanged(tmp_path
     target = load_config(PLANTED)
     mode = ReplayMode.LINEAR
     on_out, off_out = tmp_path / "on", tmp_path / "off"
-    on = build_engine(target, out_dir=on_out, strategy="zest", seed=3, max_execs=150, mode=mode)
+    plain = {"strategy": "zest", "seed": 3, "mode": mode, "change_mutated_draws": False}
+    on = build_engine(target, out_dir=on_out, max_execs=150, **plain)
     on_children = _observe(on)
     finished = list(on.run())[-1]
     assert isinstance(finished, CampaignFinished)
@@ -207,10 +213,21 @@ def test_a_real_worker_skips_zero_mutations_and_the_corpus_is_unchanged(tmp_path
     for _, child in on_children:
         if child.skipped:
             assert child.result.identical and child.result.timings.handler_s == 0
-    off = build_engine(
-        target, out_dir=off_out, strategy="zest", seed=3, max_execs=150 + skipped, mode=mode
-    )
+    off = build_engine(target, out_dir=off_out, max_execs=150 + skipped, **plain)
     off.skip_zero_mutations = False
     off_children = _observe(off)
     list(off.run())
     _assert_same_campaign(on_out, off_out, on_children, off_children)
+
+
+@pytest.mark.parametrize("mode", list(ReplayMode))
+def test_changed_mutated_draws_make_almost_no_zero_mutations(tmp_path, mode):
+    """The engine's default: a mutated draw takes a value other than the parent's, so the
+    children that were zero mutations under Zest's plain draws become real changes."""
+    plain, _, _ = _fake_campaign(tmp_path / "plain", execs=600, skip=True, mode=mode)
+    changed, _, children = _fake_campaign(
+        tmp_path / "changed", execs=600, skip=True, mode=mode, change=True
+    )
+    assert plain.zero_mutations_skipped >= 10
+    assert changed.zero_mutations_skipped <= plain.zero_mutations_skipped // 10
+    assert len(children) > 500  # the same campaign length, nearly all of it children
