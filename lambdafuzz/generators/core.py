@@ -89,7 +89,9 @@ FRESH: Final = Marker.FRESH
 MINIMAL: Final = Marker.MINIMAL
 
 #: Fresh draws a `Changed` marker makes at most before it settles for the parent's value
-#: (a draw with one possible value, or nearly so).
+#: (a draw with one possible value, or nearly so).  A boolean (0 < p < 1) takes its other
+#: value at once, however rare: a rare flag (a BOM, a missing object) mutated by a child is
+#: flipped, where a plain fresh draw left it as it was 98% of the time.
 CHANGE_TRIES: Final = 8
 
 
@@ -525,8 +527,8 @@ def _changed[K: ConstraintsT](
 ) -> Any:
     if not c.permits(old):  # the path changed before this draw: `old` was another draw's
         return fresh(rng, c)
-    if type(old) is bool:
-        return not old  # the one other value: a boolean draw conditioned on a change
+    if type(old) is bool and 0.0 < c.p < 1.0:  # type: ignore[attr-defined]
+        return not old  # the one other value: a boolean conditioned on a change
     value = fresh(rng, c)
     for _ in range(CHANGE_TRIES - 1):
         if value != old or type(value) is not type(old):

@@ -35,8 +35,8 @@ def test_saved_failing_corpus_fails_one_test_per_unique_failure(pytester, sam_ca
         [
             "PASSED out/IngestFunction::coverage",
             "PASSED out/WorkerFunction::coverage",
-            "FAILED out/IngestFunction::failure[[]UnicodeDecodeError-at-inventory-ingest-py-25-*]*",
-            "FAILED out/WorkerFunction::failure[[]AttributeError-at-inventory-worker-py-18-*]*",
+            "FAILED out/IngestFunction::failure[[]UnicodeDecodeError-at-inventory-ingest-py-28-*]*",
+            "FAILED out/WorkerFunction::failure[[]AttributeError-at-inventory-worker-py-22-*]*",
         ]
     )  # -rA summary: passes first
     text = result.stdout.str()
@@ -104,7 +104,7 @@ def test_fuzz_fixture_runs_a_bounded_campaign(pytester):
     result = pytester.runpytest(*plugin_args())
     result.assert_outcomes(failed=1)  # the planted bug is found within the budget
     result.stdout.fnmatch_lines(
-        ["*AssertionError: [[]'AttributeError-at-inventory-worker-py-18-*.json']"]
+        ["*AssertionError: [[]'AttributeError-at-inventory-worker-py-22-*.json']"]
     )
 
 
@@ -123,7 +123,7 @@ def test_a_failing_fuzz_test_shows_falsifying_examples_and_keeps_the_input(pytes
     result.assert_outcomes(failed=1)
     text = result.stdout.str()
     assert "lambdafuzz: falsifying examples" in text
-    assert "Falsifying example: AttributeError at inventory/worker.py:18" in text
+    assert "Falsifying example: AttributeError at inventory/worker.py:22" in text
     assert "Traceback (most recent call last)" in text and '"eventSource": "aws:sqs"' in text
     kept = list((pytester.path / ".lambdafuzz" / "failures").rglob("AttributeError-*.json"))
     assert len(kept) == 1 and f"Input kept at {kept[0]}" in text

@@ -62,7 +62,7 @@ def test_report_is_self_contained_and_complete(minimized_report):
     page = minimized_report.read_text()
     assert not EXTERNAL.findall(page)  # nothing loaded from the network
     assert page.count('<img id="coverage-plot" src="data:image/png;base64,') == 1
-    assert "UnicodeDecodeError at inventory/ingest.py:25" in page
+    assert "UnicodeDecodeError at inventory/ingest.py:28" in page
     assert "Traceback (most recent call last)" in page
     assert "World that triggers it" in page and "lambdafuzz-uploads" in page
     assert "&quot;eventSource&quot;: &quot;aws:s3&quot;" in page  # the event, escaped JSON
@@ -72,7 +72,7 @@ def test_report_is_self_contained_and_complete(minimized_report):
     assert "inventory/ingest.py &mdash;" in page and "inventory/worker.py &mdash;" in page
     assert "No type-targeted mutation in this campaign" in page
     # the line that raises is marked and links to its failure; the source is highlighted
-    assert " crash' id='inventory/ingest.py-L25'" in page
+    assert " crash' id='inventory/ingest.py-L28'" in page
     assert "<a class='crash-mark' href='#failure-0' title='UnicodeDecodeError at " in page
     assert '<span class="k">def</span>' in page
 

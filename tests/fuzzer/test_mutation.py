@@ -74,16 +74,21 @@ def test_ei_overwrite_keys_by_execution_index():
 
 
 def test_changed_draws_never_repeat_the_parents_value_when_another_exists():
-    for seed in range(200):
+    flips = rare_flips = 0
+    for seed in range(400):
         choices = Choices(
-            [Changed(True), Changed(2), Changed(b"a"), Changed(5), Changed("a")], seed=seed
+            [Changed(True), Changed(False), Changed(2), Changed(b"a"), Changed(5), Changed("a")],
+            seed=seed,
         )
-        assert choices.draw_boolean(0.5) is False
+        flips += choices.draw_boolean(0.5) is False
+        rare_flips += choices.draw_boolean(0.02) is True
         assert choices.draw_integer(0, 2) != 2
         assert choices.draw_bytes(1, 1) != b"a"
         assert choices.draw_integer(5, 5) == 5  # the only value: taken after a few tries
         assert choices.draw_string("abcdef", 1, 1) != "a"
         assert choices.misaligned_at is None
+    assert flips == 400
+    assert rare_flips == 400  # a change of a boolean is its other value, however rare
 
 
 def _zero_mutations(change: bool, mode: ReplayMode, n: int = 1000) -> int:

@@ -140,7 +140,8 @@ def test_resume_after_minimize_keeps_every_failure_record_and_its_hits(minimized
     out, before, minimized = minimized_campaign
     _campaign(out, "spoton", seed=2, execs=300)
     after = {e.path.name: e for e in OutDir(out).read().failures}
-    assert set(after) == set(before)  # a .min.json is never a record of its own
+    assert set(before) <= set(after)  # a resumed campaign may find more, and lose none
+    assert not any(".min." in name for name in after)  # a .min.json is never a record
     grew = 0
     for name, old in before.items():
         record = after[name].record

@@ -21,7 +21,10 @@ def handler(event, context):
     for record in event["Records"]:
         bucket = record["s3"]["bucket"]["name"]
         key = urllib.parse.unquote_plus(record["s3"]["object"]["key"])
-        data = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+        try:
+            data = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+        except s3.exceptions.NoSuchKey:
+            continue  # deleted before this notification arrived: nothing to ingest
         text = data.decode("utf-8")  # planted: binary uploads raise UnicodeDecodeError
         for row in csv.DictReader(io.StringIO(text)):
             sku = row.get("sku")

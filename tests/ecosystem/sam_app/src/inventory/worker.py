@@ -14,7 +14,11 @@ table = boto3.resource("dynamodb").Table(os.environ["TABLE_NAME"])
 def handler(event, context):
     alerts = 0
     for record in event["Records"]:
-        job = json.loads(record["body"])
+        try:
+            job = json.loads(record["body"])
+        except json.JSONDecodeError:
+            print(f"dropping a message that is not JSON: {record['messageId']}")
+            continue
         sku = job.get("sku")  # planted: JSON that is not an object raises AttributeError
         if not sku:
             continue
