@@ -478,7 +478,13 @@ class Engine:
         so the pipe round trip adds 0.3-1.4 ms per zero mutation; generating every child in
         the campaign first instead would add its generation, 0.3-3.7 ms, to every child
         that does run (89-100% of them), and pays off only when zero mutations outnumber
-        the others (they are 0-11% of children here; BENCHMARKS.md, "Zero mutations")."""
+        the others (they are 0-11% of children here; BENCHMARKS.md, "Zero mutations").
+
+        With the mutators' `Changed` markers (the default) a child whose mutated draws all
+        repeat the parent's values is not made in the first place: what still arrives here
+        are children whose mutated draws can take only one value (or, rarely, kept it
+        through every `CHANGE_TRIES` draw); with `change_mutated_draws=False`
+        (Zest's plain fresh draws, the study's comparison) this check is what skips them."""
         self.zero_mutations_skipped += 1
         self.time_generate += result.timings.generate_s
         targeted = tag.mutation.targeted if tag.mutation is not None else None

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import itertools
 import json
 import math
 import random
@@ -238,6 +239,7 @@ class Choices:
         fresh: Callable[[random.Random, C], Any],
         site: SiteT,
         verbatim: tuple[str, ...] = (),
+        other: Callable[[random.Random, Any], Any] | None = None,
     ) -> Any:
         """The one replay step of every primitive draw: take this draw's prefix value (by
         position or by EI), resolve it against `constraints` and record the result.
@@ -246,7 +248,10 @@ class Choices:
         `FRESH` (`Changed`: fresh values until one differs from the parent's, at most
         `CHANGE_TRIES`); `MINIMAL` takes `constraints.simplest()`; a value the constraints permit,
         or a string in `verbatim` (dictionary constants), is taken as it is; anything else
-        is mapped by `constraints.fit` and noted as the first misalignment.
+        is mapped by `constraints.fit` and noted as the first misalignment.  `other(rng,
+        old)`, when given, makes a `Changed` draw's value itself: one that means something
+        else to the generator than `old` (a weighted draw's float must land on another
+        option, not just be another float).
         """
         frame = self._stack[-1]
         ei = (*frame.ei, (site, _occurrence(frame, site)))
@@ -266,7 +271,10 @@ class Choices:
         elif constraints.permits(raw) or (verbatim and type(raw) is str and raw in verbatim):
             value = raw
         elif type(raw) is Changed:  # after `permits`: the common case pays nothing here
-            value = _changed(fresh, self.rng, constraints, raw.old)
+            if other is not None and constraints.permits(raw.old):
+                value = other(self.rng, raw.old)
+            else:
+                value = _changed(fresh, self.rng, constraints, raw.old)
         else:
             if self.misaligned_at is None:
                 self.misaligned_at = index
@@ -347,12 +355,31 @@ class Choices:
         in [0, 1) so that the recorded value stays meaningful when weights change."""
         if not options or len(options) != len(weights) or min(weights) < 0 or sum(weights) <= 0:
             raise InvalidArgument("draw_weighted: options and non-negative weights must match")
-        u = self.draw_float(0.0, 1.0, site=site) * sum(weights)
-        for option, weight in zip(options, weights, strict=True):
-            if u < weight:
-                return option
-            u -= weight
-        return next(o for o, w in zip(reversed(options), reversed(weights), strict=True) if w > 0)
+        total = sum(weights)
+        starts = list(itertools.accumulate(weights, initial=0.0))
+
+        def pick(fraction: float) -> int:
+            u = fraction * total
+            for i, weight in enumerate(weights):
+                if u < weight:
+                    return i
+                u -= weight
+            return max(i for i, w in enumerate(weights) if w > 0)
+
+        def other(rng: random.Random, old: float) -> float:
+            """A fraction landing on another option than `old`'s, as likely as its weight."""
+            was = pick(old)
+            others = [i for i, w in enumerate(weights) if w > 0 and i != was]
+            if not others:
+                return old
+            i = rng.choices(others, [weights[j] for j in others])[0]
+            return (starts[i] + rng.random() * weights[i]) / total
+
+        try:
+            constraints = INTERNED_FLOATS[0.0, 1.0]
+        except KeyError:
+            constraints = float_constraints(0.0, 1.0)
+        return options[pick(self._draw(constraints, _fresh_float, site, other=other))]
 
     def draw_geometric(
         self, mean: float, *, min_value: int = 0, max_value: int = 1_000, site: SiteT = "geometric"

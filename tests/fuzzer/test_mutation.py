@@ -88,6 +88,10 @@ def test_changed_draws_never_repeat_the_parents_value_when_another_exists():
         assert choices.draw_string("abcdef", 1, 1) != "a"
         assert choices.misaligned_at is None
     assert flips == 400
+    for seed in range(100):  # a weighted draw changed lands on another option
+        weighted = Choices([Changed(0.05), Changed(0.95)], seed=seed)
+        assert weighted.draw_weighted("ab", (0.9, 0.1)) == "b"
+        assert weighted.draw_weighted("abc", (0.5, 0.0, 0.5)) == "a"  # never weight 0
     assert rare_flips == 400  # a change of a boolean is its other value, however rare
 
 
