@@ -145,6 +145,7 @@ class _TriggerModel(_Model):
     source: str | None = None
     body: str | None = None
     records: _Range | None = None
+    missing_objects: bool = False
 
 
 class _ObjectsModel(_Model):
@@ -335,6 +336,13 @@ def _on_loopback(url: str) -> bool:
 
 
 # =========================================================================== building
+def _notifies_s3(kind: TriggerKind, source: str | None, body: str | None) -> bool:
+    """Whether a trigger's events carry S3 notifications (which may name missing objects)."""
+    if kind is TriggerKind.S3 or (kind is TriggerKind.EVENTBRIDGE and source is not None):
+        return True
+    return body in (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3)
+
+
 class _Builder:
     """Model -> dataclasses, with the checks that need more than one field."""
 
@@ -541,7 +549,14 @@ class _Builder:
         low, high = self._range(("trigger", "records"), *_bounds(t.records), 1, 1)
         if low < 1:
             raise self.where.error(("trigger", "records", "min"), low, "at least 1 record")
-        return Trigger(kind, source, t.body, low, high)
+        if t.missing_objects and not _notifies_s3(kind, source, t.body):
+            raise self.where.error(
+                ("trigger", "missing_objects"),
+                t.missing_objects,
+                "missing_objects only for S3 notifications: an s3 or eventbridge trigger "
+                f"on a bucket, or an sqs/sns body of {BODY_S3_EVENT} or {BODY_EVENTBRIDGE_S3}",
+            )
+        return Trigger(kind, source, t.body, low, high, t.missing_objects)
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")

@@ -129,6 +129,9 @@ class TestResult:
     # the child read exactly its parent's values (`TestRequest.parent_digest`): nothing was
     # loaded or run, and `status`, `coverage` and `recording` (empty) mean nothing
     identical: bool = False
+    # a failure on an event that names an S3 object the world does not hold (only with
+    # `trigger.missing_objects`): the label `consistency.describe` gives it, else ""
+    world_inconsistency: str = ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -331,6 +334,11 @@ class WorkerRuntime:
             if status >= Status.FAILURE or request.want_log:
                 log = output.text()
         self._guard = next_record()
+        inconsistency = ""
+        if status >= Status.FAILURE and target.trigger.missing_objects:
+            from lambdafuzz.generators.aws.consistency import describe, missing_objects
+
+            inconsistency = describe(missing_objects(event, generated.world))
         t3 = time.perf_counter()
         return TestResult(
             status=status,
@@ -341,6 +349,7 @@ class WorkerRuntime:
             timings=Timings(t1 - t0, t2 - t1, t3 - t2),
             return_value=return_value,
             log=log,
+            world_inconsistency=inconsistency,
         )
 
 

@@ -81,6 +81,9 @@ class Trigger:
     body: str | None = None  # a file format, BODY_S3_EVENT or BODY_EVENTBRIDGE_S3; None: default
     records_min: int = 1
     records_max: int = 1
+    # S3 notifications may name an object that is not in the bucket (deleted before the
+    # notification arrived); off: every notification names an object of the world
+    missing_objects: bool = False
 
 
 @dataclass(slots=True, frozen=True)

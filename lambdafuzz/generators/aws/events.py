@@ -33,6 +33,7 @@ from lambdafuzz.generators.aws.http_events import (
 from lambdafuzz.generators.aws.s3_notifications import (
     S3RecordPlan,
     draw_s3_record,
+    missing_chance,
     render_eventbridge,
     render_s3_record,
 )
@@ -127,7 +128,13 @@ def draw_event_plan(
         if kind is TriggerKind.S3:
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
             records: tuple[RecordPlanT, ...] = tuple(
-                draw_s3_record(choices, world.buckets, bucket=trigger.source, site="record")
+                draw_s3_record(
+                    choices,
+                    world.buckets,
+                    bucket=trigger.source,
+                    missing_p=missing_chance(trigger.missing_objects),
+                    site="record",
+                )
                 for _ in range(count)
             )
         elif kind is TriggerKind.SQS:
@@ -139,7 +146,7 @@ def draw_event_plan(
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
             records = draw_stream_records(choices, world.table(trigger.source), count, local)
         elif kind is TriggerKind.EVENTBRIDGE:
-            records = (_draw_bridge(choices, trigger.source, world),)
+            records = (_draw_bridge(choices, trigger.source, world, trigger.missing_objects),)
         else:
             version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
             request = draw_request(choices, version=version, body_format=trigger.body, local=local)
@@ -170,7 +177,12 @@ def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecord
     for _ in range(count):
         with choices.scope(labels.SNS_MESSAGE, site="message"):
             message = draw_body(
-                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+                choices,
+                trigger.body,
+                world.buckets,
+                region=world.region,
+                account=world.account_id,
+                missing_p=missing_chance(trigger.missing_objects),
             )
             subject = None
             if choices.draw_boolean(0.3, site="subject?"):
@@ -193,9 +205,15 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
     return ((name or "attribute", value),)
 
 
-def _draw_bridge(choices: Choices, bucket: str | None, world: World) -> BridgePlan:
+def _draw_bridge(
+    choices: Choices, bucket: str | None, world: World, missing_objects: bool
+) -> BridgePlan:
     if bucket is not None:
-        return BridgePlan(draw_s3_record(choices, world.buckets, bucket=bucket, site="record"))
+        missing_p = missing_chance(missing_objects)
+        plan = draw_s3_record(
+            choices, world.buckets, bucket=bucket, missing_p=missing_p, site="record"
+        )
+        return BridgePlan(plan)
     source = encodable(
         choices.draw_from_dictionary(lambda: choices.draw_choice(CUSTOM_SOURCES, site="source"))
     )
