@@ -251,8 +251,9 @@ def _config_file(path: Path) -> Path:
                 return _config_file(path / name)
     if kind == "a directory" and path.suffix not in (".yaml", ".yml"):
         raise ConfigError(
-            f"{path}: no {CONFIG_NAME} in this directory; expected a file describing the "
-            f"handler, its trigger and resources (`lambdafuzz init` writes one)."
+            f"{path}: no {CONFIG_NAME} (nor a SAM template.yaml) in this directory; expected a "
+            f"file describing the handler, its trigger and resources (`lambdafuzz init` "
+            f"writes one)."
         )
     if kind is not None:
         raise ConfigError(f"{path}: is {kind}, not a regular file; expected a {CONFIG_NAME} file.")

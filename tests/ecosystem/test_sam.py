@@ -391,3 +391,31 @@ def test_fuzz_template_runs_every_function_without_a_lambdafuzz_yaml(sam_campaig
         assert any((campaign / "corpus").glob("id-*.json"))
     assert found == {"IngestFunction": ["UnicodeDecodeError"], "WorkerFunction": ["AttributeError"]}
     assert result.output.count("budget exhausted after 30 executions") == 2
+
+
+def test_a_sam_project_directory_is_fuzzed_from_its_template(tmp_path):
+    """`lambdafuzz fuzz .` in a SAM project without a lambdafuzz.yaml: template.yaml, as
+    `sam` finds it, every function in OUT/<function>/."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+    from lambdafuzz.config import load_target
+
+    project = tmp_path / "project"
+    shutil.copytree(SAM_APP, project)
+    target = load_target(project, "WorkerFunction")
+    assert target.config_path == project / "template.yaml"
+    out = tmp_path / "out"
+    args = ["fuzz", str(project), "--execs", "3", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code in (0, 1), result.output
+    for function in FUNCTIONS:
+        stats = json.loads((out / function / "stats.json").read_text())
+        assert stats["execs"] == 3
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(cli, ["fuzz", str(empty), "--execs", "1"])
+    assert result.exit_code == 2
+    assert "no lambdafuzz.yaml (nor a SAM template.yaml) in this directory" in result.output
