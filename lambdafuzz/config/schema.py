@@ -64,6 +64,10 @@ log = logging.getLogger("lambdafuzz.config")
 _RECORD_KINDS = (TriggerKind.S3, TriggerKind.SQS, TriggerKind.SNS, TriggerKind.DYNAMODB_STREAM)
 _BODY_KINDS = (TriggerKind.SQS, TriggerKind.SNS, TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: A module as Lambda's Python runtime imports it (`importlib.import_module`): a file name
+#: may hold hyphens (`order-intake.py`, handler `order-intake.handler`), which `import`
+#: statements cannot name but the runtime loads.
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 _ENV_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 #: `env` names that could lead an SDK to real credentials or a real account: refused, so a
 #: config can never point the handler at one (the harness refuses them again at start).
@@ -103,6 +107,15 @@ def _one_of(options: Sequence[str], what: str) -> AfterValidator:
 def _dotted(what: str) -> AfterValidator:
     def check(name: str) -> str:
         if not _DOTTED.fullmatch(name):
+            raise custom_error(what)
+        return name
+
+    return AfterValidator(check)
+
+
+def _module_name(what: str) -> AfterValidator:
+    def check(name: str) -> str:
+        if not _MODULE.fullmatch(name):
             raise custom_error(what)
         return name
 
@@ -215,7 +228,7 @@ class _OutcomesModel(_Model):
 class _ConfigModel(_Model):
     handler: Annotated[str, Field(min_length=1)]
     root: str = "."
-    app_packages: list[Annotated[str, _dotted("a package or module name")]] | None = None
+    app_packages: list[Annotated[str, _module_name("a package or module name")]] | None = None
     trigger: _TriggerModel
     env: dict[str, str | int | float] = {}
     timeout_s: Annotated[float, Field(gt=0, le=900)] = 3.0
@@ -384,7 +397,7 @@ class _Builder:
         module, sep, function = spec.rpartition(":")
         if not sep:
             module, _, function = spec.rpartition(".")
-        if not (module and _DOTTED.fullmatch(module) and function.isidentifier()):
+        if not (module and _MODULE.fullmatch(module) and function.isidentifier()):
             raise self.where.error(
                 ("handler",), spec, _DESCRIPTIONS["handler"] + " (e.g. app.handler.lambda_handler)"
             )

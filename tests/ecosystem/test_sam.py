@@ -419,3 +419,48 @@ def test_a_sam_project_directory_is_fuzzed_from_its_template(tmp_path):
     result = CliRunner().invoke(cli, ["fuzz", str(empty), "--execs", "1"])
     assert result.exit_code == 2
     assert "no lambdafuzz.yaml (nor a SAM template.yaml) in this directory" in result.output
+
+
+HYPHENATED = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  IntakeFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: order-intake.handler
+      Runtime: python3.12
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+"""
+
+
+def test_a_hyphenated_handler_module_is_imported_as_lambda_does(tmp_path):
+    """Lambda's runtime imports `order-intake.handler` with importlib; so does lambdafuzz,
+    and the module is in the coverage scope."""
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "template.yaml").write_text(HYPHENATED)
+    (tmp_path / "src" / "order-intake.py").write_text(
+        "def handler(event, context):\n"
+        "    if event['Records'][0]['body'].startswith('{'):\n"
+        "        return {'json': True}\n"
+        "    return {'json': False}\n"
+    )
+    target = load_template(tmp_path / "template.yaml").target
+    assert (target.handler_module, target.handler_function) == ("order-intake", "handler")
+    assert target.app_packages == ("order-intake",)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["fuzz", str(tmp_path), "--execs", "5", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    stats = json.loads((out / "IntakeFunction" / "stats.json").read_text())
+    assert stats["app_branches_covered"] >= 2
