@@ -38,6 +38,8 @@ from lambdafuzz.model.target import Target
 
 log = logging.getLogger("lambdafuzz.config.sam")
 
+#: Layer resources whose local content directory goes on sys.path (as /opt/python).
+LAYER_TYPES = frozenset({"AWS::Serverless::LayerVersion", "AWS::Lambda::LayerVersion"})
 #: Objects of a bucket that triggers the handler, when nothing narrows them.
 DEFAULT_OBJECTS = {"min": 1, "max": 3, "formats": ["any"]}
 DEFAULT_ITEMS = {"min": 0, "max": 3}
@@ -56,12 +58,10 @@ _IGNORED_PROPERTIES = frozenset(
         "AutoPublishAlias", "AutoPublishCodeSha256", "DeploymentPreference", "PackageType",
         "ReservedConcurrentExecutions", "ProvisionedConcurrencyConfig", "LoggingConfig",
         "EphemeralStorage", "RuntimeManagementConfig", "PropagateTags", "VersionDescription",
-        "InlineCode", "ImageUri", "ImageConfig",
+        "InlineCode", "ImageUri", "ImageConfig", "Layers",
     }
 )  # fmt: skip
 _PROPERTY_NOTES = {
-    "Layers": "layer code is not put on sys.path; install what the layers provide into the "
-    "environment lambdafuzz runs in",
     "VpcConfig": "there is no network model; the handler reaches only the emulator",
     "Policies": "IAM is not enforced: the emulator allows every call",
     "Role": "IAM is not enforced: the emulator allows every call",
@@ -249,6 +249,9 @@ class _Importer:
             "memory_mb": int(self._number("MemorySize", 128)),
             "resources": resources,
         }
+        layers = self._layers()
+        if layers:
+            config["layers"] = layers
         if event.kind in ("apigateway", "apigateway-v2"):
             config["outcomes"] = {
                 "invalid": {"status_codes": _API_INVALID},
@@ -438,10 +441,34 @@ class _Importer:
             raise self.t.error((*loc, key), value, f"a list of {items}")
         return value
 
+    def _layers(self) -> list[str]:
+        """The function's local layers (a `!Ref` to a LayerVersion of this template whose
+        content is a directory), relative to the template; the others are noted."""
+        value = self.props.get("Layers") or []
+        if not isinstance(value, list):
+            value = [value]
+        found = []
+        for i, item in enumerate(value):
+            logical_id = logical_ref(item)
+            kind = self.t.type_of(logical_id) if logical_id in self.t.resources else None
+            props = self.t.properties(logical_id) if kind in LAYER_TYPES else {}
+            content = props.get("ContentUri", props.get("Content"))
+            if isinstance(content, str) and not content.startswith("s3://"):
+                directory = (self.t.path.parent / content).resolve()
+                if directory.is_dir():
+                    found.append(Path(os.path.relpath(directory, self.t.path.parent)).as_posix())
+                    continue
+            shown = logical_id or item
+            self.unsupported.append(
+                f"Layers[{i}]: {shown} is not a local layer directory of this template; install "
+                "what it provides into the environment lambdafuzz runs in"
+            )
+        return found
+
     def _other_resources(self) -> None:
         for logical_id in self.t.resources:
             kind = self.t.type_of(logical_id)
-            if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES:
+            if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES or kind in LAYER_TYPES:
                 continue
             if kind == "AWS::Lambda::EventSourceMapping":
                 continue

@@ -235,6 +235,7 @@ class _ConfigModel(_Model):
     memory_mb: Annotated[int, Field(ge=128, le=10_240)] = 512
     import_timeout_s: Annotated[float, Field(gt=0, le=900)] = 30.0
     dictionary: list[str] = []
+    layers: list[Annotated[str, Field(min_length=1)]] = []
     resources: _ResourcesModel = _ResourcesModel()
     outcomes: _OutcomesModel = _OutcomesModel()
 
@@ -387,6 +388,7 @@ class _Builder:
             memory_mb=m.memory_mb,
             import_timeout_s=float(m.import_timeout_s),
             dictionary=tuple(dict.fromkeys(m.dictionary)),
+            layers=self._layers(),
             resources=resources,
             outcomes=self._outcomes(root),
         )
@@ -452,6 +454,19 @@ class _Builder:
                 nearest(package, tops),
             )
         return packages
+
+    def _layers(self) -> tuple[Path, ...]:
+        """Each layer directory as Lambda puts it on sys.path: its `python/` when it has
+        one (the layer archive's layout, unpacked at /opt/python), else the directory."""
+        found = []
+        for i, entry in enumerate(self.m.layers):
+            base = (self.file.parent / entry).resolve()
+            if not base.is_dir():
+                raise self.where.error(
+                    ("layers", i), entry, f"a layer directory relative to {self.file.parent}"
+                )
+            found.append(base / "python" if (base / "python").is_dir() else base)
+        return tuple(found)
 
     # --- resources ------------------------------------------------------------------
     def _resources(self) -> Resources:

@@ -222,7 +222,7 @@ class WorkerRuntime:
         try:
             with watch_import():  # the campaign learns the import started; a hang is reported
                 self.handler = import_handler(
-                    target.handler_module, target.handler_function, target.root
+                    target.handler_module, target.handler_function, target.root, target.layers
                 )
         finally:
             self.import_coverage = dict(self.collector.end().hits)
@@ -415,7 +415,11 @@ def worker_main(
     isolation = isolate_worker(
         backend=spec.backend,
         endpoint=spec.endpoint,
-        keep_visible=(str(spec.target.root), *app_dirs(spec.target)),
+        keep_visible=(
+            str(spec.target.root),
+            *(str(layer) for layer in spec.target.layers),
+            *app_dirs(spec.target),
+        ),
         worker_dir=worker_dir,
     )
     guard = FaultGuard.install(isolation.worker_dir, parent_pid)

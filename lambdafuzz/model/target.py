@@ -164,6 +164,8 @@ class Target:
     memory_mb: int = 512
     import_timeout_s: float = 30.0  # how long the handler module's import may take
     dictionary: tuple[str, ...] = ()
+    # absolute; on sys.path after `root`, in order, as Lambda puts layers' /opt/python
+    layers: tuple[Path, ...] = ()
     resources: Resources = Resources()
     outcomes: OutcomeRules = OutcomeRules()
 

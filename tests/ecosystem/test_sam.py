@@ -464,3 +464,88 @@ def test_a_hyphenated_handler_module_is_imported_as_lambda_does(tmp_path):
     assert result.exit_code == 0, result.output
     stats = json.loads((out / "IntakeFunction" / "stats.json").read_text())
     assert stats["app_branches_covered"] >= 2
+
+
+LAYERED = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function:
+    Layers: [!Ref SharedLayer]
+Resources:
+  SharedLayer:
+    Type: AWS::Serverless::LayerVersion
+    Properties:
+      ContentUri: layers/shared/
+  BuiltLayer:
+    Type: AWS::Serverless::LayerVersion
+    Properties:
+      ContentUri: layers/built/
+    Metadata:
+      BuildMethod: python3.12
+  Jobs:
+    Type: AWS::SQS::Queue
+  WorkerFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Layers:
+        - !Ref SharedLayer
+        - !Ref BuiltLayer
+        - arn:aws:lambda:us-east-1:017000801446:layer:AWSLambdaPowertoolsPythonV2:78
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+"""
+
+
+def test_local_layers_are_on_sys_path_as_in_opt_python(tmp_path, caplog):
+    """A layer's python/ (the archive layout) or, built by `sam build`, its directory, go
+    on sys.path after the function's code; a layer ARN is named as not provided."""
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    (tmp_path / "template.yaml").write_text(LAYERED)
+    (tmp_path / "layers" / "shared" / "python" / "shared").mkdir(parents=True)
+    (tmp_path / "layers" / "shared" / "python" / "shared" / "__init__.py").write_text(
+        "def parse(body):\n    return body.strip()\n"
+    )
+    (tmp_path / "layers" / "built").mkdir(parents=True)
+    (tmp_path / "layers" / "built" / "built_util.py").write_text("LIMIT = 3\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text(
+        "from built_util import LIMIT\n"
+        "from shared import parse\n\n\n"
+        "def handler(event, context):\n"
+        "    bodies = [parse(r['body']) for r in event['Records']]\n"
+        "    return {'long': sum(len(b) > LIMIT for b in bodies)}\n"
+    )
+    with caplog.at_level(logging.WARNING):
+        target = load_template_target(tmp_path / "template.yaml", "WorkerFunction")
+    assert target.layers == (
+        tmp_path / "layers" / "shared" / "python",
+        tmp_path / "layers" / "built",
+    )
+    assert "Layers[2]: arn:aws:lambda" in caplog.text and "SharedLayer" not in caplog.text
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path / "template.yaml"), "--execs", "5", "--out", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "WorkerFunction" / "stats.json").read_text())["execs"] == 5
+
+
+def test_a_layer_that_is_not_a_directory_is_a_config_error(tmp_path):
+    (tmp_path / "app.py").write_text("def handler(event, context):\n    return None\n")
+    (tmp_path / "lambdafuzz.yaml").write_text(
+        "handler: app.handler\ntrigger: {kind: sqs, source: jobs}\nlayers: [layers/missing]\n"
+        "resources:\n  queues: [{name: jobs}]\n"
+    )
+    from lambdafuzz.config import load_target
+
+    with pytest.raises(ConfigError, match=r"layers\[0\] is 'layers/missing'.*layer directory"):
+        load_target(tmp_path)
