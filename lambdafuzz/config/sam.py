@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
     RESOURCE_KINDS,
@@ -130,14 +131,24 @@ def _unfuzzable(template: Template, logical_id: str) -> str | None:
         return f"runtime {runtime} (lambdafuzz fuzzes Python handlers)"
     if props.get("PackageType") == "Image" or "ImageUri" in props:
         return "a container image function (no local handler code)"
-    if "InlineCode" in props or (
-        isinstance(props.get("Code"), dict) and "ZipFile" in props["Code"]
-    ):
-        return "inline code (put it in a file and point CodeUri at it)"
+    inline = _inline_code(props)
+    if inline is not None and not isinstance(inline, str):
+        return "inline code that is not a literal string (put it in a file, CodeUri)"
     if not isinstance(props.get("Handler"), str):
         return "no Handler"
     if not template_events(template, logical_id, props)[0]:
         return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)"
+    return None
+
+
+def _inline_code(props: Mapping[str, Any]) -> Any:
+    """A function's inline code (SAM `InlineCode`, CloudFormation `Code.ZipFile`), None
+    when its code is a directory."""
+    if "InlineCode" in props:
+        return props["InlineCode"]
+    code = props.get("Code")
+    if isinstance(code, dict) and "ZipFile" in code:
+        return code["ZipFile"]
     return None
 
 
@@ -264,6 +275,11 @@ class _Importer:
     # --- handler and code -------------------------------------------------------------
     def _handler(self) -> tuple[str, str]:
         spec = self.props["Handler"]
+        inline = _inline_code(self.props)
+        if inline is not None:  # as Lambda runs it: index.py, imported as `index`
+            root = inline_code_dir(inline)
+            rel = os.path.relpath(root, self.t.path.parent)
+            return module_function(spec), Path(rel).as_posix()
         code = self.props.get("CodeUri", self.props.get("Code", "."))
         loc = (*self.loc, "CodeUri" if "CodeUri" in self.props else "Code")
         if not isinstance(code, str) or code.startswith("s3://"):

@@ -549,3 +549,53 @@ def test_a_layer_that_is_not_a_directory_is_a_config_error(tmp_path):
 
     with pytest.raises(ConfigError, match=r"layers\[0\] is 'layers/missing'.*layer directory"):
         load_target(tmp_path)
+
+
+INLINE = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  GlueFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Handler: index.handler
+      Runtime: python3.12
+      InlineCode: |
+        import json
+
+        def handler(event, context):
+            body = event["Records"][0]["body"]
+            if body.startswith("{"):
+                return json.loads(body)["id"]  # planted: JSON without "id"
+            return None
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+"""
+
+
+def test_inline_code_is_imported_as_index_like_lambda_does(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "template.yaml").write_text(INLINE)
+    target = load_template(tmp_path / "app" / "template.yaml").target
+    assert (target.handler_module, target.app_packages) == ("index", ("index",))
+    assert target.root.parent == tmp_path / "cache" / "lambdafuzz" / "inline"
+    assert (target.root / "index.py").read_text().startswith("import json")
+    assert sorted(p.name for p in (tmp_path / "app").iterdir()) == ["template.yaml"]
+    again = load_template(tmp_path / "app" / "template.yaml").target
+    assert again.root == target.root  # the same code, the same module path
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path / "app"), "--execs", "200", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output  # the planted KeyError
+    failures = [p.name for p in (out / "GlueFunction" / "failures").glob("*.json")]
+    assert any(name.startswith("KeyError-at-index-py") for name in failures), failures
