@@ -72,7 +72,7 @@ def test_s3_function_import():
         "REPORT_BUCKET": "reportsbucket",
     }
     assert (t.timeout_s, t.memory_mb) == (5.0, 256)  # from Globals
-    assert any(u.startswith("Properties.Layers:") for u in imported.unsupported)
+    assert any(u.startswith("Layers[0]: arn:aws:lambda:") for u in imported.unsupported)
     assert any(u.startswith("Properties.Policies:") for u in imported.unsupported)
 
 
