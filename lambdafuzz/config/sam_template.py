@@ -255,6 +255,7 @@ class Resolver:
 
     template: Template
     _names: dict[str, str] = field(default_factory=dict)
+    _busy: set[str] = field(default_factory=set)  # conditions being evaluated
 
     def name_of(self, logical_id: str) -> str:
         """The physical name lambdafuzz gives a resource: its *Name property, else the
@@ -301,6 +302,41 @@ class Resolver:
         ):
             parts = [self.scalar(p, loc) for p in arg[1]]
             return None if any(p is None for p in parts) else str(arg[0]).join(parts)  # type: ignore[arg-type]
+        if fn == "Fn::If" and isinstance(arg, list) and len(arg) == 3:
+            chosen = self.condition(arg[0])
+            return None if chosen is None else self.scalar(arg[1] if chosen else arg[2], loc)
+        return None
+
+    def condition(self, name: Any) -> bool | None:
+        """The value of the template's condition `name` (under parameter defaults), None
+        when it cannot be evaluated."""
+        conditions = self.template.data.get("Conditions")
+        if not isinstance(name, str) or not isinstance(conditions, dict) or name in self._busy:
+            return None
+        self._busy.add(name)  # guards a condition that refers to itself
+        try:
+            return self._truth(conditions.get(name))
+        finally:
+            self._busy.discard(name)
+
+    def _truth(self, expression: Any) -> bool | None:
+        if not (isinstance(expression, dict) and len(expression) == 1):
+            return None
+        ((fn, arg),) = expression.items()
+        if fn == "Condition":
+            return self.condition(arg)
+        if not isinstance(arg, list):
+            return None
+        if fn == "Fn::Equals" and len(arg) == 2:
+            left, right = (self.scalar(a, ("Conditions",)) for a in arg)
+            return None if left is None or right is None else left == right
+        values = [self._truth(a) for a in arg]
+        if fn == "Fn::Not" and len(values) == 1:
+            return None if values[0] is None else not values[0]
+        if fn == "Fn::And" and values and None not in values:
+            return all(values)
+        if fn == "Fn::Or" and values and None not in values:
+            return any(values)
         return None
 
     def ref(self, name: str) -> str | None:

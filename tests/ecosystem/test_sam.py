@@ -599,3 +599,56 @@ def test_inline_code_is_imported_as_index_like_lambda_does(tmp_path, monkeypatch
     assert result.exit_code == 1, result.output  # the planted KeyError
     failures = [p.name for p in (out / "GlueFunction" / "failures").glob("*.json")]
     assert any(name.startswith("KeyError-at-index-py") for name in failures), failures
+
+
+CONDITIONAL = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  Stage: {Type: String, Default: prod}
+  Region2: {Type: String, Default: eu-west-1}
+  Unset: {Type: String}
+Conditions:
+  IsProd: !Equals [!Ref Stage, prod]
+  IsDev: !Not [!Condition IsProd]
+  ProdInEu: !And [!Condition IsProd, !Equals [!Ref Region2, eu-west-1]]
+  DevOrEu: !Or [!Condition IsDev, !Condition ProdInEu]
+  Unknown: !Equals [!Ref Unset, x]
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Environment:
+        Variables:
+          MODE: !If [IsProd, strict, lax]
+          DEBUG: !If [IsDev, "1", "0"]
+          EU: !If [ProdInEu, !Sub "${Stage}-eu", other]
+          EITHER: !If [DevOrEu, "yes", "no"]
+          UNKNOWN: !If [Unknown, a, b]
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+"""
+
+
+def test_conditions_and_fn_if_are_evaluated_under_parameter_defaults(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return None\n")
+    (tmp_path / "template.yaml").write_text(CONDITIONAL)
+    imported = load_template(tmp_path / "template.yaml")
+    env = dict(imported.target.env)
+    assert {k: env[k] for k in ("MODE", "DEBUG", "EU", "EITHER")} == {
+        "MODE": "strict",
+        "DEBUG": "0",
+        "EU": "prod-eu",
+        "EITHER": "yes",
+    }
+    # a parameter without a default leaves its condition open: named, never guessed
+    assert any(u.startswith("Environment.Variables.UNKNOWN") for u in imported.unsupported)
