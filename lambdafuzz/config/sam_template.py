@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from lambdafuzz.config.samconfig import samconfig_parameters
 from lambdafuzz.config.source import (
     TEMPLATE_LIMITS,
     BoundedLoader,
@@ -111,6 +112,8 @@ class Template:
     path: Path
     data: dict[str, Any]
     where: Locator
+    # parameter values from the project's samconfig (`samconfig.py`), over the Defaults
+    parameters: dict[str, str] = field(default_factory=dict)
 
     @property
     def resources(self) -> dict[str, Any]:
@@ -157,7 +160,7 @@ def read_template(path: Path) -> Template:
             f"{file}: no `Resources` mapping ({found}); expected a SAM or CloudFormation "
             f"template with a `Resources:` mapping of logical ids."
         )
-    return Template(file, data, Locator(file, node))
+    return Template(file, data, Locator(file, node), samconfig_parameters(file.parent))
 
 
 def module_function(spec: str) -> str:
@@ -343,6 +346,8 @@ class Resolver:
         if name in PSEUDO:
             return PSEUDO[name]
         params = self.template.data.get("Parameters") or {}
+        if isinstance(params, dict) and name in params and name in self.template.parameters:
+            return self.template.parameters[name]
         if isinstance(params, dict) and name in params:
             definition = params[name]
             default = definition.get("Default") if isinstance(definition, dict) else None

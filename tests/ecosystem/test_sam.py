@@ -652,3 +652,31 @@ def test_conditions_and_fn_if_are_evaluated_under_parameter_defaults(tmp_path):
     }
     # a parameter without a default leaves its condition open: named, never guessed
     assert any(u.startswith("Environment.Variables.UNKNOWN") for u in imported.unsupported)
+
+
+def test_samconfig_parameter_overrides_fill_the_parameters_as_sam_deploy_does(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return None\n")
+    (tmp_path / "template.yaml").write_text(CONDITIONAL)
+    (tmp_path / "samconfig.toml").write_text(
+        'version = 0.1\n[default.global.parameters]\nparameter_overrides = "Region2=us-east-1 '
+        'Unset=x"\n[default.deploy.parameters]\nstack_name = "app"\n'
+        'parameter_overrides = \'Stage="dev" Region2="eu-west-1"\'\n'
+    )
+    env = dict(load_template(tmp_path / "template.yaml").target.env)
+    # deploy's Stage=dev and Region2 win over global's; global's Unset=x still applies
+    assert {k: env[k] for k in ("MODE", "DEBUG", "EU", "EITHER", "UNKNOWN")} == {
+        "MODE": "lax",
+        "DEBUG": "1",
+        "EU": "other",
+        "EITHER": "yes",
+        "UNKNOWN": "a",
+    }
+    (tmp_path / "samconfig.toml").write_text(
+        '[default.deploy.parameters]\nparameter_overrides = ["Stage=prod", "Region2"]\n'
+    )
+    with pytest.raises(ConfigError, match=r"samconfig.toml: .*'Region2'; expected Key=Value"):
+        load_template(tmp_path / "template.yaml")
+    (tmp_path / "samconfig.toml").write_text("[default.deploy\n")
+    with pytest.raises(ConfigError, match=r"samconfig.toml: cannot be read as a samconfig"):
+        load_template(tmp_path / "template.yaml")
