@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.config.event_keys import event_keys, handler_file
 from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
@@ -136,7 +137,7 @@ def _unfuzzable(template: Template, logical_id: str) -> str | None:
         return "inline code that is not a literal string (put it in a file, CodeUri)"
     if not isinstance(props.get("Handler"), str):
         return "no Handler"
-    if not template_events(template, logical_id, props)[0]:
+    if props.get("Events") and not template_events(template, logical_id, props)[0]:
         return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)"
     return None
 
@@ -243,6 +244,8 @@ class _Importer:
         handler, root = self._handler()
         events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
+        if not events:  # no Events: invoked directly (SDK, Step Functions, other functions)
+            events = [TemplateEvent("Invoke", "direct", None, {})]
         event = events[0]
         for other in events[1:]:
             self.unsupported.append(
@@ -254,7 +257,7 @@ class _Importer:
             "handler": handler,
             "root": root,
             "app_packages": self._app_packages(handler, root),
-            "trigger": self._trigger(event, resources),
+            "trigger": self._trigger(event, resources, handler, root),
             "env": self._env(),
             "timeout_s": self._number("Timeout", 3),
             "memory_mb": int(self._number("MemorySize", 128)),
@@ -498,7 +501,13 @@ class _Importer:
             self.unsupported.append(f"Properties.{key}: {note}")
 
     # --- trigger ----------------------------------------------------------------------
-    def _trigger(self, event: TemplateEvent, resources: Mapping[str, Any]) -> dict[str, Any]:
+    def _trigger(
+        self,
+        event: TemplateEvent,
+        resources: Mapping[str, Any],
+        handler_spec: str = "",
+        root: str = ".",
+    ) -> dict[str, Any]:
         trigger: dict[str, Any] = {"kind": event.kind}
         if event.source is not None:
             trigger["source"] = self.values.name_of(event.source)
@@ -508,6 +517,12 @@ class _Importer:
                 trigger["source"] = buckets[0]["name"]
         if event.kind == "sqs" and event.source and self._buckets_notifying(event.source):
             trigger["body"] = "s3-event"
+        if event.kind == "direct":
+            module, _, function = handler_spec.rpartition(".")
+            source = handler_file((self.t.path.parent / root).resolve(), module)
+            keys = event_keys(source, function) if source is not None else ()
+            if keys:
+                trigger["keys"] = list(keys)
         batch = event.properties.get("BatchSize")
         if event.kind in ("sqs", "dynamodb-stream"):
             size = batch if isinstance(batch, int) and batch > 0 else 10

@@ -159,6 +159,7 @@ class _TriggerModel(_Model):
     body: str | None = None
     records: _Range | None = None
     missing_objects: bool = False
+    keys: list[Annotated[str, Field(min_length=1)]] = []
 
 
 class _ObjectsModel(_Model):
@@ -585,14 +586,20 @@ class _Builder:
                 "missing_objects only for S3 notifications: an s3 or eventbridge trigger "
                 f"on a bucket, or an sqs/sns body of {BODY_S3_EVENT} or {BODY_EVENTBRIDGE_S3}",
             )
-        return Trigger(kind, source, t.body, low, high, t.missing_objects)
+        if t.keys and kind is not TriggerKind.DIRECT:
+            raise self.where.error(
+                ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
+            )
+        return Trigger(
+            kind, source, t.body, low, high, t.missing_objects, tuple(dict.fromkeys(t.keys))
+        )
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")
-        if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2):
+        if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2, TriggerKind.DIRECT):
             if source is not None:
                 raise self.where.error(
-                    loc, source, f"no source for {kind} (requests come from clients)"
+                    loc, source, f"no source for {kind} (requests come from its callers)"
                 )
             return None
         pools = {

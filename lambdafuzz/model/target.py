@@ -27,6 +27,7 @@ class TriggerKind(enum.StrEnum):
     APIGATEWAY = "apigateway"
     APIGATEWAY_V2 = "apigateway-v2"
     EVENTBRIDGE = "eventbridge"
+    DIRECT = "direct"  # invoked with a JSON payload: the SDK, Step Functions, another function
 
 
 #: `trigger.body` values that are not file formats: a message carrying an S3 notification.
@@ -84,6 +85,9 @@ class Trigger:
     # S3 notifications may name an object that is not in the bucket (deleted before the
     # notification arrived); off: every notification names an object of the world
     missing_objects: bool = False
+    # `direct` only: top-level keys of the payload the handler reads: each payload has
+    # them, except `key?` ones (looked for, never subscripted), present half the time
+    event_keys: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

@@ -680,3 +680,70 @@ def test_samconfig_parameter_overrides_fill_the_parameters_as_sam_deploy_does(tm
     (tmp_path / "samconfig.toml").write_text("[default.deploy\n")
     with pytest.raises(ConfigError, match=r"samconfig.toml: cannot be read as a samconfig"):
         load_template(tmp_path / "template.yaml")
+
+
+DIRECT = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Orders:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+  RefundFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: refunds.handler
+      Runtime: python3.12
+      Environment:
+        Variables:
+          TABLE: !Ref Orders
+"""
+
+REFUNDS = '''\
+import os
+
+import boto3
+
+table = boto3.resource("dynamodb").Table(os.environ["TABLE"])
+
+
+def handler(payload, context):
+    """Called by a Step Functions state: {"order_id": ..., "amount": ..., "reason"?: ...}."""
+    order_id = str(payload["order_id"])
+    reason = payload.get("reason") or "unspecified"
+    if "dry_run" in payload:
+        return {"order_id": order_id, "dry_run": True}
+    if payload["amount"] > 1000:  # planted: a non-number amount raises TypeError
+        return {"order_id": order_id, "escalated": True}
+    item = table.get_item(Key={"id": order_id}).get("Item")
+    if item is None:
+        return {"order_id": order_id, "refunded": False, "reason": reason}
+    return {"order_id": order_id, "refunded": True}
+'''
+
+
+def test_a_function_without_events_is_fuzzed_with_the_payload_keys_it_reads(tmp_path):
+    """Invoked directly (Step Functions, the SDK): every payload holds the top-level keys
+    the handler reads, found in its source, in order."""
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "refunds.py").write_text(REFUNDS)
+    (tmp_path / "template.yaml").write_text(DIRECT)
+    target = load_template(tmp_path / "template.yaml").target
+    assert target.trigger.kind is TriggerKind.DIRECT and target.trigger.source is None
+    assert target.trigger.event_keys == ("order_id", "reason?", "dry_run?", "amount")
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path), "--execs", "300", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    failures = [p.name for p in (out / "RefundFunction" / "failures").glob("*.json")]
+    assert failures and all(name.startswith("TypeError-at-refunds-py") for name in failures)
+    corpus = [json.loads(p.read_text()) for p in (out / "RefundFunction" / "corpus").glob("*.json")]
+    assert all({"order_id", "amount"} <= set(c["event"]) for c in corpus)
+    assert any("dry_run" not in c["event"] for c in corpus)  # looked for, not always there

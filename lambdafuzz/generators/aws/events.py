@@ -45,6 +45,7 @@ from lambdafuzz.generators.aws.streams import (
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
+from lambdafuzz.generators.files.json_files import json_objects
 from lambdafuzz.model.target import Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
@@ -56,6 +57,7 @@ KIND_LABELS: Final = {
     TriggerKind.APIGATEWAY: labels.APIGATEWAY_EVENT,
     TriggerKind.APIGATEWAY_V2: labels.APIGATEWAY_V2_EVENT,
     TriggerKind.EVENTBRIDGE: labels.EVENTBRIDGE_EVENT,
+    TriggerKind.DIRECT: labels.DIRECT_EVENT,
 }
 #: Sources and detail types of custom EventBridge events (no bucket to describe).
 CUSTOM_SOURCES: Final = ("com.example.orders", "custom.app", "aws.events")
@@ -92,8 +94,21 @@ class BridgePlan:
     seed: bytes = bytes(8)
 
 
+@dataclass(slots=True, frozen=True)
+class DirectPlan:
+    """The JSON payload of a direct invocation (kept as text: plans are immutable)."""
+
+    payload_json: str
+
+
 RecordPlanT = (
-    S3RecordPlan | SqsRecordPlan | SnsRecordPlan | StreamRecordPlan | HttpRequestPlan | BridgePlan
+    S3RecordPlan
+    | SqsRecordPlan
+    | SnsRecordPlan
+    | StreamRecordPlan
+    | HttpRequestPlan
+    | BridgePlan
+    | DirectPlan
 )
 
 
@@ -147,6 +162,8 @@ def draw_event_plan(
             records = draw_stream_records(choices, world.table(trigger.source), count, local)
         elif kind is TriggerKind.EVENTBRIDGE:
             records = (_draw_bridge(choices, trigger.source, world, trigger.missing_objects),)
+        elif kind is TriggerKind.DIRECT:
+            records = (_draw_direct(choices, trigger.event_keys),)
         else:
             version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
             request = draw_request(choices, version=version, body_format=trigger.body, local=local)
@@ -231,6 +248,19 @@ def _draw_bridge(
     )
 
 
+def _draw_direct(choices: Choices, keys: tuple[str, ...]) -> DirectPlan:
+    """A payload object holding every key the handler subscripts and, half the time each,
+    the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
+    payload); now and then a few more keys."""
+    shape = None
+    if keys:
+        required = {k: "any" for k in keys if not k.endswith("?")}
+        optional = {k[:-1]: "any" for k in keys if k.endswith("?") and len(k) > 1}
+        shape = {"required": required, "optional": optional}
+    payload = json_objects(choices, shape=shape, max_depth=3, extra_p=0.05)
+    return DirectPlan(json.dumps(payload, ensure_ascii=False))
+
+
 # =========================================================================== rendering
 def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     """The event dict the handler receives, with the backend's facts filled in."""
@@ -247,6 +277,9 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     if kind is TriggerKind.EVENTBRIDGE:
         (bridge,) = _only(plan, BridgePlan)
         return render_bridge(bridge, loaded)
+    if kind is TriggerKind.DIRECT:
+        (direct,) = _only(plan, DirectPlan)
+        return json.loads(direct.payload_json)
     (request,) = _only(plan, HttpRequestPlan)
     return (
         render_v1(request, loaded) if kind is TriggerKind.APIGATEWAY else render_v2(request, loaded)
