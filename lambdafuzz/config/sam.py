@@ -138,7 +138,7 @@ def _unfuzzable(template: Template, logical_id: str) -> str | None:
     if not isinstance(props.get("Handler"), str):
         return "no Handler"
     if props.get("Events") and not template_events(template, logical_id, props)[0]:
-        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)"
+        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Kinesis, Api, HttpApi, EventBridgeRule; or none: direct invocation)"
     return None
 
 
@@ -524,7 +524,7 @@ class _Importer:
             if keys:
                 trigger["keys"] = list(keys)
         batch = event.properties.get("BatchSize")
-        if event.kind in ("sqs", "dynamodb-stream"):
+        if event.kind in ("sqs", "dynamodb-stream", "kinesis"):
             size = batch if isinstance(batch, int) and batch > 0 else 10
             trigger["records"] = {"min": 1, "max": min(size, MAX_RECORDS)}
         return trigger

@@ -43,6 +43,7 @@ _NAME_PROPERTY = {
     "AWS::Serverless::SimpleTable": "TableName",
     "AWS::SQS::Queue": "QueueName",
     "AWS::SNS::Topic": "TopicName",
+    "AWS::Kinesis::Stream": "Name",
 }
 #: Values of CloudFormation pseudo parameters inside the emulator (account as in World).
 PSEUDO = {
@@ -186,6 +187,7 @@ EVENT_KINDS = {
     "HttpApi": "apigateway-v2",
     "EventBridgeRule": "eventbridge",
     "CloudWatchEvent": "eventbridge",
+    "Kinesis": "kinesis",
 }
 SOURCE_PROPERTY = {"S3": "Bucket", "SQS": "Queue", "SNS": "Topic", "DynamoDB": "Stream"}
 
@@ -207,6 +209,9 @@ def template_events(
                 notes.append(f"Events.{name}: event type {kind} has no generator; not fuzzed")
                 continue
             source = None
+            if kind == "Kinesis":  # the stream is not emulated: only its name matters
+                ref = logical_ref(eprops.get("Stream"))
+                source = ref if ref and template.type_of(ref) == "AWS::Kinesis::Stream" else None
             if kind in SOURCE_PROPERTY:
                 source = logical_ref(eprops.get(SOURCE_PROPERTY[kind]))
                 if source is None or template.type_of(source) not in RESOURCE_KINDS:

@@ -61,8 +61,20 @@ log = logging.getLogger("lambdafuzz.config")
 
 
 #: The trigger kinds whose event holds a list of records.
-_RECORD_KINDS = (TriggerKind.S3, TriggerKind.SQS, TriggerKind.SNS, TriggerKind.DYNAMODB_STREAM)
-_BODY_KINDS = (TriggerKind.SQS, TriggerKind.SNS, TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
+_RECORD_KINDS = (
+    TriggerKind.S3,
+    TriggerKind.SQS,
+    TriggerKind.SNS,
+    TriggerKind.DYNAMODB_STREAM,
+    TriggerKind.KINESIS,
+)
+_BODY_KINDS = (
+    TriggerKind.SQS,
+    TriggerKind.SNS,
+    TriggerKind.APIGATEWAY,
+    TriggerKind.APIGATEWAY_V2,
+    TriggerKind.KINESIS,
+)
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: A module as Lambda's Python runtime imports it (`importlib.import_module`): a file name
 #: may hold hyphens (`order-intake.py`, handler `order-intake.handler`), which `import`
@@ -596,6 +608,10 @@ class _Builder:
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")
+        if kind is TriggerKind.KINESIS:  # a stream lambdafuzz does not emulate: any name
+            if source is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", source):
+                raise self.where.error(loc, source, "a Kinesis stream name ([A-Za-z0-9_.-], 1-128)")
+            return source
         if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2, TriggerKind.DIRECT):
             if source is not None:
                 raise self.where.error(

@@ -27,6 +27,7 @@ class TriggerKind(enum.StrEnum):
     APIGATEWAY = "apigateway"
     APIGATEWAY_V2 = "apigateway-v2"
     EVENTBRIDGE = "eventbridge"
+    KINESIS = "kinesis"  # records of a Kinesis data stream (its name: `source`)
     DIRECT = "direct"  # invoked with a JSON payload: the SDK, Step Functions, another function
 
 

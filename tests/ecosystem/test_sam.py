@@ -747,3 +747,83 @@ def test_a_function_without_events_is_fuzzed_with_the_payload_keys_it_reads(tmp_
     corpus = [json.loads(p.read_text()) for p in (out / "RefundFunction" / "corpus").glob("*.json")]
     assert all({"order_id", "amount"} <= set(c["event"]) for c in corpus)
     assert any("dry_run" not in c["event"] for c in corpus)  # looked for, not always there
+
+
+KINESIS = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Clicks:
+    Type: AWS::Kinesis::Stream
+    Properties:
+      Name: click-stream
+      ShardCount: 1
+  ClickFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: clicks.handler
+      Runtime: python3.12
+      Events:
+        Stream:
+          Type: Kinesis
+          Properties:
+            Stream: !GetAtt Clicks.Arn
+            StartingPosition: LATEST
+            BatchSize: 3
+"""
+
+CLICKS = """\
+import base64
+import json
+
+
+def handler(event, context):
+    pages = 0
+    for record in event["Records"]:
+        try:
+            click = json.loads(base64.b64decode(record["kinesis"]["data"]))
+        except ValueError:
+            continue  # not a click: skipped, as the producer's contract allows
+        if isinstance(click, dict) and "page" in click:
+            pages += len(click["page"])  # planted: a page that is not a sequence
+    return {"pages": pages}
+"""
+
+
+def test_a_kinesis_function_gets_base64_records_of_its_stream(tmp_path):
+    import base64
+
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+    from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
+    from lambdafuzz.generators.aws.world_generator import generate_input
+    from lambdafuzz.generators.core import Choices
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "clicks.py").write_text(CLICKS)
+    (tmp_path / "template.yaml").write_text(KINESIS)
+    target = load_template(tmp_path / "template.yaml").target
+    trigger = target.trigger
+    assert (trigger.kind, trigger.source, trigger.records_max) == (
+        TriggerKind.KINESIS,
+        "click-stream",
+        3,
+    )
+    for seed in range(20):
+        generated = generate_input(Choices(seed=seed), target)
+        event = generated.render_event(synthetic_loaded_world(generated.world))
+        sequences = []
+        for record in event["Records"]:
+            assert record["eventSource"] == "aws:kinesis"
+            assert record["eventSourceARN"].endswith(":stream/click-stream")
+            json.loads(base64.b64decode(record["kinesis"]["data"]))  # JSON by default
+            sequences.append(int(record["kinesis"]["sequenceNumber"]))
+        assert sequences == sorted(sequences)
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path), "--execs", "400", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, [*args, "--strategy", "zest-strings"])  # "page"
+    assert result.exit_code == 1, result.output
+    failures = [p.name for p in (out / "ClickFunction" / "failures").glob("*.json")]
+    assert any(name.startswith("TypeError-at-clicks-py") for name in failures), failures

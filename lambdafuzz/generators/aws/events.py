@@ -13,6 +13,7 @@ Labels: `lambdafuzz.Event` > `event.<kind>` > the parts' own labels.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import struct
@@ -58,7 +59,10 @@ KIND_LABELS: Final = {
     TriggerKind.APIGATEWAY_V2: labels.APIGATEWAY_V2_EVENT,
     TriggerKind.EVENTBRIDGE: labels.EVENTBRIDGE_EVENT,
     TriggerKind.DIRECT: labels.DIRECT_EVENT,
+    TriggerKind.KINESIS: labels.KINESIS_EVENT,
 }
+#: The stream a Kinesis trigger without `source` reads.
+DEFAULT_STREAM: Final = "stream"
 #: Sources and detail types of custom EventBridge events (no bucket to describe).
 CUSTOM_SOURCES: Final = ("com.example.orders", "custom.app", "aws.events")
 CUSTOM_DETAIL_TYPES: Final = ("Order Placed", "Scheduled Event", "Item Updated")
@@ -95,6 +99,18 @@ class BridgePlan:
 
 
 @dataclass(slots=True, frozen=True)
+class KinesisRecordPlan:
+    """One record of a Kinesis data stream: its data and where it sits in the shard."""
+
+    stream: str
+    data: bytes
+    partition_key: str
+    index: int  # position in the batch: sequence numbers increase with it
+    time_ms: int
+    seed: bytes
+
+
+@dataclass(slots=True, frozen=True)
 class DirectPlan:
     """The JSON payload of a direct invocation (kept as text: plans are immutable)."""
 
@@ -109,6 +125,7 @@ RecordPlanT = (
     | HttpRequestPlan
     | BridgePlan
     | DirectPlan
+    | KinesisRecordPlan
 )
 
 
@@ -164,6 +181,8 @@ def draw_event_plan(
             records = (_draw_bridge(choices, trigger.source, world, trigger.missing_objects),)
         elif kind is TriggerKind.DIRECT:
             records = (_draw_direct(choices, trigger.event_keys),)
+        elif kind is TriggerKind.KINESIS:
+            records = _draw_kinesis(choices, target, world)
         else:
             version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
             request = draw_request(choices, version=version, body_format=trigger.body, local=local)
@@ -248,6 +267,28 @@ def _draw_bridge(
     )
 
 
+def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[KinesisRecordPlan, ...]:
+    """A batch of records from one shard: data as `trigger.body` says (JSON by default),
+    partition keys, arrival times in order."""
+    trigger = target.trigger
+    stream = trigger.source or DEFAULT_STREAM
+    count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
+    time_ms = ids.draw_time_ms(choices)
+    records = []
+    for index in range(count):
+        with choices.scope(labels.KINESIS_DATA, site="data"):
+            text = draw_body(
+                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+            )
+        key = encodable(choices.draw_string(min_size=1, max_size=32, site="partition-key"))
+        time_ms += choices.draw_geometric(20.0, max_value=60_000, site="gap")
+        data = text.encode("utf-8", "surrogatepass")
+        records.append(
+            KinesisRecordPlan(stream, data, key or "key", index, time_ms, ids.draw_seed(choices))
+        )
+    return tuple(records)
+
+
 def _draw_direct(choices: Choices, keys: tuple[str, ...]) -> DirectPlan:
     """A payload object holding every key the handler subscripts and, half the time each,
     the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
@@ -280,10 +321,40 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     if kind is TriggerKind.DIRECT:
         (direct,) = _only(plan, DirectPlan)
         return json.loads(direct.payload_json)
+    if kind is TriggerKind.KINESIS:
+        records = _only(plan, KinesisRecordPlan)
+        return {"Records": [render_kinesis_record(r, loaded, records[0]) for r in records]}
     (request,) = _only(plan, HttpRequestPlan)
     return (
         render_v1(request, loaded) if kind is TriggerKind.APIGATEWAY else render_v2(request, loaded)
     )
+
+
+def render_kinesis_record(
+    plan: KinesisRecordPlan, loaded: LoadedWorld, first: KinesisRecordPlan
+) -> dict[str, Any]:
+    """As Lambda's Kinesis poller delivers it: base64 data, one shard's sequence numbers."""
+    world = loaded.world
+    base = int(ids.digits(first.seed, "sequence", 40))
+    sequence = str(base + plan.index * 10**12)
+    shard = "shardId-000000000000"
+    arn = f"arn:aws:kinesis:{world.region}:{world.account_id}:stream/{plan.stream}"
+    return {
+        "kinesis": {
+            "kinesisSchemaVersion": "1.0",
+            "partitionKey": plan.partition_key,
+            "sequenceNumber": sequence,
+            "data": base64.b64encode(plan.data).decode("ascii"),
+            "approximateArrivalTimestamp": plan.time_ms / 1000,
+        },
+        "eventSource": "aws:kinesis",
+        "eventVersion": "1.0",
+        "eventID": f"{shard}:{sequence}",
+        "eventName": "aws:kinesis:record",
+        "invokeIdentityArn": f"arn:aws:iam::{world.account_id}:role/lambda-kinesis-role",
+        "awsRegion": world.region,
+        "eventSourceARN": arn,
+    }
 
 
 def _only[T](plan: EventPlan, cls: type[T]) -> list[T]:
