@@ -124,9 +124,11 @@ def _campaigns(
     """(target, template function, out dir) of each campaign to run: one for a config or a
     template's --function, one per function in OUT/<logical id>/ for a template without.
     Every target is loaded before the first campaign starts."""
+    from lambdafuzz.config import resolve_config
     from lambdafuzz.config.sam import template_function_names
     from lambdafuzz.config.sam_template import is_template
 
+    config = resolve_config(config)
     if function_name is None and config.is_file() and is_template(config):
         with config_errors_as_usage():
             names = template_function_names(config)

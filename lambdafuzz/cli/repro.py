@@ -54,6 +54,8 @@ def repro(
     if result.failure is not None:
         failure = result.failure
         click.echo(f"failure: {failure.signature}")
+        if result.world_inconsistency:
+            click.echo(result.world_inconsistency)
         if failure.where not in failure.signature:  # a frame outside the application: its line
             click.echo(f"where: {failure.where}")
         click.echo(failure.traceback)

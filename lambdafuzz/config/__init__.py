@@ -12,7 +12,22 @@ from pathlib import Path
 from lambdafuzz.config.schema import CONFIG_NAME, load_config, target_from_dict
 from lambdafuzz.model.target import Target
 
-__all__ = ["CONFIG_NAME", "load_config", "load_target", "target_from_dict"]
+__all__ = ["CONFIG_NAME", "load_config", "load_target", "resolve_config", "target_from_dict"]
+
+#: The template names `sam` looks for in a project directory, in its order.
+TEMPLATE_NAMES = ("template.yaml", "template.yml", "template.json")
+
+
+def resolve_config(path: Path | str) -> Path:
+    """`path`; for a directory without a lambdafuzz.yaml, the SAM template in it (so
+    `lambdafuzz fuzz .` in a SAM project fuzzes its functions, as `sam` finds them)."""
+    path = Path(path)
+    if not path.is_dir() or any((path / n).exists() for n in (CONFIG_NAME, "lambdafuzz.yml")):
+        return path
+    for name in TEMPLATE_NAMES:
+        if (path / name).is_file():
+            return path / name
+    return path
 
 
 def load_target(path: Path | str, function: str | None = None, *, warn: bool = True) -> Target:
@@ -23,7 +38,7 @@ def load_target(path: Path | str, function: str | None = None, *, warn: bool = T
     from lambdafuzz.config.sam import load_template, load_template_target
     from lambdafuzz.config.sam_template import is_template
 
-    path = Path(path)
+    path = resolve_config(path)
     if path.is_file() and is_template(path):
         if warn:
             return load_template_target(path, function)

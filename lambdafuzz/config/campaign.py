@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lambdafuzz.config import load_target
+from lambdafuzz.config import load_target, resolve_config
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.out_dir import CampaignDir
 from lambdafuzz.model.target import Target
@@ -34,7 +34,7 @@ def campaign_function(campaign: CampaignDir, template: Path | None = None) -> st
     from lambdafuzz.config.sam import function_for_handler, template_functions
     from lambdafuzz.config.sam_template import is_template
 
-    path = template or campaign_config(campaign)[0]
+    path = resolve_config(template or campaign_config(campaign)[0])
     if not (path.is_file() and is_template(path)):
         return None
     if campaign.meta is not None and campaign.meta.function:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.config.event_keys import event_keys, handler_file
+from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
     RESOURCE_KINDS,
@@ -38,6 +40,8 @@ from lambdafuzz.model.target import Target
 
 log = logging.getLogger("lambdafuzz.config.sam")
 
+#: Layer resources whose local content directory goes on sys.path (as /opt/python).
+LAYER_TYPES = frozenset({"AWS::Serverless::LayerVersion", "AWS::Lambda::LayerVersion"})
 #: Objects of a bucket that triggers the handler, when nothing narrows them.
 DEFAULT_OBJECTS = {"min": 1, "max": 3, "formats": ["any"]}
 DEFAULT_ITEMS = {"min": 0, "max": 3}
@@ -56,12 +60,10 @@ _IGNORED_PROPERTIES = frozenset(
         "AutoPublishAlias", "AutoPublishCodeSha256", "DeploymentPreference", "PackageType",
         "ReservedConcurrentExecutions", "ProvisionedConcurrencyConfig", "LoggingConfig",
         "EphemeralStorage", "RuntimeManagementConfig", "PropagateTags", "VersionDescription",
-        "InlineCode", "ImageUri", "ImageConfig",
+        "InlineCode", "ImageUri", "ImageConfig", "Layers",
     }
 )  # fmt: skip
 _PROPERTY_NOTES = {
-    "Layers": "layer code is not put on sys.path; install what the layers provide into the "
-    "environment lambdafuzz runs in",
     "VpcConfig": "there is no network model; the handler reaches only the emulator",
     "Policies": "IAM is not enforced: the emulator allows every call",
     "Role": "IAM is not enforced: the emulator allows every call",
@@ -130,14 +132,24 @@ def _unfuzzable(template: Template, logical_id: str) -> str | None:
         return f"runtime {runtime} (lambdafuzz fuzzes Python handlers)"
     if props.get("PackageType") == "Image" or "ImageUri" in props:
         return "a container image function (no local handler code)"
-    if "InlineCode" in props or (
-        isinstance(props.get("Code"), dict) and "ZipFile" in props["Code"]
-    ):
-        return "inline code (put it in a file and point CodeUri at it)"
+    inline = _inline_code(props)
+    if inline is not None and not isinstance(inline, str):
+        return "inline code that is not a literal string (put it in a file, CodeUri)"
     if not isinstance(props.get("Handler"), str):
         return "no Handler"
-    if not template_events(template, logical_id, props)[0]:
-        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)"
+    if props.get("Events") and not template_events(template, logical_id, props)[0]:
+        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Kinesis, Api, HttpApi, EventBridgeRule; or none: direct invocation)"
+    return None
+
+
+def _inline_code(props: Mapping[str, Any]) -> Any:
+    """A function's inline code (SAM `InlineCode`, CloudFormation `Code.ZipFile`), None
+    when its code is a directory."""
+    if "InlineCode" in props:
+        return props["InlineCode"]
+    code = props.get("Code")
+    if isinstance(code, dict) and "ZipFile" in code:
+        return code["ZipFile"]
     return None
 
 
@@ -232,6 +244,8 @@ class _Importer:
         handler, root = self._handler()
         events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
+        if not events:  # no Events: invoked directly (SDK, Step Functions, other functions)
+            events = [TemplateEvent("Invoke", "direct", None, {})]
         event = events[0]
         for other in events[1:]:
             self.unsupported.append(
@@ -243,12 +257,15 @@ class _Importer:
             "handler": handler,
             "root": root,
             "app_packages": self._app_packages(handler, root),
-            "trigger": self._trigger(event, resources),
+            "trigger": self._trigger(event, resources, handler, root),
             "env": self._env(),
             "timeout_s": self._number("Timeout", 3),
             "memory_mb": int(self._number("MemorySize", 128)),
             "resources": resources,
         }
+        layers = self._layers()
+        if layers:
+            config["layers"] = layers
         if event.kind in ("apigateway", "apigateway-v2"):
             config["outcomes"] = {
                 "invalid": {"status_codes": _API_INVALID},
@@ -261,6 +278,11 @@ class _Importer:
     # --- handler and code -------------------------------------------------------------
     def _handler(self) -> tuple[str, str]:
         spec = self.props["Handler"]
+        inline = _inline_code(self.props)
+        if inline is not None:  # as Lambda runs it: index.py, imported as `index`
+            root = inline_code_dir(inline)
+            rel = os.path.relpath(root, self.t.path.parent)
+            return module_function(spec), Path(rel).as_posix()
         code = self.props.get("CodeUri", self.props.get("Code", "."))
         loc = (*self.loc, "CodeUri" if "CodeUri" in self.props else "Code")
         if not isinstance(code, str) or code.startswith("s3://"):
@@ -438,10 +460,34 @@ class _Importer:
             raise self.t.error((*loc, key), value, f"a list of {items}")
         return value
 
+    def _layers(self) -> list[str]:
+        """The function's local layers (a `!Ref` to a LayerVersion of this template whose
+        content is a directory), relative to the template; the others are noted."""
+        value = self.props.get("Layers") or []
+        if not isinstance(value, list):
+            value = [value]
+        found = []
+        for i, item in enumerate(value):
+            logical_id = logical_ref(item)
+            kind = self.t.type_of(logical_id) if logical_id in self.t.resources else None
+            props = self.t.properties(logical_id) if kind in LAYER_TYPES else {}
+            content = props.get("ContentUri", props.get("Content"))
+            if isinstance(content, str) and not content.startswith("s3://"):
+                directory = (self.t.path.parent / content).resolve()
+                if directory.is_dir():
+                    found.append(Path(os.path.relpath(directory, self.t.path.parent)).as_posix())
+                    continue
+            shown = logical_id or item
+            self.unsupported.append(
+                f"Layers[{i}]: {shown} is not a local layer directory of this template; install "
+                "what it provides into the environment lambdafuzz runs in"
+            )
+        return found
+
     def _other_resources(self) -> None:
         for logical_id in self.t.resources:
             kind = self.t.type_of(logical_id)
-            if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES:
+            if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES or kind in LAYER_TYPES:
                 continue
             if kind == "AWS::Lambda::EventSourceMapping":
                 continue
@@ -455,7 +501,13 @@ class _Importer:
             self.unsupported.append(f"Properties.{key}: {note}")
 
     # --- trigger ----------------------------------------------------------------------
-    def _trigger(self, event: TemplateEvent, resources: Mapping[str, Any]) -> dict[str, Any]:
+    def _trigger(
+        self,
+        event: TemplateEvent,
+        resources: Mapping[str, Any],
+        handler_spec: str = "",
+        root: str = ".",
+    ) -> dict[str, Any]:
         trigger: dict[str, Any] = {"kind": event.kind}
         if event.source is not None:
             trigger["source"] = self.values.name_of(event.source)
@@ -465,8 +517,14 @@ class _Importer:
                 trigger["source"] = buckets[0]["name"]
         if event.kind == "sqs" and event.source and self._buckets_notifying(event.source):
             trigger["body"] = "s3-event"
+        if event.kind == "direct":
+            module, _, function = handler_spec.rpartition(".")
+            source = handler_file((self.t.path.parent / root).resolve(), module)
+            keys = event_keys(source, function) if source is not None else ()
+            if keys:
+                trigger["keys"] = list(keys)
         batch = event.properties.get("BatchSize")
-        if event.kind in ("sqs", "dynamodb-stream"):
+        if event.kind in ("sqs", "dynamodb-stream", "kinesis"):
             size = batch if isinstance(batch, int) and batch > 0 else 10
             trigger["records"] = {"min": 1, "max": min(size, MAX_RECORDS)}
         return trigger

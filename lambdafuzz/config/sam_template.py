@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from lambdafuzz.config.samconfig import samconfig_parameters
 from lambdafuzz.config.source import (
     TEMPLATE_LIMITS,
     BoundedLoader,
@@ -42,6 +43,7 @@ _NAME_PROPERTY = {
     "AWS::Serverless::SimpleTable": "TableName",
     "AWS::SQS::Queue": "QueueName",
     "AWS::SNS::Topic": "TopicName",
+    "AWS::Kinesis::Stream": "Name",
 }
 #: Values of CloudFormation pseudo parameters inside the emulator (account as in World).
 PSEUDO = {
@@ -111,6 +113,8 @@ class Template:
     path: Path
     data: dict[str, Any]
     where: Locator
+    # parameter values from the project's samconfig (`samconfig.py`), over the Defaults
+    parameters: dict[str, str] = field(default_factory=dict)
 
     @property
     def resources(self) -> dict[str, Any]:
@@ -157,7 +161,7 @@ def read_template(path: Path) -> Template:
             f"{file}: no `Resources` mapping ({found}); expected a SAM or CloudFormation "
             f"template with a `Resources:` mapping of logical ids."
         )
-    return Template(file, data, Locator(file, node))
+    return Template(file, data, Locator(file, node), samconfig_parameters(file.parent))
 
 
 def module_function(spec: str) -> str:
@@ -183,6 +187,7 @@ EVENT_KINDS = {
     "HttpApi": "apigateway-v2",
     "EventBridgeRule": "eventbridge",
     "CloudWatchEvent": "eventbridge",
+    "Kinesis": "kinesis",
 }
 SOURCE_PROPERTY = {"S3": "Bucket", "SQS": "Queue", "SNS": "Topic", "DynamoDB": "Stream"}
 
@@ -204,6 +209,9 @@ def template_events(
                 notes.append(f"Events.{name}: event type {kind} has no generator; not fuzzed")
                 continue
             source = None
+            if kind == "Kinesis":  # the stream is not emulated: only its name matters
+                ref = logical_ref(eprops.get("Stream"))
+                source = ref if ref and template.type_of(ref) == "AWS::Kinesis::Stream" else None
             if kind in SOURCE_PROPERTY:
                 source = logical_ref(eprops.get(SOURCE_PROPERTY[kind]))
                 if source is None or template.type_of(source) not in RESOURCE_KINDS:
@@ -255,6 +263,7 @@ class Resolver:
 
     template: Template
     _names: dict[str, str] = field(default_factory=dict)
+    _busy: set[str] = field(default_factory=set)  # conditions being evaluated
 
     def name_of(self, logical_id: str) -> str:
         """The physical name lambdafuzz gives a resource: its *Name property, else the
@@ -301,12 +310,49 @@ class Resolver:
         ):
             parts = [self.scalar(p, loc) for p in arg[1]]
             return None if any(p is None for p in parts) else str(arg[0]).join(parts)  # type: ignore[arg-type]
+        if fn == "Fn::If" and isinstance(arg, list) and len(arg) == 3:
+            chosen = self.condition(arg[0])
+            return None if chosen is None else self.scalar(arg[1] if chosen else arg[2], loc)
+        return None
+
+    def condition(self, name: Any) -> bool | None:
+        """The value of the template's condition `name` (under parameter defaults), None
+        when it cannot be evaluated."""
+        conditions = self.template.data.get("Conditions")
+        if not isinstance(name, str) or not isinstance(conditions, dict) or name in self._busy:
+            return None
+        self._busy.add(name)  # guards a condition that refers to itself
+        try:
+            return self._truth(conditions.get(name))
+        finally:
+            self._busy.discard(name)
+
+    def _truth(self, expression: Any) -> bool | None:
+        if not (isinstance(expression, dict) and len(expression) == 1):
+            return None
+        ((fn, arg),) = expression.items()
+        if fn == "Condition":
+            return self.condition(arg)
+        if not isinstance(arg, list):
+            return None
+        if fn == "Fn::Equals" and len(arg) == 2:
+            left, right = (self.scalar(a, ("Conditions",)) for a in arg)
+            return None if left is None or right is None else left == right
+        values = [self._truth(a) for a in arg]
+        if fn == "Fn::Not" and len(values) == 1:
+            return None if values[0] is None else not values[0]
+        if fn == "Fn::And" and values and None not in values:
+            return all(values)
+        if fn == "Fn::Or" and values and None not in values:
+            return any(values)
         return None
 
     def ref(self, name: str) -> str | None:
         if name in PSEUDO:
             return PSEUDO[name]
         params = self.template.data.get("Parameters") or {}
+        if isinstance(params, dict) and name in params and name in self.template.parameters:
+            return self.template.parameters[name]
         if isinstance(params, dict) and name in params:
             definition = params[name]
             default = definition.get("Default") if isinstance(definition, dict) else None

@@ -61,9 +61,25 @@ log = logging.getLogger("lambdafuzz.config")
 
 
 #: The trigger kinds whose event holds a list of records.
-_RECORD_KINDS = (TriggerKind.S3, TriggerKind.SQS, TriggerKind.SNS, TriggerKind.DYNAMODB_STREAM)
-_BODY_KINDS = (TriggerKind.SQS, TriggerKind.SNS, TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
+_RECORD_KINDS = (
+    TriggerKind.S3,
+    TriggerKind.SQS,
+    TriggerKind.SNS,
+    TriggerKind.DYNAMODB_STREAM,
+    TriggerKind.KINESIS,
+)
+_BODY_KINDS = (
+    TriggerKind.SQS,
+    TriggerKind.SNS,
+    TriggerKind.APIGATEWAY,
+    TriggerKind.APIGATEWAY_V2,
+    TriggerKind.KINESIS,
+)
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
+#: A module as Lambda's Python runtime imports it (`importlib.import_module`): a file name
+#: may hold hyphens (`order-intake.py`, handler `order-intake.handler`), which `import`
+#: statements cannot name but the runtime loads.
+_MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 _ENV_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
 #: `env` names that could lead an SDK to real credentials or a real account: refused, so a
 #: config can never point the handler at one (the harness refuses them again at start).
@@ -109,6 +125,15 @@ def _dotted(what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
+def _module_name(what: str) -> AfterValidator:
+    def check(name: str) -> str:
+        if not _MODULE.fullmatch(name):
+            raise custom_error(what)
+        return name
+
+    return AfterValidator(check)
+
+
 def _aws_name(rule: Callable[[str], aws_names.NameProblem | None]) -> AfterValidator:
     def check(name: str) -> str:
         problem = rule(name)
@@ -145,6 +170,8 @@ class _TriggerModel(_Model):
     source: str | None = None
     body: str | None = None
     records: _Range | None = None
+    missing_objects: bool = False
+    keys: list[Annotated[str, Field(min_length=1)]] = []
 
 
 class _ObjectsModel(_Model):
@@ -214,13 +241,14 @@ class _OutcomesModel(_Model):
 class _ConfigModel(_Model):
     handler: Annotated[str, Field(min_length=1)]
     root: str = "."
-    app_packages: list[Annotated[str, _dotted("a package or module name")]] | None = None
+    app_packages: list[Annotated[str, _module_name("a package or module name")]] | None = None
     trigger: _TriggerModel
     env: dict[str, str | int | float] = {}
     timeout_s: Annotated[float, Field(gt=0, le=900)] = 3.0
     memory_mb: Annotated[int, Field(ge=128, le=10_240)] = 512
     import_timeout_s: Annotated[float, Field(gt=0, le=900)] = 30.0
     dictionary: list[str] = []
+    layers: list[Annotated[str, Field(min_length=1)]] = []
     resources: _ResourcesModel = _ResourcesModel()
     outcomes: _OutcomesModel = _OutcomesModel()
 
@@ -250,8 +278,9 @@ def _config_file(path: Path) -> Path:
                 return _config_file(path / name)
     if kind == "a directory" and path.suffix not in (".yaml", ".yml"):
         raise ConfigError(
-            f"{path}: no {CONFIG_NAME} in this directory; expected a file describing the "
-            f"handler, its trigger and resources (`lambdafuzz init` writes one)."
+            f"{path}: no {CONFIG_NAME} (nor a SAM template.yaml) in this directory; expected a "
+            f"file describing the handler, its trigger and resources (`lambdafuzz init` "
+            f"writes one)."
         )
     if kind is not None:
         raise ConfigError(f"{path}: is {kind}, not a regular file; expected a {CONFIG_NAME} file.")
@@ -335,6 +364,13 @@ def _on_loopback(url: str) -> bool:
 
 
 # =========================================================================== building
+def _notifies_s3(kind: TriggerKind, source: str | None, body: str | None) -> bool:
+    """Whether a trigger's events carry S3 notifications (which may name missing objects)."""
+    if kind is TriggerKind.S3 or (kind is TriggerKind.EVENTBRIDGE and source is not None):
+        return True
+    return body in (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3)
+
+
 class _Builder:
     """Model -> dataclasses, with the checks that need more than one field."""
 
@@ -365,6 +401,7 @@ class _Builder:
             memory_mb=m.memory_mb,
             import_timeout_s=float(m.import_timeout_s),
             dictionary=tuple(dict.fromkeys(m.dictionary)),
+            layers=self._layers(),
             resources=resources,
             outcomes=self._outcomes(root),
         )
@@ -375,7 +412,7 @@ class _Builder:
         module, sep, function = spec.rpartition(":")
         if not sep:
             module, _, function = spec.rpartition(".")
-        if not (module and _DOTTED.fullmatch(module) and function.isidentifier()):
+        if not (module and _MODULE.fullmatch(module) and function.isidentifier()):
             raise self.where.error(
                 ("handler",), spec, _DESCRIPTIONS["handler"] + " (e.g. app.handler.lambda_handler)"
             )
@@ -430,6 +467,19 @@ class _Builder:
                 nearest(package, tops),
             )
         return packages
+
+    def _layers(self) -> tuple[Path, ...]:
+        """Each layer directory as Lambda puts it on sys.path: its `python/` when it has
+        one (the layer archive's layout, unpacked at /opt/python), else the directory."""
+        found = []
+        for i, entry in enumerate(self.m.layers):
+            base = (self.file.parent / entry).resolve()
+            if not base.is_dir():
+                raise self.where.error(
+                    ("layers", i), entry, f"a layer directory relative to {self.file.parent}"
+                )
+            found.append(base / "python" if (base / "python").is_dir() else base)
+        return tuple(found)
 
     # --- resources ------------------------------------------------------------------
     def _resources(self) -> Resources:
@@ -541,14 +591,31 @@ class _Builder:
         low, high = self._range(("trigger", "records"), *_bounds(t.records), 1, 1)
         if low < 1:
             raise self.where.error(("trigger", "records", "min"), low, "at least 1 record")
-        return Trigger(kind, source, t.body, low, high)
+        if t.missing_objects and not _notifies_s3(kind, source, t.body):
+            raise self.where.error(
+                ("trigger", "missing_objects"),
+                t.missing_objects,
+                "missing_objects only for S3 notifications: an s3 or eventbridge trigger "
+                f"on a bucket, or an sqs/sns body of {BODY_S3_EVENT} or {BODY_EVENTBRIDGE_S3}",
+            )
+        if t.keys and kind is not TriggerKind.DIRECT:
+            raise self.where.error(
+                ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
+            )
+        return Trigger(
+            kind, source, t.body, low, high, t.missing_objects, tuple(dict.fromkeys(t.keys))
+        )
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")
-        if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2):
+        if kind is TriggerKind.KINESIS:  # a stream lambdafuzz does not emulate: any name
+            if source is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", source):
+                raise self.where.error(loc, source, "a Kinesis stream name ([A-Za-z0-9_.-], 1-128)")
+            return source
+        if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2, TriggerKind.DIRECT):
             if source is not None:
                 raise self.where.error(
-                    loc, source, f"no source for {kind} (requests come from clients)"
+                    loc, source, f"no source for {kind} (requests come from its callers)"
                 )
             return None
         pools = {

@@ -48,7 +48,7 @@ KNOWN_FIELDS = frozenset(
 #: Longest `log` read back (the worker keeps 64 KB of output; escaping may grow it 4 times).
 MAX_LOG_CHARS = 1 << 20
 _TEXT_FAILURE_FIELDS = ("signature", "status", "exception_type", "message", "location")
-_TEXT_FAILURE_FIELDS += ("cause", "traceback")
+_TEXT_FAILURE_FIELDS += ("cause", "traceback", "world_inconsistency")
 _SEED_RANGE = (-(2**63), 2**64 - 1)
 
 

@@ -625,6 +625,7 @@ class Engine:
             first_time_s=now,
             reruns=0 if outcome is None else 1,
             rerun=outcome,
+            world_inconsistency=result.world_inconsistency,
         )
         self.failures[signature] = record
         saved = self._failure_input(request, result, tag, record)

@@ -77,6 +77,9 @@ class FailureRecord:
     flaky: bool = False  # did not fail the same way when re-run in a fresh worker
     reruns: int = 0  # re-runs in a fresh worker (a flaky signature may be re-run again)
     rerun: RerunOutcome | None = None  # the last re-run's outcome
+    # "world inconsistency: the event names s3://..." when the first input that failed this
+    # way named an object its bucket did not hold (`trigger.missing_objects`), else ""
+    world_inconsistency: str = ""
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -95,6 +98,7 @@ class FailureRecord:
             "flaky": self.flaky,
             "reruns": self.reruns,
             "rerun": self.rerun.to_json() if self.rerun is not None else None,
+            "world_inconsistency": self.world_inconsistency,
         }
 
     @classmethod
@@ -120,6 +124,7 @@ class FailureRecord:
             flaky=data.get("flaky") is True,
             reruns=max(0, _int(data.get("reruns"), 0)),
             rerun=RerunOutcome.from_json(data.get("rerun")),
+            world_inconsistency=str(data.get("world_inconsistency") or ""),
         )
 
 

@@ -30,9 +30,16 @@ HandlerT = Callable[[Any, Any], Any]
 # ------------------------------------------------------------------------ importing
 
 
-def import_handler(module: str, function: str, root: Path) -> HandlerT:
-    """Import `module` from `root` and return its `function`, with errors users can act on."""
+def import_handler(
+    module: str, function: str, root: Path, layers: tuple[Path, ...] = ()
+) -> HandlerT:
+    """Import `module` from `root` (then the `layers`, in order, as Lambda searches the
+    function's code before /opt/python) and return its `function`, with errors users can
+    act on."""
     root_str = str(root)
+    for layer in reversed(layers):
+        if str(layer) not in sys.path:
+            sys.path.insert(0, str(layer))
     if root_str not in sys.path:
         sys.path.insert(0, root_str)
     try:

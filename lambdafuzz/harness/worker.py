@@ -129,6 +129,9 @@ class TestResult:
     # the child read exactly its parent's values (`TestRequest.parent_digest`): nothing was
     # loaded or run, and `status`, `coverage` and `recording` (empty) mean nothing
     identical: bool = False
+    # a failure on an event that names an S3 object the world does not hold (only with
+    # `trigger.missing_objects`): the label `consistency.describe` gives it, else ""
+    world_inconsistency: str = ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -219,7 +222,7 @@ class WorkerRuntime:
         try:
             with watch_import():  # the campaign learns the import started; a hang is reported
                 self.handler = import_handler(
-                    target.handler_module, target.handler_function, target.root
+                    target.handler_module, target.handler_function, target.root, target.layers
                 )
         finally:
             self.import_coverage = dict(self.collector.end().hits)
@@ -331,6 +334,11 @@ class WorkerRuntime:
             if status >= Status.FAILURE or request.want_log:
                 log = output.text()
         self._guard = next_record()
+        inconsistency = ""
+        if status >= Status.FAILURE and target.trigger.missing_objects:
+            from lambdafuzz.generators.aws.consistency import describe, missing_objects
+
+            inconsistency = describe(missing_objects(event, generated.world))
         t3 = time.perf_counter()
         return TestResult(
             status=status,
@@ -341,6 +349,7 @@ class WorkerRuntime:
             timings=Timings(t1 - t0, t2 - t1, t3 - t2),
             return_value=return_value,
             log=log,
+            world_inconsistency=inconsistency,
         )
 
 
@@ -406,7 +415,11 @@ def worker_main(
     isolation = isolate_worker(
         backend=spec.backend,
         endpoint=spec.endpoint,
-        keep_visible=(str(spec.target.root), *app_dirs(spec.target)),
+        keep_visible=(
+            str(spec.target.root),
+            *(str(layer) for layer in spec.target.layers),
+            *app_dirs(spec.target),
+        ),
         worker_dir=worker_dir,
     )
     guard = FaultGuard.install(isolation.worker_dir, parent_pid)

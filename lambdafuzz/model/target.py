@@ -27,6 +27,8 @@ class TriggerKind(enum.StrEnum):
     APIGATEWAY = "apigateway"
     APIGATEWAY_V2 = "apigateway-v2"
     EVENTBRIDGE = "eventbridge"
+    KINESIS = "kinesis"  # records of a Kinesis data stream (its name: `source`)
+    DIRECT = "direct"  # invoked with a JSON payload: the SDK, Step Functions, another function
 
 
 #: `trigger.body` values that are not file formats: a message carrying an S3 notification.
@@ -81,6 +83,12 @@ class Trigger:
     body: str | None = None  # a file format, BODY_S3_EVENT or BODY_EVENTBRIDGE_S3; None: default
     records_min: int = 1
     records_max: int = 1
+    # S3 notifications may name an object that is not in the bucket (deleted before the
+    # notification arrived); off: every notification names an object of the world
+    missing_objects: bool = False
+    # `direct` only: top-level keys of the payload the handler reads: each payload has
+    # them, except `key?` ones (looked for, never subscripted), present half the time
+    event_keys: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -161,6 +169,8 @@ class Target:
     memory_mb: int = 512
     import_timeout_s: float = 30.0  # how long the handler module's import may take
     dictionary: tuple[str, ...] = ()
+    # absolute; on sys.path after `root`, in order, as Lambda puts layers' /opt/python
+    layers: tuple[Path, ...] = ()
     resources: Resources = Resources()
     outcomes: OutcomeRules = OutcomeRules()
 

@@ -125,8 +125,11 @@ def junit_tree(
             message=_xml_text(f"{entry.exception_type}: {entry.message}"[:1000]),
             type=_xml_text(entry.exception_type),
         )
+        label = entry.record.world_inconsistency
         failure.text = _xml_text(
-            f"{entry.signature} ({entry.hits} hit{'s' if entry.hits != 1 else ''})\n\n"
+            f"{entry.signature} ({entry.hits} hit{'s' if entry.hits != 1 else ''})\n"
+            + (f"{label}\n" if label else "")
+            + "\n"
             f"{entry.traceback}\n{_reproduce(c, entry)}\n"
         )
     if not c.failures:
@@ -299,6 +302,8 @@ def sarif_log(
         # (the location is then the handler's definition)
         headline = shown_signature(entry.signature, entry.exception_type, entry.location)
         message = f"{headline}: {entry.message}" if entry.message else headline
+        if entry.record.world_inconsistency:
+            message += f" ({entry.record.world_inconsistency})"
         results.append(
             {
                 "ruleId": rule_id,

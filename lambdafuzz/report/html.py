@@ -262,6 +262,8 @@ def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | N
         f"provenance <code>{esc(entry.saved.provenance)}</code></p>"
         f"<p>Reproduce: <code>{esc(reproduce_command(c, entry.path))}</code></p>"
     )
+    if record.world_inconsistency:
+        meta += f"<p class='note'>{esc(record.world_inconsistency)}</p>"
     body = (
         meta
         + _where(record.info)

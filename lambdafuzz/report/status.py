@@ -119,6 +119,8 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 print(f"  isolation: {event.isolation}", file=out, flush=True)
         elif isinstance(event, NewFailure):
             print(f"  new failure: {event.record.signature}", file=out, flush=True)
+            if event.record.world_inconsistency:
+                print(f"    ({event.record.world_inconsistency})", file=out, flush=True)
         elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
             _warn(event)
         elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
@@ -170,7 +172,8 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 title = f"lambdafuzz: {o.target.handler_module}.{o.target.handler_function} [{o.strategy.value}]"
                 isolation = event.isolation
             elif isinstance(event, NewFailure):
-                recent.append(f"[red]failure[/red] {event.record.signature}")
+                inconsistent = " [world inconsistency]" if event.record.world_inconsistency else ""
+                recent.append(f"[red]failure[/red] {event.record.signature}{inconsistent}")
             elif isinstance(event, NewCoverage):
                 recent.append(f"{event.name} {event.provenance}")
             elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:

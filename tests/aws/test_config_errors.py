@@ -286,3 +286,24 @@ def test_unknown_key_hints_come_from_the_schema(tmp_path):
         message = error_for(tmp_path / str(i), GOOD.replace("timeout_s: 5", line))
         assert hint in message, message
         assert "Did you mean 'resources'" not in message
+
+
+def test_missing_objects_applies_to_s3_notifications_only(tmp_path):
+    on_s3_body = GOOD.replace("records: {min: 1, max: 3}}", "missing_objects: true}")
+    assert load_config(write_config(tmp_path / "ok", on_s3_body)).trigger.missing_objects
+    assert load_config(write_config(tmp_path / "default", GOOD)).trigger.missing_objects is False
+    on_csv = on_s3_body.replace("body: s3-event", "body: csv")
+    message = error_for(tmp_path / "csv", on_csv)
+    assert "trigger.missing_objects" in message
+    assert "only for S3 notifications" in message
+
+
+def test_a_direct_trigger_takes_payload_keys_and_nothing_else(tmp_path):
+    base = "handler: app.handler\ntrigger: {kind: direct, keys: [order_id, 'reason?']}\n"
+    target = load_config(write_config(tmp_path / "ok", base))
+    assert target.trigger.kind is TriggerKind.DIRECT
+    assert target.trigger.event_keys == ("order_id", "reason?")
+    message = error_for(tmp_path / "s3", GOOD.replace("records: {min: 1, max: 3}}", "keys: [a]}"))
+    assert "trigger.keys" in message and "only for a direct trigger" in message
+    sourced = "handler: app.handler\ntrigger: {kind: direct, source: jobs}\n"
+    assert "no source for direct" in error_for(tmp_path / "source", sourced)

@@ -141,7 +141,7 @@ CASES = [
     Case("directory-named-config-given", lambda app: (directory_named_config(app)[1],) * 2, "is a directory", "expected a lambdafuzz.yaml file"),
     Case("fifo", fifo_config, "named pipe", "expected a lambdafuzz.yaml file"),
     Case("fifo-in-directory", fifo_in_directory, "named pipe", "expected a lambdafuzz.yaml file"),
-    Case("no-config-in-directory", no_config_in_directory, "no lambdafuzz.yaml in this directory", "expected a file describing the handler"),
+    Case("no-config-in-directory", no_config_in_directory, r"no lambdafuzz.yaml \(nor a SAM template.yaml\) in this directory", "expected a file describing the handler"),
     Case("empty", config(""), "the file is empty", "expected a mapping with at least `handler` and `trigger`"),
     Case("only-comments", config("# handler: app.handler\n"), "the file is empty", "expected a mapping"),
     Case("latin-1", config("handler: app.handler  # caf\xe9\n".encode("latin-1")), ":1:", "is not UTF-8; expected a lambdafuzz.yaml in UTF-8 text"),

@@ -11,11 +11,12 @@ from decimal import Decimal
 import pytest
 
 from lambdafuzz import labels
+from lambdafuzz.generators.aws.consistency import describe, missing_objects, named_objects
 from lambdafuzz.generators.aws.dynamodb import TYPES, item_key
 from lambdafuzz.generators.aws.events import md5_of_message_attributes
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
-from lambdafuzz.generators.core import Choices, ReplayMode
+from lambdafuzz.generators.core import Changed, Choices, ReplayMode
 
 RESOURCES = """\
 resources:
@@ -147,7 +148,8 @@ def test_table_keys_reuse_object_names(make_target):
 
 
 def test_s3_event_keys_decode_to_world_objects(make_target):
-    target = make_target(config("{kind: s3, records: {min: 1, max: 3}}", BUCKET_ONLY))
+    trigger = "{kind: s3, records: {min: 1, max: 3}, missing_objects: true}"
+    target = make_target(config(trigger, BUCKET_ONLY))
     records = missing = encoded = 0
     for seed in range(400):
         generated, _ = generate(target, seed)
@@ -169,6 +171,60 @@ def test_s3_event_keys_decode_to_world_objects(make_target):
                 assert record["s3"]["object"]["eTag"] == obj.etag
     assert encoded > 20  # keys with spaces etc. really are encoded ("sub dir/", wide stems)
     assert 0 < missing < 0.06 * records, (missing, records)  # about 2%
+
+
+EMPTY_ALLOWED = """\
+resources:
+  buckets:
+    - name: uploads
+      objects: {min: 0, max: 2, formats: [json]}
+"""
+
+
+@pytest.mark.parametrize(
+    "trigger",
+    [
+        "{kind: s3, records: {min: 1, max: 3}}",
+        "{kind: eventbridge, source: uploads}",
+        "{kind: sqs, source: jobs, body: s3-event}",
+        "{kind: sns, source: alerts, body: eventbridge-s3}",
+    ],
+)
+def test_by_default_every_s3_notification_names_an_object_of_the_world(make_target, trigger):
+    """Off by default: no notification names a missing object, even in a bucket whose
+    `objects.min` is 0 (the notified bucket then holds one at least) and in children whose
+    mutations flip the draw that would make one."""
+    resources = EMPTY_ALLOWED + "  queues: [{name: jobs}]\n  topics: [{name: alerts}]\n"
+    target = make_target(config(trigger, resources))
+    assert target.trigger.missing_objects is False
+    named = 0
+    for seed in range(150):
+        generated, choices = generate(target, seed)
+        child, _ = generate(target, seed + 1000, [Changed(v) for v in choices.recording().values()])
+        for input_ in (generated, child):
+            event = input_.render_event(synthetic_loaded_world(input_.world))
+            named += len(list(named_objects(event)))
+            assert missing_objects(event, input_.world) == (), seed
+    assert named >= 200  # the notifications were found and judged (some are s3:TestEvent)
+
+
+def test_missing_objects_on_names_some_and_labels_them(make_target):
+    target = make_target(
+        config(
+            "{kind: sqs, source: jobs, body: s3-event, missing_objects: true}",
+            BUCKET_ONLY + "  queues: [{name: jobs}]\n",
+        )
+    )
+    found = []
+    for seed in range(300):
+        generated, _ = generate(target, seed)
+        event = generated.render_event(synthetic_loaded_world(generated.world))
+        found += missing_objects(event, generated.world)
+    assert 2 <= len(found) <= 40, found  # about 2% of the notifications
+    assert all(name.startswith("s3://uploads/") for name in found)
+    label = describe(tuple(found[:5]))
+    assert label.startswith("world inconsistency: the event names s3://uploads/")
+    assert "and 2 more" in label and describe(()) == ""
 
 
 def test_sqs_event_carries_the_loaded_messages(make_target):

@@ -72,7 +72,7 @@ def test_s3_function_import():
         "REPORT_BUCKET": "reportsbucket",
     }
     assert (t.timeout_s, t.memory_mb) == (5.0, 256)  # from Globals
-    assert any(u.startswith("Properties.Layers:") for u in imported.unsupported)
+    assert any(u.startswith("Layers[0]: arn:aws:lambda:") for u in imported.unsupported)
     assert any(u.startswith("Properties.Policies:") for u in imported.unsupported)
 
 
@@ -391,3 +391,439 @@ def test_fuzz_template_runs_every_function_without_a_lambdafuzz_yaml(sam_campaig
         assert any((campaign / "corpus").glob("id-*.json"))
     assert found == {"IngestFunction": ["UnicodeDecodeError"], "WorkerFunction": ["AttributeError"]}
     assert result.output.count("budget exhausted after 30 executions") == 2
+
+
+def test_a_sam_project_directory_is_fuzzed_from_its_template(tmp_path):
+    """`lambdafuzz fuzz .` in a SAM project without a lambdafuzz.yaml: template.yaml, as
+    `sam` finds it, every function in OUT/<function>/."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+    from lambdafuzz.config import load_target
+
+    project = tmp_path / "project"
+    shutil.copytree(SAM_APP, project)
+    target = load_target(project, "WorkerFunction")
+    assert target.config_path == project / "template.yaml"
+    out = tmp_path / "out"
+    args = ["fuzz", str(project), "--execs", "3", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code in (0, 1), result.output
+    for function in FUNCTIONS:
+        stats = json.loads((out / function / "stats.json").read_text())
+        assert stats["execs"] == 3
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = CliRunner().invoke(cli, ["fuzz", str(empty), "--execs", "1"])
+    assert result.exit_code == 2
+    assert "no lambdafuzz.yaml (nor a SAM template.yaml) in this directory" in result.output
+
+
+HYPHENATED = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  IntakeFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: order-intake.handler
+      Runtime: python3.12
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+"""
+
+
+def test_a_hyphenated_handler_module_is_imported_as_lambda_does(tmp_path):
+    """Lambda's runtime imports `order-intake.handler` with importlib; so does lambdafuzz,
+    and the module is in the coverage scope."""
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "template.yaml").write_text(HYPHENATED)
+    (tmp_path / "src" / "order-intake.py").write_text(
+        "def handler(event, context):\n"
+        "    if event['Records'][0]['body'].startswith('{'):\n"
+        "        return {'json': True}\n"
+        "    return {'json': False}\n"
+    )
+    target = load_template(tmp_path / "template.yaml").target
+    assert (target.handler_module, target.handler_function) == ("order-intake", "handler")
+    assert target.app_packages == ("order-intake",)
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["fuzz", str(tmp_path), "--execs", "5", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    stats = json.loads((out / "IntakeFunction" / "stats.json").read_text())
+    assert stats["app_branches_covered"] >= 2
+
+
+LAYERED = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Globals:
+  Function:
+    Layers: [!Ref SharedLayer]
+Resources:
+  SharedLayer:
+    Type: AWS::Serverless::LayerVersion
+    Properties:
+      ContentUri: layers/shared/
+  BuiltLayer:
+    Type: AWS::Serverless::LayerVersion
+    Properties:
+      ContentUri: layers/built/
+    Metadata:
+      BuildMethod: python3.12
+  Jobs:
+    Type: AWS::SQS::Queue
+  WorkerFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Layers:
+        - !Ref SharedLayer
+        - !Ref BuiltLayer
+        - arn:aws:lambda:us-east-1:017000801446:layer:AWSLambdaPowertoolsPythonV2:78
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+"""
+
+
+def test_local_layers_are_on_sys_path_as_in_opt_python(tmp_path, caplog):
+    """A layer's python/ (the archive layout) or, built by `sam build`, its directory, go
+    on sys.path after the function's code; a layer ARN is named as not provided."""
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    (tmp_path / "template.yaml").write_text(LAYERED)
+    (tmp_path / "layers" / "shared" / "python" / "shared").mkdir(parents=True)
+    (tmp_path / "layers" / "shared" / "python" / "shared" / "__init__.py").write_text(
+        "def parse(body):\n    return body.strip()\n"
+    )
+    (tmp_path / "layers" / "built").mkdir(parents=True)
+    (tmp_path / "layers" / "built" / "built_util.py").write_text("LIMIT = 3\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text(
+        "from built_util import LIMIT\n"
+        "from shared import parse\n\n\n"
+        "def handler(event, context):\n"
+        "    bodies = [parse(r['body']) for r in event['Records']]\n"
+        "    return {'long': sum(len(b) > LIMIT for b in bodies)}\n"
+    )
+    with caplog.at_level(logging.WARNING):
+        target = load_template_target(tmp_path / "template.yaml", "WorkerFunction")
+    assert target.layers == (
+        tmp_path / "layers" / "shared" / "python",
+        tmp_path / "layers" / "built",
+    )
+    assert "Layers[2]: arn:aws:lambda" in caplog.text and "SharedLayer" not in caplog.text
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path / "template.yaml"), "--execs", "5", "--out", str(out)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "WorkerFunction" / "stats.json").read_text())["execs"] == 5
+
+
+def test_a_layer_that_is_not_a_directory_is_a_config_error(tmp_path):
+    (tmp_path / "app.py").write_text("def handler(event, context):\n    return None\n")
+    (tmp_path / "lambdafuzz.yaml").write_text(
+        "handler: app.handler\ntrigger: {kind: sqs, source: jobs}\nlayers: [layers/missing]\n"
+        "resources:\n  queues: [{name: jobs}]\n"
+    )
+    from lambdafuzz.config import load_target
+
+    with pytest.raises(ConfigError, match=r"layers\[0\] is 'layers/missing'.*layer directory"):
+        load_target(tmp_path)
+
+
+INLINE = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  GlueFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Handler: index.handler
+      Runtime: python3.12
+      InlineCode: |
+        import json
+
+        def handler(event, context):
+            body = event["Records"][0]["body"]
+            if body.startswith("{"):
+                return json.loads(body)["id"]  # planted: JSON without "id"
+            return None
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+"""
+
+
+def test_inline_code_is_imported_as_index_like_lambda_does(tmp_path, monkeypatch):
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "template.yaml").write_text(INLINE)
+    target = load_template(tmp_path / "app" / "template.yaml").target
+    assert (target.handler_module, target.app_packages) == ("index", ("index",))
+    assert target.root.parent == tmp_path / "cache" / "lambdafuzz" / "inline"
+    assert (target.root / "index.py").read_text().startswith("import json")
+    assert sorted(p.name for p in (tmp_path / "app").iterdir()) == ["template.yaml"]
+    again = load_template(tmp_path / "app" / "template.yaml").target
+    assert again.root == target.root  # the same code, the same module path
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path / "app"), "--execs", "200", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output  # the planted KeyError
+    failures = [p.name for p in (out / "GlueFunction" / "failures").glob("*.json")]
+    assert any(name.startswith("KeyError-at-index-py") for name in failures), failures
+
+
+CONDITIONAL = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  Stage: {Type: String, Default: prod}
+  Region2: {Type: String, Default: eu-west-1}
+  Unset: {Type: String}
+Conditions:
+  IsProd: !Equals [!Ref Stage, prod]
+  IsDev: !Not [!Condition IsProd]
+  ProdInEu: !And [!Condition IsProd, !Equals [!Ref Region2, eu-west-1]]
+  DevOrEu: !Or [!Condition IsDev, !Condition ProdInEu]
+  Unknown: !Equals [!Ref Unset, x]
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  Fn:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Environment:
+        Variables:
+          MODE: !If [IsProd, strict, lax]
+          DEBUG: !If [IsDev, "1", "0"]
+          EU: !If [ProdInEu, !Sub "${Stage}-eu", other]
+          EITHER: !If [DevOrEu, "yes", "no"]
+          UNKNOWN: !If [Unknown, a, b]
+      Events:
+        Jobs:
+          Type: SQS
+          Properties:
+            Queue: !GetAtt Jobs.Arn
+"""
+
+
+def test_conditions_and_fn_if_are_evaluated_under_parameter_defaults(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return None\n")
+    (tmp_path / "template.yaml").write_text(CONDITIONAL)
+    imported = load_template(tmp_path / "template.yaml")
+    env = dict(imported.target.env)
+    assert {k: env[k] for k in ("MODE", "DEBUG", "EU", "EITHER")} == {
+        "MODE": "strict",
+        "DEBUG": "0",
+        "EU": "prod-eu",
+        "EITHER": "yes",
+    }
+    # a parameter without a default leaves its condition open: named, never guessed
+    assert any(u.startswith("Environment.Variables.UNKNOWN") for u in imported.unsupported)
+
+
+def test_samconfig_parameter_overrides_fill_the_parameters_as_sam_deploy_does(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return None\n")
+    (tmp_path / "template.yaml").write_text(CONDITIONAL)
+    (tmp_path / "samconfig.toml").write_text(
+        'version = 0.1\n[default.global.parameters]\nparameter_overrides = "Region2=us-east-1 '
+        'Unset=x"\n[default.deploy.parameters]\nstack_name = "app"\n'
+        'parameter_overrides = \'Stage="dev" Region2="eu-west-1"\'\n'
+    )
+    env = dict(load_template(tmp_path / "template.yaml").target.env)
+    # deploy's Stage=dev and Region2 win over global's; global's Unset=x still applies
+    assert {k: env[k] for k in ("MODE", "DEBUG", "EU", "EITHER", "UNKNOWN")} == {
+        "MODE": "lax",
+        "DEBUG": "1",
+        "EU": "other",
+        "EITHER": "yes",
+        "UNKNOWN": "a",
+    }
+    (tmp_path / "samconfig.toml").write_text(
+        '[default.deploy.parameters]\nparameter_overrides = ["Stage=prod", "Region2"]\n'
+    )
+    with pytest.raises(ConfigError, match=r"samconfig.toml: .*'Region2'; expected Key=Value"):
+        load_template(tmp_path / "template.yaml")
+    (tmp_path / "samconfig.toml").write_text("[default.deploy\n")
+    with pytest.raises(ConfigError, match=r"samconfig.toml: cannot be read as a samconfig"):
+        load_template(tmp_path / "template.yaml")
+
+
+DIRECT = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Orders:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+  RefundFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: refunds.handler
+      Runtime: python3.12
+      Environment:
+        Variables:
+          TABLE: !Ref Orders
+"""
+
+REFUNDS = '''\
+import os
+
+import boto3
+
+table = boto3.resource("dynamodb").Table(os.environ["TABLE"])
+
+
+def handler(payload, context):
+    """Called by a Step Functions state: {"order_id": ..., "amount": ..., "reason"?: ...}."""
+    order_id = str(payload["order_id"])
+    reason = payload.get("reason") or "unspecified"
+    if "dry_run" in payload:
+        return {"order_id": order_id, "dry_run": True}
+    if payload["amount"] > 1000:  # planted: a non-number amount raises TypeError
+        return {"order_id": order_id, "escalated": True}
+    item = table.get_item(Key={"id": order_id}).get("Item")
+    if item is None:
+        return {"order_id": order_id, "refunded": False, "reason": reason}
+    return {"order_id": order_id, "refunded": True}
+'''
+
+
+def test_a_function_without_events_is_fuzzed_with_the_payload_keys_it_reads(tmp_path):
+    """Invoked directly (Step Functions, the SDK): every payload holds the top-level keys
+    the handler reads, found in its source, in order."""
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "refunds.py").write_text(REFUNDS)
+    (tmp_path / "template.yaml").write_text(DIRECT)
+    target = load_template(tmp_path / "template.yaml").target
+    assert target.trigger.kind is TriggerKind.DIRECT and target.trigger.source is None
+    assert target.trigger.event_keys == ("order_id", "reason?", "dry_run?", "amount")
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path), "--execs", "300", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 1, result.output
+    failures = [p.name for p in (out / "RefundFunction" / "failures").glob("*.json")]
+    assert failures and all(name.startswith("TypeError-at-refunds-py") for name in failures)
+    corpus = [json.loads(p.read_text()) for p in (out / "RefundFunction" / "corpus").glob("*.json")]
+    assert all({"order_id", "amount"} <= set(c["event"]) for c in corpus)
+    assert any("dry_run" not in c["event"] for c in corpus)  # looked for, not always there
+
+
+KINESIS = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Clicks:
+    Type: AWS::Kinesis::Stream
+    Properties:
+      Name: click-stream
+      ShardCount: 1
+  ClickFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: clicks.handler
+      Runtime: python3.12
+      Events:
+        Stream:
+          Type: Kinesis
+          Properties:
+            Stream: !GetAtt Clicks.Arn
+            StartingPosition: LATEST
+            BatchSize: 3
+"""
+
+CLICKS = """\
+import base64
+import json
+
+
+def handler(event, context):
+    pages = 0
+    for record in event["Records"]:
+        try:
+            click = json.loads(base64.b64decode(record["kinesis"]["data"]))
+        except ValueError:
+            continue  # not a click: skipped, as the producer's contract allows
+        if isinstance(click, dict) and "page" in click:
+            pages += len(click["page"])  # planted: a page that is not a sequence
+    return {"pages": pages}
+"""
+
+
+def test_a_kinesis_function_gets_base64_records_of_its_stream(tmp_path):
+    import base64
+
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+    from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
+    from lambdafuzz.generators.aws.world_generator import generate_input
+    from lambdafuzz.generators.core import Choices
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "clicks.py").write_text(CLICKS)
+    (tmp_path / "template.yaml").write_text(KINESIS)
+    target = load_template(tmp_path / "template.yaml").target
+    trigger = target.trigger
+    assert (trigger.kind, trigger.source, trigger.records_max) == (
+        TriggerKind.KINESIS,
+        "click-stream",
+        3,
+    )
+    for seed in range(20):
+        generated = generate_input(Choices(seed=seed), target)
+        event = generated.render_event(synthetic_loaded_world(generated.world))
+        sequences = []
+        for record in event["Records"]:
+            assert record["eventSource"] == "aws:kinesis"
+            assert record["eventSourceARN"].endswith(":stream/click-stream")
+            json.loads(base64.b64decode(record["kinesis"]["data"]))  # JSON by default
+            sequences.append(int(record["kinesis"]["sequenceNumber"]))
+        assert sequences == sorted(sequences)
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path), "--execs", "400", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, [*args, "--strategy", "zest-strings"])  # "page"
+    assert result.exit_code == 1, result.output
+    failures = [p.name for p in (out / "ClickFunction" / "failures").glob("*.json")]
+    assert any(name.startswith("TypeError-at-clicks-py") for name in failures), failures

@@ -7,6 +7,7 @@ The handlers are in tests/harness/logging_app/ (an order import that logs, then 
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import mmap
 import os
@@ -26,7 +27,7 @@ from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.handler_output import LOG_LIMIT, HandlerOutput, ring_text
 from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
 from lambdafuzz.model.outcome import FailureInfo, Status
-from lambdafuzz.report.ci_outputs import sarif_log
+from lambdafuzz.report.ci_outputs import junit_tree, sarif_log
 from lambdafuzz.report.html import render_report
 
 HERE = Path(__file__).parent / "logging_app"
@@ -79,7 +80,6 @@ def logged_failure(tmp_path_factory) -> tuple[Path, Path]:
     """A campaign of the order import: uploads fail after a print and two log records."""
     out = tmp_path_factory.mktemp("logged") / "out"
     engine = campaign(out, "lambda_handler")
-    # (an event for an object the bucket does not hold fails earlier, on NoSuchKey)
     record = engine.failures[
         f"ValueError at orders/handler.py:{at('raise')}: unsupported upload '…'"
     ]
@@ -148,7 +148,7 @@ def test_the_pytest_plugin_shows_the_replayed_log(logged_failure, pytester):
     out, _ = logged_failure
     shutil.copytree(out, pytester.path / "out")
     result = pytester.runpytest(*_plugin_args(), "--lambdafuzz-corpus", "out")
-    result.assert_outcomes(failed=2, passed=1)  # ValueError and NoSuchKey
+    result.assert_outcomes(failed=len(list((out / "failures").glob("*.json"))), passed=1)
     (message,) = [
         block
         # Before the short summary, which repeats each message in full when CI is set.
@@ -354,3 +354,35 @@ def test_output_written_before_a_test_begins_is_not_that_tests():
     finally:
         os.close(read_end)
         os.close(write_end)
+
+
+# ------------------------------------------------------------------ missing objects
+def test_without_missing_objects_no_failure_is_a_missing_object(tmp_path):
+    engine = campaign(tmp_path / "out", "decoded_handler", execs=120)
+    assert engine.failures  # the planted ValueError
+    assert not any("NoSuchKey" in signature for signature in engine.failures)
+    assert not any(r.world_inconsistency for r in engine.failures.values())
+
+
+def test_a_failure_on_a_missing_object_is_labelled_a_world_inconsistency(tmp_path):
+    out = tmp_path / "out"
+    engine = campaign(out, "decoded_handler", execs=200, config="missing_objects.yaml")
+    missing = [r for s, r in engine.failures.items() if "NoSuchKey" in s]
+    assert len(missing) == 1, sorted(engine.failures)
+    record = missing[0]
+    assert record.world_inconsistency.startswith(
+        "world inconsistency: the event names s3://uploads/"
+    )
+    others = [r for s, r in engine.failures.items() if "NoSuchKey" not in s]
+    assert others and not any(r.world_inconsistency for r in others)  # the planted bug
+    saved = json.loads((out / "failures" / record.file_name).read_text())
+    assert saved["failure"]["world_inconsistency"] == record.world_inconsistency
+    result = CliRunner().invoke(cli, ["repro", str(out / "failures" / record.file_name)])
+    assert result.exit_code == 1, result.output
+    assert record.world_inconsistency in result.output
+    assert html.escape(record.world_inconsistency, quote=True) in render_report(out)
+    results = sarif_log(out, load_config(HERE / "missing_objects.yaml"))["runs"][0]["results"]
+    labelled = [r for r in results if "world inconsistency" in r["message"]["text"]]
+    assert len(labelled) == 1 and "NoSuchKey" in labelled[0]["message"]["text"]
+    texts = [f.text or "" for f in junit_tree(out).getroot().iter("failure")]
+    assert sum(record.world_inconsistency in t for t in texts) == 1

@@ -60,16 +60,20 @@ def draw_body(
     *,
     region: str,
     account: str,
+    missing_p: float = 0.0,
 ) -> str:
-    """A message body as `body` (a trigger's `body` setting, None for the default) says."""
+    """A message body as `body` (a trigger's `body` setting, None for the default) says;
+    `missing_p`: the chance of an S3 notification naming a missing object."""
     if body == BODY_S3_EVENT:
         if choices.draw_boolean(TEST_EVENT_P, site="test-event?"):
             bucket = choices.draw_choice([b.name for b in buckets], site="bucket")
             document = render_test_event(bucket, ids.draw_time_ms(choices), ids.draw_seed(choices))
             return dumps(document)
-        return dumps(render_s3_event([draw_s3_record(choices, buckets)], region))
+        record = draw_s3_record(choices, buckets, missing_p=missing_p)
+        return dumps(render_s3_event([record], region))
     if body == BODY_EVENTBRIDGE_S3:
-        return dumps(render_eventbridge(draw_s3_record(choices, buckets), region, account))
+        record = draw_s3_record(choices, buckets, missing_p=missing_p)
+        return dumps(render_eventbridge(record, region, account))
     file = draw_file(choices, (body,) if body else DEFAULT_FORMATS, erroneous_p=0.003)
     # SQS refuses an empty body; a lone newline is the closest thing to an empty file.
     return _cap(file_text(file)[0]) or "\n"

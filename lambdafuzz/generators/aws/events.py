@@ -13,6 +13,7 @@ Labels: `lambdafuzz.Event` > `event.<kind>` > the parts' own labels.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import struct
@@ -33,6 +34,7 @@ from lambdafuzz.generators.aws.http_events import (
 from lambdafuzz.generators.aws.s3_notifications import (
     S3RecordPlan,
     draw_s3_record,
+    missing_chance,
     render_eventbridge,
     render_s3_record,
 )
@@ -44,6 +46,7 @@ from lambdafuzz.generators.aws.streams import (
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
+from lambdafuzz.generators.files.json_files import json_objects
 from lambdafuzz.model.target import Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
@@ -55,7 +58,11 @@ KIND_LABELS: Final = {
     TriggerKind.APIGATEWAY: labels.APIGATEWAY_EVENT,
     TriggerKind.APIGATEWAY_V2: labels.APIGATEWAY_V2_EVENT,
     TriggerKind.EVENTBRIDGE: labels.EVENTBRIDGE_EVENT,
+    TriggerKind.DIRECT: labels.DIRECT_EVENT,
+    TriggerKind.KINESIS: labels.KINESIS_EVENT,
 }
+#: The stream a Kinesis trigger without `source` reads.
+DEFAULT_STREAM: Final = "stream"
 #: Sources and detail types of custom EventBridge events (no bucket to describe).
 CUSTOM_SOURCES: Final = ("com.example.orders", "custom.app", "aws.events")
 CUSTOM_DETAIL_TYPES: Final = ("Order Placed", "Scheduled Event", "Item Updated")
@@ -91,8 +98,34 @@ class BridgePlan:
     seed: bytes = bytes(8)
 
 
+@dataclass(slots=True, frozen=True)
+class KinesisRecordPlan:
+    """One record of a Kinesis data stream: its data and where it sits in the shard."""
+
+    stream: str
+    data: bytes
+    partition_key: str
+    index: int  # position in the batch: sequence numbers increase with it
+    time_ms: int
+    seed: bytes
+
+
+@dataclass(slots=True, frozen=True)
+class DirectPlan:
+    """The JSON payload of a direct invocation (kept as text: plans are immutable)."""
+
+    payload_json: str
+
+
 RecordPlanT = (
-    S3RecordPlan | SqsRecordPlan | SnsRecordPlan | StreamRecordPlan | HttpRequestPlan | BridgePlan
+    S3RecordPlan
+    | SqsRecordPlan
+    | SnsRecordPlan
+    | StreamRecordPlan
+    | HttpRequestPlan
+    | BridgePlan
+    | DirectPlan
+    | KinesisRecordPlan
 )
 
 
@@ -127,7 +160,13 @@ def draw_event_plan(
         if kind is TriggerKind.S3:
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
             records: tuple[RecordPlanT, ...] = tuple(
-                draw_s3_record(choices, world.buckets, bucket=trigger.source, site="record")
+                draw_s3_record(
+                    choices,
+                    world.buckets,
+                    bucket=trigger.source,
+                    missing_p=missing_chance(trigger.missing_objects),
+                    site="record",
+                )
                 for _ in range(count)
             )
         elif kind is TriggerKind.SQS:
@@ -139,7 +178,11 @@ def draw_event_plan(
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
             records = draw_stream_records(choices, world.table(trigger.source), count, local)
         elif kind is TriggerKind.EVENTBRIDGE:
-            records = (_draw_bridge(choices, trigger.source, world),)
+            records = (_draw_bridge(choices, trigger.source, world, trigger.missing_objects),)
+        elif kind is TriggerKind.DIRECT:
+            records = (_draw_direct(choices, trigger.event_keys),)
+        elif kind is TriggerKind.KINESIS:
+            records = _draw_kinesis(choices, target, world)
         else:
             version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
             request = draw_request(choices, version=version, body_format=trigger.body, local=local)
@@ -170,7 +213,12 @@ def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecord
     for _ in range(count):
         with choices.scope(labels.SNS_MESSAGE, site="message"):
             message = draw_body(
-                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+                choices,
+                trigger.body,
+                world.buckets,
+                region=world.region,
+                account=world.account_id,
+                missing_p=missing_chance(trigger.missing_objects),
             )
             subject = None
             if choices.draw_boolean(0.3, site="subject?"):
@@ -193,9 +241,15 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
     return ((name or "attribute", value),)
 
 
-def _draw_bridge(choices: Choices, bucket: str | None, world: World) -> BridgePlan:
+def _draw_bridge(
+    choices: Choices, bucket: str | None, world: World, missing_objects: bool
+) -> BridgePlan:
     if bucket is not None:
-        return BridgePlan(draw_s3_record(choices, world.buckets, bucket=bucket, site="record"))
+        missing_p = missing_chance(missing_objects)
+        plan = draw_s3_record(
+            choices, world.buckets, bucket=bucket, missing_p=missing_p, site="record"
+        )
+        return BridgePlan(plan)
     source = encodable(
         choices.draw_from_dictionary(lambda: choices.draw_choice(CUSTOM_SOURCES, site="source"))
     )
@@ -211,6 +265,41 @@ def _draw_bridge(choices: Choices, bucket: str | None, world: World) -> BridgePl
     return BridgePlan(
         None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
     )
+
+
+def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[KinesisRecordPlan, ...]:
+    """A batch of records from one shard: data as `trigger.body` says (JSON by default),
+    partition keys, arrival times in order."""
+    trigger = target.trigger
+    stream = trigger.source or DEFAULT_STREAM
+    count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
+    time_ms = ids.draw_time_ms(choices)
+    records = []
+    for index in range(count):
+        with choices.scope(labels.KINESIS_DATA, site="data"):
+            text = draw_body(
+                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+            )
+        key = encodable(choices.draw_string(min_size=1, max_size=32, site="partition-key"))
+        time_ms += choices.draw_geometric(20.0, max_value=60_000, site="gap")
+        data = text.encode("utf-8", "surrogatepass")
+        records.append(
+            KinesisRecordPlan(stream, data, key or "key", index, time_ms, ids.draw_seed(choices))
+        )
+    return tuple(records)
+
+
+def _draw_direct(choices: Choices, keys: tuple[str, ...]) -> DirectPlan:
+    """A payload object holding every key the handler subscripts and, half the time each,
+    the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
+    payload); now and then a few more keys."""
+    shape = None
+    if keys:
+        required = {k: "any" for k in keys if not k.endswith("?")}
+        optional = {k[:-1]: "any" for k in keys if k.endswith("?") and len(k) > 1}
+        shape = {"required": required, "optional": optional}
+    payload = json_objects(choices, shape=shape, max_depth=3, extra_p=0.05)
+    return DirectPlan(json.dumps(payload, ensure_ascii=False))
 
 
 # =========================================================================== rendering
@@ -229,10 +318,43 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     if kind is TriggerKind.EVENTBRIDGE:
         (bridge,) = _only(plan, BridgePlan)
         return render_bridge(bridge, loaded)
+    if kind is TriggerKind.DIRECT:
+        (direct,) = _only(plan, DirectPlan)
+        return json.loads(direct.payload_json)
+    if kind is TriggerKind.KINESIS:
+        records = _only(plan, KinesisRecordPlan)
+        return {"Records": [render_kinesis_record(r, loaded, records[0]) for r in records]}
     (request,) = _only(plan, HttpRequestPlan)
     return (
         render_v1(request, loaded) if kind is TriggerKind.APIGATEWAY else render_v2(request, loaded)
     )
+
+
+def render_kinesis_record(
+    plan: KinesisRecordPlan, loaded: LoadedWorld, first: KinesisRecordPlan
+) -> dict[str, Any]:
+    """As Lambda's Kinesis poller delivers it: base64 data, one shard's sequence numbers."""
+    world = loaded.world
+    base = int(ids.digits(first.seed, "sequence", 40))
+    sequence = str(base + plan.index * 10**12)
+    shard = "shardId-000000000000"
+    arn = f"arn:aws:kinesis:{world.region}:{world.account_id}:stream/{plan.stream}"
+    return {
+        "kinesis": {
+            "kinesisSchemaVersion": "1.0",
+            "partitionKey": plan.partition_key,
+            "sequenceNumber": sequence,
+            "data": base64.b64encode(plan.data).decode("ascii"),
+            "approximateArrivalTimestamp": plan.time_ms / 1000,
+        },
+        "eventSource": "aws:kinesis",
+        "eventVersion": "1.0",
+        "eventID": f"{shard}:{sequence}",
+        "eventName": "aws:kinesis:record",
+        "invokeIdentityArn": f"arn:aws:iam::{world.account_id}:role/lambda-kinesis-role",
+        "awsRegion": world.region,
+        "eventSourceARN": arn,
+    }
 
 
 def _only[T](plan: EventPlan, cls: type[T]) -> list[T]:

@@ -36,8 +36,9 @@ def draw_message(
     index: int,
     region: str,
     account: str,
+    missing_p: float = 0.0,
 ) -> QueueMessage:
-    text = draw_body(choices, body, buckets, region=region, account=account)
+    text = draw_body(choices, body, buckets, region=region, account=account, missing_p=missing_p)
     attributes = draw_message_attributes(choices)
     if not fifo:
         return QueueMessage(text, attributes)
@@ -73,9 +74,11 @@ def draw_queue(
     account: str,
     min_messages: int = 0,
     max_messages: int = 0,
+    missing_p: float = 0.0,
 ) -> Queue:
     """The queue's messages; the bounds widen to `min_messages`/`max_messages` (the records
-    an SQS event needs) when the config's `messages` range is narrower."""
+    an SQS event needs) when the config's `messages` range is narrower.  `missing_p`: the
+    chance of an S3 notification body naming a missing object."""
     low = max(spec.messages_min, min_messages)
     high = max(spec.messages_max, max_messages, low)
     n = choices.draw_integer(low, high, site="messages")
@@ -91,6 +94,7 @@ def draw_queue(
             index=i,
             region=region,
             account=account,
+            missing_p=missing_p,
             site="message",
         )
         messages.append(message)

@@ -117,16 +117,18 @@ def draw_metadata(choices: Choices) -> tuple[tuple[str, str], ...]:
 
 
 @generator(labels.S3_BUCKET)
-def draw_bucket(choices: Choices, spec: BucketSpec) -> Bucket:
-    """The bucket's objects; an output bucket (no `objects`) stays empty."""
+def draw_bucket(choices: Choices, spec: BucketSpec, *, min_objects: int = 0) -> Bucket:
+    """The bucket's objects, at least `min_objects` (a bucket whose notifications must name
+    an object); an output bucket (no `objects`) stays empty."""
     objects_spec = spec.objects
     if objects_spec is None:
         return Bucket(spec.name)
-    n = choices.draw_integer(objects_spec.min, objects_spec.max, site="objects")
+    low = max(objects_spec.min, min_objects)
+    n = choices.draw_integer(low, max(objects_spec.max, low), site="objects")
     taken: set[str] = set()
     objects = []
     for i in range(n):
-        if i >= objects_spec.min and not fits(choices, 400):
+        if i >= low and not fits(choices, 400):
             break  # optional objects stop before the input runs out of draws
         objects.append(draw_object(choices, objects_spec, taken, site="object"))
     return Bucket(spec.name, tuple(objects))

@@ -5,8 +5,10 @@ The same plan feeds an S3-triggered handler's `Records`, the JSON body of an SQS
 message that carries a notification, and an EventBridge event, so all three agree on key,
 size, ETag and time.  Keys are URL-encoded in S3 records exactly where real S3 encodes
 them (form encoding: space -> `+`, `+` -> `%2B`, `/` kept), and left raw in EventBridge
-events.  Now and then (2%) a record names an object that is not in the bucket, which is
-what a handler sees when an object was deleted before the notification arrived.
+events.  Only when the trigger asks for it (`trigger.missing_objects`), and then now and
+then (`MISSING_P`, 2%), a record names an object that is not in the bucket: what a handler
+sees when an object was deleted before the notification arrived.  Otherwise every record
+names an object of the world (the world generator makes sure there is one).
 """
 
 from __future__ import annotations
@@ -50,9 +52,10 @@ def draw_s3_record(
     buckets: Sequence[Bucket],
     *,
     bucket: str | None = None,
-    missing_p: float = MISSING_P,
+    missing_p: float = 0.0,
 ) -> S3RecordPlan:
-    """A notification for an object of `bucket` (default: any bucket holding objects)."""
+    """A notification for an object of `bucket` (default: any bucket holding objects); with
+    probability `missing_p` (or when there is no object) for a key that is not there."""
     if bucket is None:
         holding = [b for b in buckets if b.objects] or list(buckets)
         chosen = choices.draw_choice(holding, site="bucket")
@@ -73,6 +76,11 @@ def draw_s3_record(
     time_ms = ids.draw_time_ms(choices)
     seed = ids.draw_seed(choices)
     return S3RecordPlan(chosen.name, key, size, etag, time_ms, seed, created_by, missing)
+
+
+def missing_chance(missing_objects: bool) -> float:
+    """The chance of a notification naming a missing object under a trigger's setting."""
+    return MISSING_P if missing_objects else 0.0
 
 
 def encode_key(key: str) -> str:

@@ -21,8 +21,9 @@ from lambdafuzz.generators.aws.dynamodb import draw_table
 from lambdafuzz.generators.aws.events import EventPlan, draw_event_plan, render_event
 from lambdafuzz.generators.aws.queues import draw_queue
 from lambdafuzz.generators.aws.s3 import draw_bucket, key_strings
+from lambdafuzz.generators.aws.s3_notifications import missing_chance
 from lambdafuzz.generators.core import Choices, generator
-from lambdafuzz.model.target import Target, TriggerKind
+from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT, Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, Table, Topic, World
 
 _DEFAULTS = World()
@@ -52,8 +53,12 @@ def draw_world(choices: Choices, target: Target) -> World:
     trigger = target.trigger
     resources = target.resources
     region, account = _DEFAULTS.region, _DEFAULTS.account_id
+    notified = _notified_bucket(target)
     buckets = tuple(
-        draw_bucket(choices, spec, site=f"bucket:{spec.name}") for spec in resources.buckets
+        draw_bucket(
+            choices, spec, min_objects=int(spec.name == notified), site=f"bucket:{spec.name}"
+        )
+        for spec in resources.buckets
     )
     local = key_strings(buckets)
     tables = []
@@ -77,11 +82,27 @@ def draw_world(choices: Choices, target: Target) -> World:
             account=account,
             min_messages=trigger.records_min if is_source else 0,
             max_messages=trigger.records_max if is_source else 0,
+            missing_p=missing_chance(trigger.missing_objects) if is_source else 0.0,
             site=f"queue:{spec.name}",
         )
         queues.append(queue)
     topics = tuple(Topic(spec.name) for spec in resources.topics)
     return World(buckets, tuple(tables), tuple(queues), topics, region, account)
+
+
+def _notified_bucket(target: Target) -> str | None:
+    """The bucket that must hold an object so that every S3 notification of the trigger
+    names one of the world (None when missing objects are allowed, or nothing notifies):
+    the trigger's bucket, or for an S3 notification carried in a message body the first
+    bucket with objects."""
+    trigger = target.trigger
+    if trigger.missing_objects:
+        return None
+    if trigger.kind in (TriggerKind.S3, TriggerKind.EVENTBRIDGE):
+        return trigger.source
+    if trigger.body in (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3):
+        return next((b.name for b in target.resources.buckets if b.objects), None)
+    return None
 
 
 def world_strings(world: World) -> tuple[str, ...]:

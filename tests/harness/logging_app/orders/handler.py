@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 import time
+import urllib.parse
 
 import boto3
 from middleware import validated
@@ -43,6 +44,17 @@ def lambda_handler(event, context):
     manifest = _parse_manifest(key, body)
     for order in manifest.get("orders", []):
         table.put_item(Item={"order_id": str(order["id"])})
+    return {"statusCode": 200, "imported": len(manifest.get("orders", []))}
+
+
+def decoded_handler(event, context):
+    """The import with the object key decoded as S3 encodes it: NoSuchKey only for an
+    object that is not there."""
+    record = event["Records"][0]["s3"]
+    bucket = record["bucket"]["name"]
+    key = urllib.parse.unquote_plus(record["object"]["key"])
+    body = s3.get_object(Bucket=bucket, Key=key)["Body"].read()
+    manifest = _parse_manifest(key, body)
     return {"statusCode": 200, "imported": len(manifest.get("orders", []))}
 
 
