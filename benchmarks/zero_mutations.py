@@ -24,8 +24,9 @@ and the target `1 + share` (useful tests per second must rise by at least the sh
 **changed** makes other children than **off** (every would-be zero mutation becomes a real
 change, and later children differ with it), so its rate also moves with what those children
 cost; "no zero, same children" isolates the effect on **off**'s own children: its useful
-tests over its wall time less the time its zero mutations took (each timed from the
-previous child's result to its own), which is what not making them saves, since a
+tests over the time its children took (from the first child's result to the last's: no
+start-up, no seeds) less the time its zero mutations took (each timed from the previous
+child's result to its own), which is what not making them saves, since a
 `Changed` marker costs the mutator nothing measurable.  "met" compares that with the target.
 And whether **skip** and **off** saved the same inputs (they must).
 
@@ -75,7 +76,6 @@ def campaign(
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.fuzzer.engine import CampaignFinished, CampaignStarted
-    from lambdafuzz.harness.worker import values_digest
 
     target = load_config(LAMBDAS_DIR / lambda_name)
     engine = build_engine(
@@ -91,16 +91,18 @@ def campaign(
     ran_zero = 0
     zero_s = 0.0  # wall time of the zero mutations that ran (with one worker, tests run
     # one after another: a child's time is the time since the previous child came back)
-    last = time.perf_counter()
+    last = first = time.perf_counter()
+    children = 0
 
     def observe(tested: Any) -> None:
-        nonlocal ran_zero, zero_s, last
+        nonlocal ran_zero, zero_s, last, first, children
         now = time.perf_counter()
-        if not tested.skipped and values_digest(tested.result.recording.choices) == (
-            tested.parent.digest
-        ):
+        if children == 0:
+            first = now  # the window of the children: start-up and seeds are not in it
+        elif not tested.skipped and tested.result.input_digest == tested.parent.digest:
             ran_zero += 1
             zero_s += now - last
+        children += 1
         last = now
 
     engine.child_observer = observe
@@ -125,6 +127,7 @@ def campaign(
         "elapsed_s": stats.elapsed_s,
         "useful_per_s": round(useful / stats.elapsed_s, 2) if stats.elapsed_s else 0.0,
         "zero_s": round(zero_s, 3),
+        "children_s": round(last - first, 3),  # from the first child's result to the last's
         "cpu_s": round(cpu_s, 3),
         "useful_per_cpu_s": round(useful / cpu_s, 2) if cpu_s > 0 else 0.0,
         "corpus": [(e.name, e.seed, e.digest.hex()) for e in engine.queue],
@@ -288,10 +291,9 @@ def table(records: list[dict[str, Any]]) -> str:
             zero_made = str(changed["skipped"] + changed["zero_run"])
         target = 1 + share
         zero_s = off.get("zero_s")
+        window = off.get("children_s") or off["elapsed_s"]  # older --json: the whole run
         same_children = (
-            off["elapsed_s"] / (off["elapsed_s"] - zero_s)
-            if zero_s is not None and off["elapsed_s"] > zero_s
-            else None
+            window / (window - zero_s) if zero_s is not None and window > zero_s else None
         )
         met = "–" if same_children is None else ("yes" if same_children >= target else "no")
         rows.append(

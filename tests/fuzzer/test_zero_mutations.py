@@ -32,7 +32,7 @@ from lambdafuzz.harness.worker import (
     WorkerInfo,
     WorkerSpec,
     choices_for,
-    is_zero_mutation,
+    input_digest,
     values_digest,
 )
 from lambdafuzz.model.outcome import Status
@@ -60,16 +60,19 @@ class GeneratingPool:
     def run(self, request: TestRequest) -> TestResult:
         choices = choices_for(self.spec, request)
         try:
-            generate_input(choices, self.spec.target)
+            generated = generate_input(choices, self.spec.target)
         except UnsatisfiedAssumption:
             return TestResult(Status.INVALID, choices.recording(), {})
-        if is_zero_mutation(request, choices):
-            return TestResult(Status.VALID, ChoiceSequence(()), {}, identical=True)
-        digest = values_digest(choices.choices)
-        # 48 arms, three hit-count buckets: inputs keep being saved for a few hundred tests
+        digest = input_digest(generated)
+        if request.parent_digest == digest:
+            return TestResult(
+                Status.VALID, ChoiceSequence(()), {}, identical=True, input_digest=digest
+            )
+        # a "handler" of the input: 48 arms, three hit-count buckets, so inputs keep being
+        # saved for a few hundred tests
         coverage = {("fake.py", digest[0] % 48, 0): digest[1] % 3}
         status = Status.INVALID if digest[2] % 5 == 0 else Status.VALID
-        return TestResult(status, choices.recording(), coverage)
+        return TestResult(status, choices.recording(), coverage, input_digest=digest)
 
     def rerun(self, request: TestRequest) -> TestResult:
         return self.run(request)
@@ -132,7 +135,7 @@ def _zero_runs(children: list[Child]) -> list[int]:
     return [
         i
         for i, (_, c) in enumerate(children)
-        if not c.skipped and values_digest(c.result.recording.choices) == c.parent.digest
+        if not c.skipped and c.result.input_digest == c.parent.digest
     ]
 
 
@@ -231,3 +234,35 @@ def test_changed_mutated_draws_make_almost_no_zero_mutations(tmp_path, mode):
     assert plain.zero_mutations_skipped >= 10
     assert changed.zero_mutations_skipped <= plain.zero_mutations_skipped // 10
     assert len(children) > 500  # the same campaign length, nearly all of it children
+
+
+def test_other_values_that_make_the_same_input_are_a_zero_mutation_for_a_real_worker():
+    """A weighted draw's float moved within its option's share makes another recording of
+    the same world and event: the worker answers `identical` (values alone would not)."""
+    from lambdafuzz.generators.core import Choices
+    from lambdafuzz.harness.worker import Worker, WorkerSpec
+
+    target = load_target(PLANTED)
+    parent = Choices(seed=5)
+    generated = generate_input(parent, target)
+    values = parent.recording().values()
+    (index,) = [
+        i
+        for i, c in enumerate(parent.recording().choices)
+        if "created-by" in str(c.ei) and c.kind.value == "float"
+    ]
+    assert values[index] < 0.9  # "Put": 90% of the float's range
+    values[index] = 0.45 if values[index] > 0.5 else 0.55  # still "Put"
+    child = Choices(values, seed=5)
+    assert input_digest(generate_input(child, target)) == input_digest(generated)
+    assert values_digest(child.choices) != values_digest(parent.choices)
+    worker = Worker(WorkerSpec(target=target))
+    try:
+        saved = worker.run(TestRequest(parent.recording().values(), 5, ReplayMode.LINEAR))
+        assert saved.input_digest == input_digest(generated) and not saved.identical
+        result = worker.run(
+            TestRequest(values, 5, ReplayMode.LINEAR, parent_digest=saved.input_digest)
+        )
+        assert result.identical and result.timings.handler_s == 0
+    finally:
+        worker.close()
