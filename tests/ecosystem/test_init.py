@@ -29,7 +29,7 @@ def test_init_from_template_round_trips(tmp_path):
     result = CliRunner().invoke(init, args)
     assert result.exit_code == 0, result.output
     assert f"wrote {out}" in result.stdout
-    assert "warning [sam-unsupported]: Properties.Layers" in result.stderr
+    assert "warning [sam-unsupported]: Layers[0]: arn:aws:lambda:" in result.stderr
     text = out.read_text()
     assert text.startswith(
         "# lambdafuzz.yaml: written by `lambdafuzz init` from template.yaml (function IngestFunction)."
