@@ -116,22 +116,21 @@ def _one_of(options: Sequence[str], what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-def _dotted(what: str) -> AfterValidator:
+def _matching(pattern: re.Pattern[str], what: str) -> AfterValidator:
     def check(name: str) -> str:
-        if not _DOTTED.fullmatch(name):
+        if not pattern.fullmatch(name):
             raise custom_error(what)
         return name
 
     return AfterValidator(check)
+
+
+def _dotted(what: str) -> AfterValidator:
+    return _matching(_DOTTED, what)
 
 
 def _module_name(what: str) -> AfterValidator:
-    def check(name: str) -> str:
-        if not _MODULE.fullmatch(name):
-            raise custom_error(what)
-        return name
-
-    return AfterValidator(check)
+    return _matching(_MODULE, what)
 
 
 def _aws_name(rule: Callable[[str], aws_names.NameProblem | None]) -> AfterValidator:
