@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,7 +139,7 @@ def _unfuzzable(template: Template, logical_id: str) -> str | None:
     if not isinstance(props.get("Handler"), str):
         return "no Handler"
     if props.get("Events") and not template_events(template, logical_id, props)[0]:
-        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Kinesis, Api, HttpApi, EventBridgeRule; or none: direct invocation)"
+        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Kinesis, Schedule, Api, HttpApi, EventBridgeRule; or none: direct invocation)"
     return None
 
 
@@ -517,6 +518,10 @@ class _Importer:
                 trigger["source"] = buckets[0]["name"]
         if event.kind == "sqs" and event.source and self._buckets_notifying(event.source):
             trigger["body"] = "s3-event"
+        if event.kind == "schedule":
+            name = event.properties.get("Name")
+            rule = name if isinstance(name, str) else f"{self.function}-{event.name}"
+            trigger["source"] = re.sub(r"[^A-Za-z0-9_.-]", "-", rule)[:64]
         if event.kind == "direct":
             module, _, function = handler_spec.rpartition(".")
             source = handler_file((self.t.path.parent / root).resolve(), module)

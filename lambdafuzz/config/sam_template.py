@@ -188,6 +188,7 @@ EVENT_KINDS = {
     "EventBridgeRule": "eventbridge",
     "CloudWatchEvent": "eventbridge",
     "Kinesis": "kinesis",
+    "Schedule": "schedule",
 }
 SOURCE_PROPERTY = {"S3": "Bucket", "SQS": "Queue", "SNS": "Topic", "DynamoDB": "Stream"}
 
@@ -209,6 +210,12 @@ def template_events(
                 notes.append(f"Events.{name}: event type {kind} has no generator; not fuzzed")
                 continue
             source = None
+            if kind == "Schedule" and ("Input" in eprops or "InputPath" in eprops):
+                notes.append(
+                    f"Events.{name}: a Schedule with Input sends that constant, not a "
+                    "Scheduled Event; not fuzzed (a lambdafuzz.yaml with a direct trigger can)"
+                )
+                continue
             if kind == "Kinesis":  # the stream is not emulated: only its name matters
                 ref = logical_ref(eprops.get("Stream"))
                 source = ref if ref and template.type_of(ref) == "AWS::Kinesis::Stream" else None

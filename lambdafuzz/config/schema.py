@@ -607,9 +607,12 @@ class _Builder:
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")
-        if kind is TriggerKind.KINESIS:  # a stream lambdafuzz does not emulate: any name
-            if source is not None and not re.fullmatch(r"[A-Za-z0-9_.-]{1,128}", source):
-                raise self.where.error(loc, source, "a Kinesis stream name ([A-Za-z0-9_.-], 1-128)")
+        if kind in (TriggerKind.KINESIS, TriggerKind.SCHEDULE):  # not emulated: any name
+            what, longest = (
+                ("Kinesis stream", 128) if kind is TriggerKind.KINESIS else ("EventBridge rule", 64)
+            )
+            if source is not None and not re.fullmatch(rf"[A-Za-z0-9_.-]{{1,{longest}}}", source):
+                raise self.where.error(loc, source, f"a {what} name ([A-Za-z0-9_.-], 1-{longest})")
             return source
         if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2, TriggerKind.DIRECT):
             if source is not None:

@@ -28,6 +28,7 @@ class TriggerKind(enum.StrEnum):
     APIGATEWAY_V2 = "apigateway-v2"
     EVENTBRIDGE = "eventbridge"
     KINESIS = "kinesis"  # records of a Kinesis data stream (its name: `source`)
+    SCHEDULE = "schedule"  # an EventBridge rule's "Scheduled Event" (the rule's name: `source`)
     DIRECT = "direct"  # invoked with a JSON payload: the SDK, Step Functions, another function
 
 

@@ -85,7 +85,8 @@ def test_sqs_function_import():
     assert t.env["JOBS_QUEUE_ARN"] == "${queues.JobsQueue.arn}"  # !GetAtt Queue.Arn
     assert all(b.objects is None for b in t.resources.buckets)  # no bucket emits its events
     assert imported.unsupported == (
-        "Events.Nightly: event type Schedule has no generator; not fuzzed",
+        "Events.Nightly: lambdafuzz fuzzes one trigger per function; using Events.Jobs "
+        "(choose another in a lambdafuzz.yaml)",
     )
 
 
@@ -313,7 +314,7 @@ def test_function_without_usable_events_is_not_fuzzable(tmp_path):
               CodeUri: src
               Handler: app.handler
               Events:
-                Every: {Type: Schedule, Properties: {Schedule: rate(1 hour)}}
+                Every: {Type: ScheduleV2, Properties: {ScheduleExpression: rate(1 hour)}}
         """,
     )
     with pytest.raises(ConfigError, match="no function lambdafuzz can fuzz"):
@@ -827,3 +828,87 @@ def test_a_kinesis_function_gets_base64_records_of_its_stream(tmp_path):
     assert result.exit_code == 1, result.output
     failures = [p.name for p in (out / "ClickFunction" / "failures").glob("*.json")]
     assert any(name.startswith("TypeError-at-clicks-py") for name in failures), failures
+
+
+SCHEDULED = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Reports:
+    Type: AWS::S3::Bucket
+  Orders:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+  NightlyFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: nightly.handler
+      Runtime: python3.12
+      Environment:
+        Variables:
+          TABLE: !Ref Orders
+          BUCKET: !Ref Reports
+      Events:
+        Nightly:
+          Type: Schedule
+          Properties:
+            Schedule: cron(0 2 * * ? *)
+            Name: nightly-report
+  ConstantFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: nightly.handler
+      Runtime: python3.12
+      Events:
+        Tick:
+          Type: Schedule
+          Properties:
+            Schedule: rate(5 minutes)
+            Input: '{"mode": "tick"}'
+"""
+
+NIGHTLY = """\
+import os
+
+import boto3
+
+table = boto3.resource("dynamodb").Table(os.environ.get("TABLE", "orders"))
+
+
+def handler(event, context):
+    assert event["detail-type"] == "Scheduled Event" and event["source"] == "aws.events"
+    total = 0
+    for item in table.scan()["Items"]:
+        total += int(item.get("amount", 0))  # planted: an amount that is not a number
+    return {"total": total, "rule": event["resources"][0].rsplit("/", 1)[-1]}
+"""
+
+
+def test_a_scheduled_function_gets_scheduled_events_and_a_generated_world(tmp_path, caplog):
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "nightly.py").write_text(NIGHTLY)
+    (tmp_path / "template.yaml").write_text(SCHEDULED)
+    target = load_template(tmp_path / "template.yaml", "NightlyFunction").target
+    assert (target.trigger.kind, target.trigger.source) == (TriggerKind.SCHEDULE, "nightly-report")
+    assert [t.name for t in target.resources.tables] == ["Orders"]
+    with caplog.at_level(logging.WARNING):
+        fuzzable = template_function_names(tmp_path / "template.yaml")
+    assert fuzzable == ["NightlyFunction"]  # a Schedule with Input is not a Scheduled Event
+    assert "skipped function ConstantFunction" in caplog.text
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path), "--execs", "300", "--out", str(out), "--quiet"]
+    result = CliRunner().invoke(cli, [*args, "--strategy", "zest-strings"])  # "amount"
+    assert result.exit_code == 1, result.output
+    failures = [p.name for p in (out / "NightlyFunction" / "failures").glob("*.json")]
+    planted = ("ValueError-at-nightly-py-12-", "TypeError-at-nightly-py-12-")  # int(amount)
+    assert failures and all(name.startswith(planted) for name in failures), failures
+    saved = json.loads(sorted((out / "NightlyFunction" / "corpus").glob("*.json"))[0].read_text())
+    assert saved["event"]["resources"][0].endswith(":rule/nightly-report")

@@ -60,9 +60,12 @@ KIND_LABELS: Final = {
     TriggerKind.EVENTBRIDGE: labels.EVENTBRIDGE_EVENT,
     TriggerKind.DIRECT: labels.DIRECT_EVENT,
     TriggerKind.KINESIS: labels.KINESIS_EVENT,
+    TriggerKind.SCHEDULE: labels.SCHEDULE_EVENT,
 }
 #: The stream a Kinesis trigger without `source` reads.
 DEFAULT_STREAM: Final = "stream"
+#: The rule a schedule trigger without `source` fires from.
+DEFAULT_RULE: Final = "schedule"
 #: Sources and detail types of custom EventBridge events (no bucket to describe).
 CUSTOM_SOURCES: Final = ("com.example.orders", "custom.app", "aws.events")
 CUSTOM_DETAIL_TYPES: Final = ("Order Placed", "Scheduled Event", "Item Updated")
@@ -111,6 +114,15 @@ class KinesisRecordPlan:
 
 
 @dataclass(slots=True, frozen=True)
+class SchedulePlan:
+    """One firing of a scheduled EventBridge rule: the event says only which rule, when."""
+
+    rule: str
+    time_ms: int
+    seed: bytes
+
+
+@dataclass(slots=True, frozen=True)
 class DirectPlan:
     """The JSON payload of a direct invocation (kept as text: plans are immutable)."""
 
@@ -126,6 +138,7 @@ RecordPlanT = (
     | BridgePlan
     | DirectPlan
     | KinesisRecordPlan
+    | SchedulePlan
 )
 
 
@@ -183,6 +196,9 @@ def draw_event_plan(
             records = (_draw_direct(choices, trigger.event_keys),)
         elif kind is TriggerKind.KINESIS:
             records = _draw_kinesis(choices, target, world)
+        elif kind is TriggerKind.SCHEDULE:
+            rule = trigger.source or DEFAULT_RULE
+            records = (SchedulePlan(rule, ids.draw_time_ms(choices), ids.draw_seed(choices)),)
         else:
             version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
             request = draw_request(choices, version=version, body_format=trigger.body, local=local)
@@ -321,6 +337,9 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     if kind is TriggerKind.DIRECT:
         (direct,) = _only(plan, DirectPlan)
         return json.loads(direct.payload_json)
+    if kind is TriggerKind.SCHEDULE:
+        (firing,) = _only(plan, SchedulePlan)
+        return render_schedule(firing, loaded)
     if kind is TriggerKind.KINESIS:
         records = _only(plan, KinesisRecordPlan)
         return {"Records": [render_kinesis_record(r, loaded, records[0]) for r in records]}
@@ -328,6 +347,23 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     return (
         render_v1(request, loaded) if kind is TriggerKind.APIGATEWAY else render_v2(request, loaded)
     )
+
+
+def render_schedule(plan: SchedulePlan, loaded: LoadedWorld) -> dict[str, Any]:
+    """As EventBridge sends a schedule rule's target: the rule's ARN, the time, no detail
+    (what a scheduled handler works on is the world, which lambdafuzz generates)."""
+    world = loaded.world
+    return {
+        "version": "0",
+        "id": ids.uuid(plan.seed, "schedule"),
+        "detail-type": "Scheduled Event",
+        "source": "aws.events",
+        "account": world.account_id,
+        "time": ids.iso_seconds(plan.time_ms),
+        "region": world.region,
+        "resources": [f"arn:aws:events:{world.region}:{world.account_id}:rule/{plan.rule}"],
+        "detail": {},
+    }
 
 
 def render_kinesis_record(
