@@ -506,8 +506,8 @@ class _Importer:
         self,
         event: TemplateEvent,
         resources: Mapping[str, Any],
-        handler_spec: str = "",
-        root: str = ".",
+        handler_spec: str,
+        root: str,
     ) -> dict[str, Any]:
         trigger: dict[str, Any] = {"kind": event.kind}
         if event.source is not None:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lambdafuzz.config import aws_names
+from lambdafuzz.config.event_keys import handler_file
 from lambdafuzz.config.source import (
     KeyHints,
     Locator,
@@ -426,10 +427,9 @@ class _Builder:
         return root
 
     def _check_handler_file(self, root: Path, module: str, function: str) -> None:
-        parts = module.split(".")
-        base = root.joinpath(*parts)
-        if base.with_suffix(".py").is_file() or (base / "__init__.py").is_file():
+        if handler_file(root, module) is not None:
             return
+        parts = module.split(".")
         if not root.joinpath(parts[0]).exists() and not root.joinpath(parts[0] + ".py").exists():
             try:
                 if importlib.util.find_spec(parts[0]) is not None:

@@ -449,14 +449,13 @@ def test_a_hyphenated_handler_module_is_imported_as_lambda_does(tmp_path):
 
     from lambdafuzz.cli.main import cli
 
-    (tmp_path / "src").mkdir()
-    (tmp_path / "template.yaml").write_text(HYPHENATED)
-    (tmp_path / "src" / "order-intake.py").write_text(
+    code = (
         "def handler(event, context):\n"
         "    if event['Records'][0]['body'].startswith('{'):\n"
         "        return {'json': True}\n"
         "    return {'json': False}\n"
     )
+    write_app(tmp_path, HYPHENATED, {"src/order-intake.py": code})
     target = load_template(tmp_path / "template.yaml").target
     assert (target.handler_module, target.handler_function) == ("order-intake", "handler")
     assert target.app_packages == ("order-intake",)
@@ -511,21 +510,16 @@ def test_local_layers_are_on_sys_path_as_in_opt_python(tmp_path, caplog):
 
     from lambdafuzz.cli.main import cli
 
-    (tmp_path / "template.yaml").write_text(LAYERED)
-    (tmp_path / "layers" / "shared" / "python" / "shared").mkdir(parents=True)
-    (tmp_path / "layers" / "shared" / "python" / "shared" / "__init__.py").write_text(
-        "def parse(body):\n    return body.strip()\n"
-    )
-    (tmp_path / "layers" / "built").mkdir(parents=True)
-    (tmp_path / "layers" / "built" / "built_util.py").write_text("LIMIT = 3\n")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "app.py").write_text(
-        "from built_util import LIMIT\n"
+    files = {
+        "layers/shared/python/shared/__init__.py": "def parse(body):\n    return body.strip()\n",
+        "layers/built/built_util.py": "LIMIT = 3\n",
+        "src/app.py": "from built_util import LIMIT\n"
         "from shared import parse\n\n\n"
         "def handler(event, context):\n"
         "    bodies = [parse(r['body']) for r in event['Records']]\n"
-        "    return {'long': sum(len(b) > LIMIT for b in bodies)}\n"
-    )
+        "    return {'long': sum(len(b) > LIMIT for b in bodies)}\n",
+    }
+    write_app(tmp_path, LAYERED, files)
     with caplog.at_level(logging.WARNING):
         target = load_template_target(tmp_path / "template.yaml", "WorkerFunction")
     assert target.layers == (
@@ -640,9 +634,7 @@ Resources:
 
 
 def test_conditions_and_fn_if_are_evaluated_under_parameter_defaults(tmp_path):
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return None\n")
-    (tmp_path / "template.yaml").write_text(CONDITIONAL)
+    write_app(tmp_path, CONDITIONAL)
     imported = load_template(tmp_path / "template.yaml")
     env = dict(imported.target.env)
     assert {k: env[k] for k in ("MODE", "DEBUG", "EU", "EITHER")} == {
@@ -656,9 +648,7 @@ def test_conditions_and_fn_if_are_evaluated_under_parameter_defaults(tmp_path):
 
 
 def test_samconfig_parameter_overrides_fill_the_parameters_as_sam_deploy_does(tmp_path):
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return None\n")
-    (tmp_path / "template.yaml").write_text(CONDITIONAL)
+    write_app(tmp_path, CONDITIONAL)
     (tmp_path / "samconfig.toml").write_text(
         'version = 0.1\n[default.global.parameters]\nparameter_overrides = "Region2=us-east-1 '
         'Unset=x"\n[default.deploy.parameters]\nstack_name = "app"\n'
@@ -733,9 +723,7 @@ def test_a_function_without_events_is_fuzzed_with_the_payload_keys_it_reads(tmp_
 
     from lambdafuzz.cli.main import cli
 
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "refunds.py").write_text(REFUNDS)
-    (tmp_path / "template.yaml").write_text(DIRECT)
+    write_app(tmp_path, DIRECT, {"src/refunds.py": REFUNDS})
     target = load_template(tmp_path / "template.yaml").target
     assert target.trigger.kind is TriggerKind.DIRECT and target.trigger.source is None
     assert target.trigger.event_keys == ("order_id", "reason?", "dry_run?", "amount")
@@ -802,9 +790,7 @@ def test_a_kinesis_function_gets_base64_records_of_its_stream(tmp_path):
     from lambdafuzz.generators.aws.world_generator import generate_input
     from lambdafuzz.generators.core import Choices
 
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "clicks.py").write_text(CLICKS)
-    (tmp_path / "template.yaml").write_text(KINESIS)
+    write_app(tmp_path, KINESIS, {"src/clicks.py": CLICKS})
     target = load_template(tmp_path / "template.yaml").target
     trigger = target.trigger
     assert (trigger.kind, trigger.source, trigger.records_max) == (
@@ -893,9 +879,7 @@ def test_a_scheduled_function_gets_scheduled_events_and_a_generated_world(tmp_pa
 
     from lambdafuzz.cli.main import cli
 
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "nightly.py").write_text(NIGHTLY)
-    (tmp_path / "template.yaml").write_text(SCHEDULED)
+    write_app(tmp_path, SCHEDULED, {"src/nightly.py": NIGHTLY})
     target = load_template(tmp_path / "template.yaml", "NightlyFunction").target
     assert (target.trigger.kind, target.trigger.source) == (TriggerKind.SCHEDULE, "nightly-report")
     assert [t.name for t in target.resources.tables] == ["Orders"]
