@@ -78,6 +78,15 @@ REFERENCE = re.compile(r"\$\{([^}]*)\}")
 
 
 @dataclass(slots=True, frozen=True)
+class Route:
+    """One API route the deployment sends to the handler, as its template declares it."""
+
+    method: str  # GET, POST, ... or ANY
+    path: str  # the resource template: "/orders/{id}", "/files/{proxy+}"; "$default"
+    content_types: tuple[str, ...] = ()  # request bodies it takes; (): the generator's mix
+
+
+@dataclass(slots=True, frozen=True)
 class Trigger:
     kind: TriggerKind
     source: str | None  # bucket / queue / topic / table emitting the events; None: no resource
@@ -90,6 +99,11 @@ class Trigger:
     # `direct` only: top-level keys of the payload the handler reads: each payload has
     # them, except `key?` ones (looked for, never subscripted), present half the time
     event_keys: tuple[str, ...] = ()
+    # apigateway / apigateway-v2: the routes that reach the handler; (): any path and method
+    routes: tuple[Route, ...] = ()
+    # event filter patterns (JSON text, the syntax of Lambda FilterCriteria and EventBridge
+    # rule patterns): an event, or a record of a batch, is delivered when one matches
+    filters: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
