@@ -64,6 +64,7 @@ EVENTBRIDGE_EVENT: Final = "event.eventbridge"
 DIRECT_EVENT: Final = "event.direct"
 KINESIS_EVENT: Final = "event.kinesis"
 SCHEDULE_EVENT: Final = "event.schedule"
+SAMPLE_EVENT: Final = "event.sample"  # a project's sample event, walked leaf by leaf
 KINESIS_DATA: Final = "kinesis.data"
 HTTP_BODY: Final = "http.body"
 HTTP_HEADERS: Final = "http.headers"

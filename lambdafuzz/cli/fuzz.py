@@ -84,6 +84,7 @@ def fuzz(
     Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error,
     128 + the signal when interrupted (130 for Ctrl-C).
     """
+    from lambdafuzz.config.sample_events import with_samples
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.report.status import summary
 
@@ -94,6 +95,9 @@ def fuzz(
     exit_code = int(ExitCode.OK)
     campaigns = _campaigns(config, function_name, out_dir)
     for target, function, sub_out in campaigns:
+        if campaign["seed_corpora"]:  # sample events (JSON) among lambdafuzz's saved inputs
+            with config_errors_as_usage():
+                target = with_samples(target, campaign["seed_corpora"], function=function or "")
         engine = build_engine(target, out_dir=sub_out, function=function, **campaign)
         finished = _run(engine, quiet)
         click.echo(summary(finished))

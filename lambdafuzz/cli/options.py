@@ -230,7 +230,8 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
         "seed_corpora",
         multiple=True,
         type=click.Path(file_okay=False, exists=True, path_type=Path),
-        help="Start from the inputs in this corpus directory (repeatable).",
+        help="Start from the inputs in this directory (repeatable): lambdafuzz saved inputs "
+        "and sample events (*.json payloads, as `sam local generate-event` writes them).",
     ),
     click.option(
         "--memory-limit",

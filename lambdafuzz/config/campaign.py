@@ -9,12 +9,13 @@ is the fallback, and the only path older campaign.json files have.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from lambdafuzz.config import load_target, resolve_config
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.out_dir import CampaignDir
-from lambdafuzz.model.target import Target
+from lambdafuzz.model.target import SampleEvent, Target
 
 
 def campaign_target(
@@ -24,7 +25,12 @@ def campaign_target(
     campaign.json records, as it is now (a SAM template's function as `campaign_function`
     finds it)."""
     path = config or campaign_config(campaign)[0]
-    return load_target(path, function or campaign_function(campaign, path), warn=False)
+    target = load_target(path, function or campaign_function(campaign, path), warn=False)
+    if campaign.meta is not None and campaign.meta.samples:
+        # the sample events the campaign ran with: its seeds' descendants walk them
+        samples = tuple(SampleEvent(name, text) for name, text in campaign.meta.samples)
+        target = replace(target, samples=samples)
+    return target
 
 
 def campaign_function(campaign: CampaignDir, template: Path | None = None) -> str | None:

@@ -34,6 +34,7 @@ from lambdafuzz.config.sam_template import (
     read_template,
     template_events,
 )
+from lambdafuzz.config.sample_events import EVENTS_DIR
 from lambdafuzz.config.schema import ENV_NAME_EXPECTED, env_problem
 from lambdafuzz.config.source import nearest
 from lambdafuzz.errors import ConfigError
@@ -160,6 +161,15 @@ def load_template_target(path: Path | str, function_name: str | None = None) -> 
     imported = load_template(path, function_name)
     for item in imported.unsupported:
         log.warning("warning [sam-unsupported]: %s: %s", imported.function, item)
+    samples = imported.target.samples
+    if samples:
+        log.warning(
+            "note [sample-events]: %s: %d sample event(s) from %s/ are the first inputs: %s",
+            imported.function,
+            len(samples),
+            Path(path).parent / EVENTS_DIR,
+            ", ".join(s.name for s in samples),
+        )
     return imported.target
 
 
@@ -267,6 +277,8 @@ class _Importer:
         layers = self._layers()
         if layers:
             config["layers"] = layers
+        if (self.t.path.parent / EVENTS_DIR).is_dir():  # `sam init`'s sample events: seeds
+            config["seeds"] = [EVENTS_DIR]
         if event.kind in ("apigateway", "apigateway-v2"):
             config["outcomes"] = {
                 "invalid": {"status_codes": _API_INVALID},

@@ -23,6 +23,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from lambdafuzz.config import aws_names
 from lambdafuzz.config.event_keys import handler_file
+from lambdafuzz.config.sample_events import read_samples
 from lambdafuzz.config.source import (
     KeyHints,
     Locator,
@@ -251,6 +252,7 @@ class _ConfigModel(_Model):
     layers: list[Annotated[str, Field(min_length=1)]] = []
     resources: _ResourcesModel = _ResourcesModel()
     outcomes: _OutcomesModel = _OutcomesModel()
+    seeds: list[Annotated[str, Field(min_length=1)]] = []  # sample events: files, folders
 
     @field_validator("trigger", mode="before")
     @classmethod
@@ -404,6 +406,7 @@ class _Builder:
             layers=self._layers(),
             resources=resources,
             outcomes=self._outcomes(root),
+            samples=read_samples([self.file.parent / s for s in m.seeds], trigger),
         )
 
     # --- handler and root ----------------------------------------------------------

@@ -27,6 +27,7 @@ from lambdafuzz.fuzzer.failures import FailureRecord, RerunOutcome, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator
 from lambdafuzz.fuzzer.options import CampaignOptions, Strategy
 from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm, OutDir, PlotRow
+from lambdafuzz.fuzzer.sample_seeds import sample_seeds
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.arm_catalog import ArmCatalog, Scope, scan_arms
@@ -258,6 +259,7 @@ class Engine:
         self._isolation = ""  # IsolationState.describe() of the workers
         self._resumed: dict[str, SavedInput] = {}  # corpus/ inputs being re-run, by name
         self._next_number = 0  # the next fresh corpus name is id-{this:06d}
+        self._samples: set[str] = set()  # names of the sample events' seeds (seed-event-*)
 
     def request_stop(self, reason: StopReason = StopReason.INTERRUPTED) -> None:
         self.stop_requested = True
@@ -446,7 +448,9 @@ class Engine:
             self.mutator.observe(tag.mutation, False, self.seen)
             self._tell(tag, request, result, saved=False)
             return
-        saved = bool(new_arms or new_bucket or new_valid)
+        # a sample event's seed is kept whatever it covered: the project's own input
+        sample = tag.kind is TagKind.SEED and tag.source in self._samples
+        saved = bool(new_arms or new_bucket or new_valid or sample)
         self.mutator.observe(tag.mutation, saved, self.seen)
         self._tell(tag, request, result, saved=saved)
         if not saved:
@@ -755,7 +759,10 @@ class Engine:
             replace(s, name=f"seed-corpus/{s.name}") if s.name in resumed else s
             for s in existing.seeds
         ]
-        self._pending_seeds.extend((*existing.resumed, *seeds))
+        samples, problems = sample_seeds(self.options, resumed)
+        notices += [Notice("sample-event", problem) for problem in problems]
+        self._samples = {saved.name for saved in samples}
+        self._pending_seeds.extend((*samples, *existing.resumed, *seeds))
         loaded = self._loaded(existing)
         if loaded:
             notices.insert(len(checked), Notice("resumed", loaded))
@@ -785,6 +792,8 @@ class Engine:
             resumed = self._resumed.pop(tag.source, None)
             if resumed is not None:
                 return resumed.name, resumed.provenance
+            if tag.source in self._samples:
+                return tag.source, str(Provenance(tag, new_arms=new_arms, new_valid=new_valid))
         name = f"id-{self._next_number:06d}"
         self._next_number += 1
         return name, str(Provenance(tag, new_arms=new_arms, new_valid=new_valid))

@@ -180,6 +180,7 @@ def _definition(target: Target) -> Any:
 
     definition = plain(target)
     definition.pop("config_path", None)
+    definition.pop("samples", None)  # seeds, not the target: new sample events resume
     return definition
 
 

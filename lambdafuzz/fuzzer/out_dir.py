@@ -95,6 +95,9 @@ class CampaignMeta:
     dictionary_p: float
     config_absolute: str | None = None  # where the config was when the campaign ran
     identity: TargetIdentity | None = None  # None: an older campaign.json without one
+    # the target's sample events (name, JSON text) as the campaign saw them: its seeds'
+    # descendants replay with these even when events/ changed or came from --seed-corpus
+    samples: tuple[tuple[str, str], ...] = ()
 
     def config_shown(self, out_dir: Path) -> str:
         """The config's path for people: the first candidate that exists, else the first."""
@@ -136,6 +139,11 @@ class CampaignMeta:
             dictionary_p=float(data.get("dictionary_p", DICTIONARY_P)),
             config_absolute=str(data["config_absolute"]) if data.get("config_absolute") else None,
             identity=TargetIdentity.from_json(data.get("identity")),
+            samples=tuple(
+                (str(s["name"]), str(s["event"]))
+                for s in data.get("samples") or ()
+                if isinstance(s, dict) and "name" in s and "event" in s
+            ),
         )
 
 
@@ -472,6 +480,9 @@ class OutDir:
         """`isolation`: what the workers reported keeps the handler off the network
         (`IsolationState.to_json()`), recorded under "isolation" once they started."""
         data = options.recorded_options()
+        data["samples"] = [
+            {"name": s.name, "event": s.payload_json} for s in options.target.samples
+        ]
         if isolation is not None:
             data["isolation"] = isolation
         _write_json(self.path / CAMPAIGN_FILE, data)
@@ -675,11 +686,12 @@ class OutDir:
         for directory in seed_corpora:
             if directory.resolve() == own:
                 continue
-            for item in iter_inputs(directory):
-                if isinstance(item, CorpusError):
-                    problems.append(str(item))
-                else:
-                    seeds.append(item)
+            for path in sorted(directory.glob("*.json")) if directory.is_dir() else ():
+                try:
+                    seeds.append(load_input(path))
+                except CorpusError as exc:
+                    if not _is_sample_event(path):
+                        problems.append(str(exc))
         failures: list[FailureEntry] = []
         flaky: list[FailureEntry] = []
         for folder, found in ((self.failures_dir, failures), (self.path / FLAKY_DIR, flaky)):
@@ -835,6 +847,16 @@ def _safe_name(name: str) -> str:
 def _entry_number(file_name: str) -> int:
     match = ENTRY_NAME.fullmatch(file_name.removesuffix(".json"))
     return int(match.group(1)) if match else -1
+
+
+def _is_sample_event(path: Path) -> bool:
+    """Whether a seed corpus file is a sample event (JSON, not a saved input): the config
+    layer made it a seed of the target (`config/sample_events.py`), it is not corrupt."""
+    try:
+        data = read_json_file(path, what="sample event")
+    except CorpusError:
+        return False
+    return not (isinstance(data, dict) and "lambdafuzz" in data)
 
 
 def _content_key(saved: SavedInput) -> tuple[Any, ...]:

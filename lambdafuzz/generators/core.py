@@ -341,6 +341,22 @@ class Choices:
             return rng.choice(self.dictionary)
         return _fresh_string(rng, constraints)
 
+    def draw_kept(self, value: Any, constraints: ConstraintsT, *, site: SiteT) -> Any:
+        """`value` itself unless the prefix records another value here: a sample event's
+        leaf, which a seed reproduces exactly and only mutation changes.  A `Changed`
+        marker makes a fresh value of `constraints` other than `value` (a string may be a
+        dictionary constant); `MINIMAL` the simplest one.  `value` must be permitted."""
+        kind = constraints.kind
+        fresh = _FRESH_BY_KIND[kind]
+        if kind is ChoiceKind.STRING and self.dictionary_p:
+            fresh = self._fresh_word_or_string
+
+        def other(rng: random.Random, old: Any) -> Any:
+            return _changed(fresh, rng, constraints, old)
+
+        verbatim = self.dictionary if kind is ChoiceKind.STRING else ()
+        return self._draw(constraints, lambda _rng, _c: value, site, verbatim, other=other)
+
     # ----------------------------------------------------------------- derived draws
     def draw_choice(self, options: Sequence[R], *, site: SiteT = "choice") -> R:
         """One of `options`, uniformly; recorded as its index."""
@@ -584,6 +600,15 @@ def _fresh_string(rng: random.Random, c: StringConstraints) -> str:
     size = rng.randint(c.min_size, c.max_size)
     return "".join(rng.choices(c.alphabet, k=size))
 
+
+#: The fresh-value function of each kind (what `draw_kept` draws when mutated).
+_FRESH_BY_KIND: Final[dict[ChoiceKind, Callable[[random.Random, Any], Any]]] = {
+    ChoiceKind.INTEGER: _fresh_integer,
+    ChoiceKind.FLOAT: _fresh_float,
+    ChoiceKind.BOOLEAN: _fresh_boolean,
+    ChoiceKind.BYTES: _fresh_bytes,
+    ChoiceKind.STRING: _fresh_string,
+}
 
 #: The fresh-value function of each `draw_geometric` mean, interned like the records.
 _GEOMETRIC: dict[float, Callable[[random.Random, IntegerConstraints], int]] = {}

@@ -170,6 +170,15 @@ class OutcomeRules:
 
 
 @dataclass(slots=True, frozen=True)
+class SampleEvent:
+    """A sample event of the project (`events/*.json`, `sam local generate-event` output):
+    a seed the generators reproduce exactly and mutation perturbs leaf by leaf."""
+
+    name: str  # the file's stem: the seed's corpus name is `seed-event-<name>`
+    payload_json: str  # the event as JSON text (targets are immutable and hashable)
+
+
+@dataclass(slots=True, frozen=True)
 class Target:
     """Everything lambdafuzz knows about the handler under test and its AWS surroundings."""
 
@@ -188,6 +197,8 @@ class Target:
     layers: tuple[Path, ...] = ()
     resources: Resources = Resources()
     outcomes: OutcomeRules = OutcomeRules()
+    # the project's sample events that fit the trigger: the campaign's first inputs
+    samples: tuple[SampleEvent, ...] = ()
 
     @property
     def handler(self) -> str:

@@ -129,6 +129,14 @@ class DirectPlan:
     payload_json: str
 
 
+@dataclass(slots=True, frozen=True)
+class SamplePlan:
+    """A project's sample event as the seed path walked it (`sample_events.py`): the
+    whole event, rendered as it is."""
+
+    payload_json: str
+
+
 RecordPlanT = (
     S3RecordPlan
     | SqsRecordPlan
@@ -139,6 +147,7 @@ RecordPlanT = (
     | DirectPlan
     | KinesisRecordPlan
     | SchedulePlan
+    | SamplePlan
 )
 
 
@@ -323,6 +332,8 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     """The event dict the handler receives, with the backend's facts filled in."""
     region = loaded.world.region
     kind = plan.kind
+    if plan.records and type(plan.records[0]) is SamplePlan:
+        return json.loads(plan.records[0].payload_json)
     if kind is TriggerKind.S3:
         return {"Records": [render_s3_record(r, region) for r in _only(plan, S3RecordPlan)]}
     if kind is TriggerKind.SQS:

@@ -22,6 +22,7 @@ from lambdafuzz.generators.aws.events import EventPlan, draw_event_plan, render_
 from lambdafuzz.generators.aws.queues import draw_queue
 from lambdafuzz.generators.aws.s3 import draw_bucket, key_strings
 from lambdafuzz.generators.aws.s3_notifications import missing_chance
+from lambdafuzz.generators.aws.sample_events import draw_sample_choice, draw_sample_event
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT, Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, Table, Topic, World
@@ -42,8 +43,13 @@ class GeneratedInput:
 
 
 def generate_input(choices: Choices, target: Target) -> GeneratedInput:
-    """The world of `target`'s resources, then its trigger's event."""
+    """The world of `target`'s resources, then its trigger's event: generated, or one of
+    the target's sample events walked (a seed and its children; `sample_events.py`)."""
+    sample = draw_sample_choice(choices, target)
     world = draw_world(choices, target)
+    if sample is not None:
+        world, plan = draw_sample_event(choices, target, world, sample)
+        return GeneratedInput(world, plan)
     event = draw_event_plan(choices, target, world, world_strings(world))
     return GeneratedInput(world, event)
 
