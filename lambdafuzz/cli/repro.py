@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -19,6 +20,15 @@ from lambdafuzz.cli.saved_inputs import campaign_for, load_saved, start
 @config_option
 @function_option
 @backend_options
+@click.option(
+    "--export",
+    "export_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Also write the input for AWS's tools into this folder: event.json, env.json "
+    "(sam local invoke --env-vars), s3/<bucket>/<key>, dynamodb/ and sqs/ batches, README.txt.",
+)
+@click.option("--force", is_flag=True, help="With --export: write into a folder that is not empty.")
 @click.pass_context
 def repro(
     ctx: click.Context,
@@ -27,6 +37,8 @@ def repro(
     function_name: str | None,
     backend: str,
     endpoint: str | None,
+    export_dir: Path | None,
+    force: bool,
 ) -> None:
     """Replay one saved input: print its world, event, what the handler printed and
     logged, its outcome and traceback.
@@ -36,10 +48,15 @@ def repro(
     from lambdafuzz.model.outcome import Status
 
     saved = load_saved(input_file)
-    replayer = campaign_for(input_file, config, function_name, backend, endpoint).replayer
+    campaign = campaign_for(input_file, config, function_name, backend, endpoint)
+    replayer = campaign.replayer
     with replayer:
         start(replayer)
         result = replayer.replay(saved)
+    if export_dir is not None:
+        meta = campaign.directory.meta if campaign.directory is not None else None
+        function = function_name or (meta.function if meta is not None else None)
+        _export(export_dir, replayer, result, function, force)
     click.echo("== world")
     click.echo(json.dumps(replayer.summarize(result.recording), indent=1, default=repr))
     click.echo("== event")
@@ -60,3 +77,20 @@ def repro(
             click.echo(f"where: {failure.where}")
         click.echo(failure.traceback)
     ctx.exit(int(ExitCode.FAILURES_FOUND if result.status >= Status.FAILURE else ExitCode.OK))
+
+
+def _export(directory: Path, replayer: Any, result: Any, function: str | None, force: bool) -> None:
+    """`--export`: the replayed event, its world and the handler's environment as files."""
+    from lambdafuzz.model.target import resolve_env
+    from lambdafuzz.model.world import LoadedWorld
+    from lambdafuzz.report.export import ExportError, export_reproduction
+
+    world = replayer.world(result.recording)
+    env = resolve_env(replayer.target, LoadedWorld(world))
+    try:
+        written = export_reproduction(
+            directory, event=result.event, world=world, env=env, function=function, force=force
+        )
+    except (ExportError, OSError) as exc:
+        raise click.UsageError(str(exc)) from None
+    click.echo(f"== exported {len(written.files)} files to {written.path}/ (see README.txt)")

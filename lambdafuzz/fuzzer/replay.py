@@ -17,6 +17,7 @@ from lambdafuzz.fuzzer.world_summary import summarize_recording
 from lambdafuzz.generators.core import ChoiceSequence, PrefixT, ReplayMode
 from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerInfo, WorkerPool, WorkerSpec
 from lambdafuzz.model.target import Target
+from lambdafuzz.model.world import World
 
 
 class Replayer:
@@ -131,6 +132,16 @@ class Replayer:
     def summarize(self, recording: ChoiceSequence) -> Any:
         """The world a recording describes, summarised (generation is pure: no emulator)."""
         return summarize_recording(recording, self.target, self.dictionary)
+
+    def world(self, recording: ChoiceSequence) -> World:
+        """The world a recording describes, generated again (pure: no emulator)."""
+        from lambdafuzz.generators.aws.world_generator import generate_input
+        from lambdafuzz.generators.core import Choices
+
+        choices = Choices(
+            recording.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=self.dictionary
+        )
+        return generate_input(choices, self.target).world
 
     def offline_event(self, saved: SavedInput) -> tuple[Any, str]:
         """The event of a saved input and where it came from: the file's own copy, else
