@@ -132,7 +132,8 @@ def _campaigns(
     from lambdafuzz.config.sam import template_function_names
     from lambdafuzz.config.sam_template import is_template
 
-    config = resolve_config(config)
+    with config_errors_as_usage():  # a cdk.out of several stacks names them
+        config = resolve_config(config)
     if function_name is None and config.is_file() and is_template(config):
         with config_errors_as_usage():
             names = template_function_names(config)

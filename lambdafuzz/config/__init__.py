@@ -20,10 +20,16 @@ TEMPLATE_NAMES = ("template.yaml", "template.yml", "template.json")
 
 def resolve_config(path: Path | str) -> Path:
     """`path`; for a directory without a lambdafuzz.yaml, the SAM template in it (so
-    `lambdafuzz fuzz .` in a SAM project fuzzes its functions, as `sam` finds them)."""
+    `lambdafuzz fuzz .` in a SAM project fuzzes its functions, as `sam` finds them), or
+    the stack template of a CDK cloud assembly (`cdk.out/`; `ConfigError` when it holds
+    several stacks with functions)."""
+    from lambdafuzz.config.cdk import assembly_template, is_cloud_assembly
+
     path = Path(path)
     if not path.is_dir() or any((path / n).exists() for n in (CONFIG_NAME, "lambdafuzz.yml")):
         return path
+    if is_cloud_assembly(path):
+        return assembly_template(path)
     for name in TEMPLATE_NAMES:
         if (path / name).is_file():
             return path / name

@@ -20,6 +20,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.config.cdk import (
+    NOTIFICATIONS_TYPE,
+    SILENT_TYPES,
+    asset_path,
+    asset_problem,
+    is_internal,
+    queue_notifications,
+)
 from lambdafuzz.config.event_keys import event_keys, handler_file
 from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
@@ -129,6 +137,12 @@ def template_function_names(path: Path | str) -> list[str]:
 
 def _unfuzzable(template: Template, logical_id: str) -> str | None:
     props = {**template.globals(), **template.properties(logical_id)}
+    resource = template.resource(logical_id)
+    if is_internal(logical_id, resource):
+        return "a function CDK adds for its own custom resources"
+    asset = asset_problem(template.path.parent, resource)
+    if asset is not None:
+        return asset
     runtime = props.get("Runtime")
     if isinstance(runtime, str) and not runtime.startswith("python"):
         return f"runtime {runtime} (lambdafuzz fuzzes Python handlers)"
@@ -297,6 +311,9 @@ class _Importer:
             rel = os.path.relpath(root, self.t.path.parent)
             return module_function(spec), Path(rel).as_posix()
         code = self.props.get("CodeUri", self.props.get("Code", "."))
+        asset = asset_path(self.t.path.parent, self.t.resource(self.function))
+        if asset is not None:  # CDK: Code names the uploaded zip, the metadata its folder
+            code = os.path.relpath(asset, self.t.path.parent)
         loc = (*self.loc, "CodeUri" if "CodeUri" in self.props else "Code")
         if not isinstance(code, str) or code.startswith("s3://"):
             raise self.t.error(
@@ -403,6 +420,7 @@ class _Importer:
             for qc in configurations if isinstance(configurations, list) else []:
                 if isinstance(qc, dict) and logical_ref(qc.get("Queue")) == queue_id:
                     found.append(logical_id)
+        found += queue_notifications(self.t.resources, logical_ref).get(queue_id, [])
         return found
 
     def _bridge_buckets(self, event: TemplateEvent) -> list[str]:
@@ -502,7 +520,10 @@ class _Importer:
             kind = self.t.type_of(logical_id)
             if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES or kind in LAYER_TYPES:
                 continue
-            if kind == "AWS::Lambda::EventSourceMapping":
+            if (
+                kind in ("AWS::Lambda::EventSourceMapping", NOTIFICATIONS_TYPE)
+                or kind in SILENT_TYPES
+            ):
                 continue
             self.unsupported.append(f"Resources.{logical_id}: type {kind} is not emulated")
 

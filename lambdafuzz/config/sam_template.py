@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from lambdafuzz.config.cdk import TEMPLATE_SUFFIX, s3_notifications
 from lambdafuzz.config.samconfig import samconfig_parameters
 from lambdafuzz.config.source import (
     TEMPLATE_LIMITS,
@@ -67,6 +68,8 @@ def is_template(path: Path) -> bool:
             head = fh.read(20_000).decode("utf-8", errors="replace")
     except OSError:
         return False
+    if path.name.endswith(TEMPLATE_SUFFIX) and '"Resources"' in head:
+        return True  # a CDK stack template (`cdk synth` writes no format version)
     return "AWSTemplateFormatVersion" in head or "AWS::Serverless" in head or "Transform:" in head
 
 
@@ -245,6 +248,16 @@ def template_events(
             )
             continue
         supported.append(TemplateEvent(mapping_id, kind, source, mprops))
+    # CDK: bucket notifications are a custom resource, not the bucket's own configuration
+    for notifications, bucket, eprops in s3_notifications(
+        template.resources, logical_id, logical_ref
+    ):
+        if template.type_of(bucket) == "AWS::S3::Bucket":
+            supported.append(TemplateEvent(notifications, "s3", bucket, eprops))
+        else:
+            notes.append(
+                f"Resources.{notifications}: notifies from {bucket!r}, not a bucket of this template; not fuzzed"
+            )
     return supported, notes
 
 

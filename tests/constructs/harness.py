@@ -4,6 +4,7 @@ Each app is a small SAM application written for these tests: its handler is corr
 every event its template (or its Powertools model, or its sample events) admits, and fails
 only on an admissible input through its planted bugs, listed in the app's `expect.yaml`:
 
+    target: cdk.out                   # optional: what to fuzz, default template.yaml
     function: OrdersFunction          # optional when the template has one function
     executions: 1000                  # the campaign's budget (make bench: 1000 everywhere)
     args: ["--seed-corpus", "events"] # optional extra `lambdafuzz fuzz` arguments
@@ -46,6 +47,7 @@ class ConstructApp:
     executions: int
     bugs: tuple[PlantedBug, ...]
     args: tuple[str, ...] = field(default=())
+    target: str = "template.yaml"
 
     @classmethod
     def load(cls, path: Path) -> ConstructApp:
@@ -58,6 +60,7 @@ class ConstructApp:
             int(spec.get("executions", 1000)),
             bugs,
             tuple(spec.get("args", ())),
+            str(spec.get("target", "template.yaml")),
         )
 
 
@@ -84,7 +87,7 @@ def fuzz_app(
     app: ConstructApp, out: Path, *, executions: int | None = None, seed: int = 0
 ) -> ConstructRun:
     """`lambdafuzz fuzz <app>/template.yaml` for the app's budget; the saved failures."""
-    args = ["fuzz", str(app.path / "template.yaml"), "--execs", str(executions or app.executions)]
+    args = ["fuzz", str(app.path / app.target), "--execs", str(executions or app.executions)]
     args += ["--seed", str(seed), "--out", str(out), "--quiet", *app.args]
     if app.function:
         args += ["--function", app.function]
