@@ -84,6 +84,7 @@ def fuzz(
     Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error,
     128 + the signal when interrupted (130 for Ctrl-C).
     """
+    from lambdafuzz.config.samconfig import active_overrides
     from lambdafuzz.config.sample_events import with_samples
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.report.status import summary
@@ -93,6 +94,7 @@ def fuzz(
     if out_dir is None:
         out_dir = Path("out") / function_name if function_name else Path("out")
     exit_code = int(ExitCode.OK)
+    campaign["parameter_overrides"] = tuple(active_overrides().items())
     campaigns = _campaigns(config, function_name, out_dir)
     for target, function, sub_out in campaigns:
         if campaign["seed_corpora"]:  # sample events (JSON) among lambdafuzz's saved inputs

@@ -68,7 +68,18 @@ def config_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def function_option(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """--function: which function of a SAM/CloudFormation template."""
+    """--function: which function of a SAM/CloudFormation template; with it
+    --parameter-overrides, the template's parameter values (every command that takes a
+    template takes both)."""
+    fn = click.option(
+        "--parameter-overrides",
+        multiple=True,
+        expose_value=False,
+        callback=_use_parameter_overrides,
+        metavar="'KEY=VALUE ...'",
+        help="With a template: parameter values, as `sam deploy` takes them (over "
+        "samconfig.toml's parameter_overrides and the Defaults).",
+    )(fn)
     return click.option(
         "--function",
         "function_name",
@@ -76,6 +87,22 @@ def function_option(fn: Callable[..., Any]) -> Callable[..., Any]:
         show_default=True,
         help="With a SAM/CloudFormation template: the logical id of the function to use.",
     )(fn)
+
+
+def _use_parameter_overrides(
+    ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
+) -> None:
+    """Parse --parameter-overrides and make them the templates' for this command."""
+    from lambdafuzz.config.samconfig import overriding, parse_overrides
+
+    pairs: dict[str, str] = {}
+    for value in values:
+        try:
+            pairs.update(parse_overrides(value))
+        except ConfigError as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param=param) from None
+    if pairs:
+        ctx.with_resource(overriding(pairs))
 
 
 def _check_endpoint(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:

@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from lambdafuzz.config import load_target, resolve_config
+from lambdafuzz.config.samconfig import active_overrides, overriding
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.out_dir import CampaignDir
 from lambdafuzz.model.target import SampleEvent, Target
@@ -25,7 +26,10 @@ def campaign_target(
     campaign.json records, as it is now (a SAM template's function as `campaign_function`
     finds it)."""
     path = config or campaign_config(campaign)[0]
-    target = load_target(path, function or campaign_function(campaign, path), warn=False)
+    recorded = campaign.meta.parameter_overrides if campaign.meta is not None else ()
+    # the campaign's --parameter-overrides, unless this command gives its own
+    with overriding(dict(recorded) if recorded and not active_overrides() else active_overrides()):
+        target = load_target(path, function or campaign_function(campaign, path), warn=False)
     if campaign.meta is not None and campaign.meta.samples:
         # the sample events the campaign ran with: its seeds' descendants walk them
         samples = tuple(SampleEvent(name, text) for name, text in campaign.meta.samples)

@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from lambdafuzz.config.cdk import TEMPLATE_SUFFIX, s3_notifications
-from lambdafuzz.config.samconfig import samconfig_parameters
+from lambdafuzz.config.samconfig import template_parameters
 from lambdafuzz.config.source import (
     TEMPLATE_LIMITS,
     BoundedLoader,
@@ -118,11 +118,20 @@ class Template:
     where: Locator
     # parameter values from the project's samconfig (`samconfig.py`), over the Defaults
     parameters: dict[str, str] = field(default_factory=dict)
+    # resources whose `Condition` is false (not deployed), and those whose condition
+    # cannot be evaluated (kept, and said so), by logical id -> the condition's name
+    absent: dict[str, str] = field(default_factory=dict)
+    undecided: dict[str, str] = field(default_factory=dict)
 
     @property
     def resources(self) -> dict[str, Any]:
+        """The resources the stack creates: those whose `Condition` is false are not."""
         found = self.data.get("Resources")
-        return found if isinstance(found, dict) else {}
+        if not isinstance(found, dict):
+            return {}
+        if not self.absent:
+            return found
+        return {k: v for k, v in found.items() if k not in self.absent}
 
     def resource(self, logical_id: str) -> dict[str, Any]:
         found = self.resources.get(logical_id)
@@ -164,7 +173,24 @@ def read_template(path: Path) -> Template:
             f"{file}: no `Resources` mapping ({found}); expected a SAM or CloudFormation "
             f"template with a `Resources:` mapping of logical ids."
         )
-    return Template(file, data, Locator(file, node), samconfig_parameters(file.parent))
+    template = Template(file, data, Locator(file, node), template_parameters(file.parent))
+    _decide_conditions(template)
+    return template
+
+
+def _decide_conditions(template: Template) -> None:
+    """Fill `absent` and `undecided` from the resources' `Condition` keys (evaluated under
+    the template's parameter values, as CloudFormation does at deployment)."""
+    resolver = Resolver(template)
+    for logical_id, resource in list(template.resources.items()):
+        condition = resource.get("Condition") if isinstance(resource, dict) else None
+        if condition is None:
+            continue
+        value = resolver.condition(condition)
+        if value is False:
+            template.absent[logical_id] = str(condition)
+        elif value is None:
+            template.undecided[logical_id] = str(condition)
 
 
 def module_function(spec: str) -> str:
@@ -366,6 +392,39 @@ class Resolver:
         if fn == "Fn::Or" and values and None not in values:
             return any(values)
         return None
+
+    def unset_parameters(self, value: Any) -> list[str]:
+        """The parameters `value` refers to (`Ref`, `${Name}`) that have no value: no
+        Default, no samconfig or --parameter-overrides value."""
+        params = self.template.data.get("Parameters")
+        if not isinstance(params, dict):
+            return []
+        names: list[str] = []
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                if key == "Ref" and isinstance(inner, str):
+                    names.append(inner)
+                elif key == "Fn::Sub":
+                    text = inner[0] if isinstance(inner, list) and inner else inner
+                    if isinstance(text, str):
+                        names += re.findall(r"\$\{([A-Za-z0-9]+)\}", text)
+                    names += [
+                        n
+                        for v in (inner if isinstance(inner, list) else [])
+                        for n in self.unset_parameters(v)
+                    ]
+                else:
+                    names += self.unset_parameters(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                names += self.unset_parameters(inner)
+        return [
+            n
+            for n in dict.fromkeys(names)
+            if n in params
+            and n not in self.template.parameters
+            and not (isinstance(params[n], dict) and "Default" in params[n])
+        ]
 
     def ref(self, name: str) -> str | None:
         if name in PSEUDO:

@@ -1,17 +1,23 @@
-"""Parameter values from a SAM project's `samconfig.toml` (or `.yaml`/`.yml`).
+"""Parameter values from a SAM project's `samconfig.toml` (or `.yaml`/`.yml`) and from
+`--parameter-overrides`.
 
-`sam deploy` fills the template's `Parameters` from the `parameter_overrides` of the
-`default` environment's `deploy` section, then its `global` section.  lambdafuzz reads
-them the same way, so a function sees the table names, stages and flags it sees once
-deployed; parameters without a value there keep their `Default`.
+`sam deploy` fills the template's `Parameters` from `--parameter-overrides`, else the
+`parameter_overrides` of the `default` environment's `deploy` section, then its `global`
+section.  lambdafuzz reads them the same way, so a function sees the table names, stages
+and flags it sees once deployed; parameters without a value there keep their `Default`.
+The command line's values are active for one command (`overriding`), so every command
+that loads a template (fuzz, repro, analyze, init, ...) takes the option the same way.
 """
 
 from __future__ import annotations
 
 import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import yaml
@@ -25,6 +31,60 @@ MAX_BYTES = 256 * 1024
 ENVIRONMENT = "default"
 #: Sections whose `parameter_overrides` apply, the first winning.
 SECTIONS = ("deploy", "global")
+
+
+#: `--parameter-overrides` of the running command (set by `overriding`).
+_OVERRIDES: ContextVar[Mapping[str, str]] = ContextVar(
+    "parameter_overrides", default=MappingProxyType({})
+)
+OPTION = "--parameter-overrides"
+
+
+@contextmanager
+def overriding(values: Mapping[str, str]) -> Iterator[None]:
+    """Templates loaded inside take `values` over samconfig's and their Defaults."""
+    token = _OVERRIDES.set(dict(values))
+    try:
+        yield
+    finally:
+        _OVERRIDES.reset(token)
+
+
+def active_overrides() -> dict[str, str]:
+    """The `--parameter-overrides` in force ({} outside `overriding`)."""
+    return dict(_OVERRIDES.get())
+
+
+def template_parameters(template_dir: Path) -> dict[str, str]:
+    """A template's parameter values: `--parameter-overrides` over the samconfig's."""
+    return {**samconfig_parameters(template_dir), **_OVERRIDES.get()}
+
+
+def parse_overrides(values: str | Iterable[str], where: str = OPTION) -> dict[str, str]:
+    """`Key=Value Key2='a b'` (shell-quoted, as `sam deploy` takes it) or
+    `ParameterKey=K,ParameterValue=V` items -> {Key: Value}; a `ConfigError` naming
+    `where` for anything else."""
+    if isinstance(values, str):
+        try:
+            items = shlex.split(values)
+        except ValueError as exc:
+            raise ConfigError(
+                f"{where}: {exc}; expected Key=Value pairs separated by spaces."
+            ) from None
+    else:
+        items = list(values)
+    pairs = {}
+    for item in items:
+        if item.startswith("ParameterKey="):
+            key, sep, value = item.removeprefix("ParameterKey=").partition(",ParameterValue=")
+        else:
+            key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(
+                f"{where}: {item!r}; expected Key=Value or ParameterKey=Key,ParameterValue=Value."
+            )
+        pairs[key] = value
+    return pairs
 
 
 def samconfig_parameters(template_dir: Path) -> dict[str, str]:
@@ -67,28 +127,11 @@ def _pairs(path: Path, section: str, overrides: Any) -> dict[str, str]:
     """`Key=Value` pairs as sam accepts them: one string (shell-quoted values) or a list."""
     if overrides is None:
         return {}
-    if isinstance(overrides, str):
-        try:
-            items = shlex.split(overrides)
-        except ValueError as exc:
-            raise ConfigError(
-                f"{path}: {ENVIRONMENT}.{section}.parameters.parameter_overrides: {exc}; "
-                "expected Key=Value pairs separated by spaces."
-            ) from None
-    elif isinstance(overrides, list) and all(isinstance(i, str) for i in overrides):
-        items = list(overrides)
-    else:
-        raise ConfigError(
-            f"{path}: {ENVIRONMENT}.{section}.parameters.parameter_overrides is "
-            f"{type(overrides).__name__}; expected Key=Value pairs (a string or a list)."
-        )
-    pairs = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ConfigError(
-                f"{path}: {ENVIRONMENT}.{section}.parameters.parameter_overrides: {item!r}; "
-                "expected Key=Value."
-            )
-        pairs[key.removeprefix("ParameterKey=")] = value
-    return pairs
+    where = f"{path}: {ENVIRONMENT}.{section}.parameters.parameter_overrides"
+    if isinstance(overrides, str) or (
+        isinstance(overrides, list) and all(isinstance(i, str) for i in overrides)
+    ):
+        return parse_overrides(overrides, where)
+    raise ConfigError(
+        f"{where} is {type(overrides).__name__}; expected Key=Value pairs (a string or a list)."
+    )

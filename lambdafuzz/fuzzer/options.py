@@ -61,6 +61,8 @@ class CampaignOptions:
     stability_check: bool = True
     memory_limit_mb: int | None = 1024
     function: str | None = None  # the template function this campaign fuzzes, if any
+    # the template's --parameter-overrides ((key, value) pairs): replay loads it with them
+    parameter_overrides: tuple[tuple[str, str], ...] = ()
     # mutated draws take a fresh value other than the parent's (`generators.core.Changed`);
     # False: Zest's plain fresh draws, which make zero mutations (the study's comparison)
     change_mutated_draws: bool = True

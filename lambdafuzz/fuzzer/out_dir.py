@@ -98,6 +98,8 @@ class CampaignMeta:
     # the target's sample events (name, JSON text) as the campaign saw them: its seeds'
     # descendants replay with these even when events/ changed or came from --seed-corpus
     samples: tuple[tuple[str, str], ...] = ()
+    # the --parameter-overrides the template was loaded with
+    parameter_overrides: tuple[tuple[str, str], ...] = ()
 
     def config_shown(self, out_dir: Path) -> str:
         """The config's path for people: the first candidate that exists, else the first."""
@@ -143,6 +145,11 @@ class CampaignMeta:
                 (str(s["name"]), str(s["event"]))
                 for s in data.get("samples") or ()
                 if isinstance(s, dict) and "name" in s and "event" in s
+            ),
+            parameter_overrides=tuple(
+                (str(pair[0]), str(pair[1]))
+                for pair in data.get("parameter_overrides") or ()
+                if isinstance(pair, list | tuple) and len(pair) == 2
             ),
         )
 
