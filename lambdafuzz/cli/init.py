@@ -179,6 +179,9 @@ def render_config(config: dict[str, Any], *, origin: str, unsupported: Sequence[
     ]
     out += _render_resources(config.get("resources") or {})
     out += _render_outcomes(config.get("outcomes"))
+    if config.get("seeds"):
+        out += ["", "# Sample events (files or folders of *.json): the first inputs, then mutated."]
+        out += [f"seeds: {_flow(config['seeds'])}"]
     out += [
         "",
         "# Extra strings for string draws (constants the handler compares against):",
@@ -377,4 +380,10 @@ def _from_template(
     # root is relative to the template there, to the written file here
     code = (template.resolve().parent / config["root"]).resolve()
     config["root"] = Path(os.path.relpath(code, out.resolve().parent)).as_posix()
+    config["seeds"] = [  # the sample events folder next to the template, from the new file
+        Path(os.path.relpath(template.resolve().parent / seed, out.resolve().parent)).as_posix()
+        for seed in config.get("seeds", ())
+    ]
+    if not config["seeds"]:
+        del config["seeds"]
     return config, f"from {template.name} (function {name})", unsupported

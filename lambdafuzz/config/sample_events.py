@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -145,7 +146,8 @@ def _unique(name: str, taken: set[str]) -> str:
 
 
 def _files(paths: Iterable[Path]) -> Iterable[SampleFile]:
-    for path in paths:
+    for given in paths:
+        path = Path(os.path.normpath(given))  # `../events` from a folder not made yet
         if path.is_dir():
             for file in sorted(path.glob("*.json")):
                 sample = _read(file, explicit=False)

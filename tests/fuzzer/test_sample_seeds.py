@@ -126,3 +126,21 @@ def test_broken_sample_json_is_an_error_when_named_and_a_warning_in_a_folder(tmp
     config.write_text("handler: app.handler\ntrigger: direct\nseeds: [missing/]\n")
     with pytest.raises(ConfigError, match="missing: no such file or folder"):
         load_config(config)
+
+
+def test_init_from_a_template_carries_its_events_folder(tmp_path):
+    (tmp_path / "app" / "src").mkdir(parents=True)
+    (tmp_path / "app" / "src" / "app.py").write_text("def handler(event, context):\n    return 1\n")
+    (tmp_path / "app" / "events").mkdir()
+    (tmp_path / "app" / "events" / "job.json").write_text(json.dumps(SAMPLE))
+    template = tmp_path / "app" / "template.yaml"
+    template.write_text(
+        "Transform: AWS::Serverless-2016-10-31\nResources:\n  JobFunction:\n"
+        "    Type: AWS::Serverless::Function\n"
+        "    Properties: {CodeUri: src/, Handler: app.handler, Runtime: python3.12}\n"
+    )
+    out = tmp_path / "config" / "lambdafuzz.yaml"
+    result = CliRunner().invoke(cli, ["init", "--template", str(template), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "seeds: [../app/events]" in out.read_text()
+    assert [s.name for s in load_config(out).samples] == ["job"]
