@@ -77,8 +77,8 @@ def target(kind: TriggerKind, sample: object, source: str | None = None, **extra
     )
 
 
-def seeded(t: Target, mode: ReplayMode = ReplayMode.LINEAR, seed: int = 0):
-    choices = Choices(sample_prefix(t, 0), seed=seed, mode=ReplayMode.LINEAR)
+def seeded(t: Target, seed: int = 0):
+    choices = Choices(sample_prefix(t, 0), seed=seed)
     generated = generate_input(choices, t)
     return generated, choices.recording()
 
@@ -149,3 +149,12 @@ def test_a_dynamodb_stream_samples_new_image_is_in_the_table():
     assert json.dumps(event_of(generated)) == json.dumps(STREAM_SAMPLE)
     items = generated.world.tables[0].items
     assert STREAM_SAMPLE["Records"][0]["dynamodb"]["NewImage"] in items
+
+
+def test_odd_json_values_are_kept_as_they_are():
+    odd = {"nan": float("nan"), "big": 10**30, "neg": -2.5, "empty": [], "nested": [[1, "x"]]}
+    t = target(TriggerKind.DIRECT, odd)
+    generated, recording = seeded(t)
+    assert json.dumps(event_of(generated)) == json.dumps(odd)
+    again = generate_input(Choices(recording.values(), seed=3), t)
+    assert json.dumps(event_of(again)) == json.dumps(odd)

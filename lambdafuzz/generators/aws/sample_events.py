@@ -20,6 +20,7 @@ items.  Labels: `event.sample` > the trigger kind's event label.
 from __future__ import annotations
 
 import json
+import math
 import string
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -187,13 +188,13 @@ class _Walker:
         if isinstance(value, int):
             low, high = _int_range(value)
             return choices.draw_kept(value, integer_constraints(low, high, "sample"), site=site)
-        if isinstance(value, float):
+        if isinstance(value, float) and math.isfinite(value):
             bound = float(max(16.0, 4 * abs(value)))
             low, high = (0.0, bound) if value >= 0 else (-bound, 0.0)
             return choices.draw_kept(value, float_constraints(low, high), site=site)
         if isinstance(value, str):
             return self._string(value, site)
-        return value  # null
+        return value  # null, and NaN / Infinity (which Python's JSON reads): kept
 
     def _string(self, value: str, site: str) -> Any:
         embedded = _embedded_json(value)
