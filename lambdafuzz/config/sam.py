@@ -39,6 +39,7 @@ from lambdafuzz.config.sam_template import (
     is_template,
     logical_ref,
     module_function,
+    not_deployed,
     read_template,
     template_events,
 )
@@ -111,7 +112,7 @@ def template_functions(path: Path | str) -> TemplateFunctions:
     skipped: list[str] = []
     for logical_id, condition in template.absent.items():
         if template.data["Resources"][logical_id].get("Type") in FUNCTION_TYPES:
-            skipped.append(f"{logical_id}: {_not_deployed(condition)}")
+            skipped.append(f"{logical_id}: {not_deployed(condition)}")
     for logical_id in template.resources:
         if template.type_of(logical_id) not in FUNCTION_TYPES:
             continue
@@ -230,19 +231,12 @@ def function_for_handler(path: Path | str, handler: str) -> str | None:
     return None
 
 
-def _not_deployed(condition: str) -> str:
-    return (
-        f"its Condition {condition} is false under the parameter values, so it is not "
-        f"deployed (set them with --parameter-overrides or samconfig.toml)"
-    )
-
-
 def _pick_function(template: Template, function_name: str | None) -> str:
     if function_name in template.absent:
         raise template.error(
             ("Resources", function_name, "Condition"),
             template.absent[function_name],
-            f"a deployed function; {_not_deployed(template.absent[function_name])}",
+            f"a deployed function; {not_deployed(template.absent[function_name])}",
         )
     functions = [r for r in template.resources if template.type_of(r) in FUNCTION_TYPES]
     if function_name is None:
@@ -533,10 +527,10 @@ class _Importer:
 
     def _other_resources(self) -> None:
         for logical_id, condition in self.t.undecided.items():
-            unset = self.values.unset_parameters(self.t.data.get("Conditions", {}).get(condition))
+            why = self.values.why_unresolved(self.t.data.get("Conditions", {}).get(condition))
             self.unsupported.append(
                 f"Resources.{logical_id}: its Condition {condition} cannot be evaluated"
-                f"{_why_unresolved_text(unset, {}, None)}; assumed deployed"
+                f"{why}; assumed deployed"
             )
         for logical_id in self.t.resources:
             kind = self.t.type_of(logical_id)
@@ -590,11 +584,6 @@ class _Importer:
         return trigger
 
     # --- environment ------------------------------------------------------------------
-    def _why_unresolved(self, value: Any) -> str:
-        """Why a value has no value: a parameter nobody set, a resource not deployed."""
-        unset = self.values.unset_parameters(value)
-        return _why_unresolved_text(unset, self.t.absent, logical_ref(value))
-
     def _env(self) -> dict[str, str]:
         env: dict[str, str] = {}
         sources = (
@@ -619,23 +608,11 @@ class _Importer:
                     placeholder = logical_ref(value) or name.lower()
                     self.unsupported.append(
                         f"Environment.Variables.{name}: {_short(value)} cannot be resolved"
-                        f"{self._why_unresolved(value)}; set to {placeholder!r}"
+                        f"{self.values.why_unresolved(value)}; set to {placeholder!r}"
                     )
                     resolved = placeholder
                 env[name] = resolved
         return env
-
-
-def _why_unresolved_text(unset: list[str], absent: dict[str, str], ref: str | None) -> str:
-    if unset:
-        pairs = " ".join(f"{n}=..." for n in unset)
-        return (
-            f" (parameter {', '.join(unset)} has no Default and no value: pass "
-            f"--parameter-overrides '{pairs}' or set it in samconfig.toml)"
-        )
-    if ref in absent:
-        return f" (Resources.{ref} is not deployed: its Condition {absent[ref]} is false)"
-    return ""
 
 
 def _get(value: Any, *keys: str) -> Any:

@@ -178,6 +178,14 @@ def read_template(path: Path) -> Template:
     return template
 
 
+def not_deployed(condition: str) -> str:
+    """Why a resource with a false `Condition` is not there."""
+    return (
+        f"its Condition {condition} is false under the parameter values, so it is not "
+        f"deployed (set them with --parameter-overrides or samconfig.toml)"
+    )
+
+
 def _decide_conditions(template: Template) -> None:
     """Fill `absent` and `undecided` from the resources' `Condition` keys (evaluated under
     the template's parameter values, as CloudFormation does at deployment)."""
@@ -425,6 +433,22 @@ class Resolver:
             and n not in self.template.parameters
             and not (isinstance(params[n], dict) and "Default" in params[n])
         ]
+
+    def why_unresolved(self, value: Any) -> str:
+        """Why `value` has no value, as a parenthesis for a warning ("" when it is none of
+        these): a parameter nobody set, a resource its Condition leaves out."""
+        unset = self.unset_parameters(value)
+        if unset:
+            pairs = " ".join(f"{n}=..." for n in unset)
+            return (
+                f" (parameter {', '.join(unset)} has no Default and no value: pass "
+                f"--parameter-overrides '{pairs}' or set it in samconfig.toml)"
+            )
+        ref = logical_ref(value)
+        if ref in self.template.absent:
+            condition = self.template.absent[ref]
+            return f" (Resources.{ref} is not deployed: its Condition {condition} is false)"
+        return ""
 
     def ref(self, name: str) -> str | None:
         if name in PSEUDO:

@@ -24,7 +24,11 @@ Parameters:
   TableSuffix: {Type: String}
 Conditions:
   IsProd: !Equals [!Ref Stage, prod]
+  HasSuffix: !Not [!Equals [!Ref TableSuffix, ""]]
 Resources:
+  ArchiveBucket:
+    Type: AWS::S3::Bucket
+    Condition: HasSuffix
   AuditQueue:
     Type: AWS::SQS::Queue
     Condition: IsProd
@@ -76,6 +80,11 @@ def test_a_false_condition_leaves_its_resources_out(template):
     notes = " | ".join(imported.unsupported)
     assert "AUDIT_QUEUE" in notes and "Resources.AuditQueue is not deployed" in notes
     assert "TABLE" in notes and "--parameter-overrides 'TableSuffix=...'" in notes
+    # a condition on a parameter without a value: kept, and said so
+    assert (
+        "Resources.ArchiveBucket: its Condition HasSuffix cannot be evaluated (parameter " in notes
+    )
+    assert [b.name for b in imported.target.resources.buckets] == ["archivebucket"]
     with pytest.raises(ConfigError, match="Condition IsProd is false"):
         load_template(template, "ProdReportFunction")
 
