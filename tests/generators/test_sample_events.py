@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 from lambdafuzz.fuzzer.mutation import RandomMutator
@@ -158,3 +159,18 @@ def test_odd_json_values_are_kept_as_they_are():
     assert json.dumps(event_of(generated)) == json.dumps(odd)
     again = generate_input(Choices(recording.values(), seed=3), t)
     assert json.dumps(event_of(again)) == json.dumps(odd)
+
+
+def test_a_key_the_handler_only_looks_for_may_be_dropped_the_others_stay():
+    trigger = Trigger(TriggerKind.DIRECT, None, event_keys=("orderId", "note?"))
+    t = replace(target(TriggerKind.DIRECT, ORDER), trigger=trigger)
+    _, recording = seeded(t)
+    mutator = RandomMutator(ReplayMode.LINEAR)
+    rng = random.Random(1)
+    seen = set()
+    for n in range(80):
+        child = mutator.mutate(recording, rng).prefix
+        event = event_of(generate_input(Choices(child, seed=n), t))
+        seen.add("note" in event)
+        assert set(event) - {"note"} == set(ORDER) - {"note"}
+    assert seen == {True, False}

@@ -6,7 +6,9 @@ payload's shape, so there every input is a sample's) and which sample, then the 
 the sample's JSON: each leaf the deployment lets vary is drawn with `Choices.draw_kept`,
 whose value is the sample's own until a mutation changes it, so the seed's recording
 reproduces the sample exactly and its children change leaves (and list lengths: an item
-dropped or repeated).  Keys stay: the sample's shape is the deployment's contract.
+dropped or repeated).  Keys stay, as the sample's shape is the deployment's contract,
+except the top-level keys of a direct payload that the handler only looks for
+(`event.get("key")`, `Trigger.event_keys`' `key?`), which a mutation may drop.
 
 What a leaf may become depends on the trigger: a direct invocation's payload is all
 content (Step Functions, the SDK send any JSON), but in an S3 notification only the object
@@ -68,6 +70,8 @@ BRIDGE_S3_CONTENT: Final = ("detail.object.key",)
 PathT = tuple[str | int, ...]
 #: How often a list item appears in a mutated sample: dropped, kept (the sample), repeated.
 _COPIES: Final = integer_constraints(0, 3, "sample")
+#: Whether an optional key is there (the sample has it: a mutation may take it away).
+_PRESENT: Final = boolean_constraints(0.5)
 
 
 def draw_sample_choice(choices: Choices, target: Target) -> SampleEvent | None:
@@ -104,7 +108,8 @@ def draw_sample_event(
     patterns = CONTENT[trigger.kind]
     if trigger.kind is TriggerKind.EVENTBRIDGE and bucket is not None:
         patterns = BRIDGE_S3_CONTENT
-    walker = _Walker(choices, [_split(p) for p in patterns], _alphabet(payload))
+    optional = frozenset(k[:-1] for k in trigger.event_keys if k.endswith("?"))
+    walker = _Walker(choices, [_split(p) for p in patterns], _alphabet(payload), optional)
     with choices.scope(labels.SAMPLE_EVENT, site="event:sample"):
         with choices.scope(KIND_LABELS[trigger.kind], site=f"event:{trigger.kind.value}"):
             event = walker.walk(payload, ())
@@ -127,11 +132,16 @@ class _Walker:
     """Draws the varying leaves of one sample; the rest is copied."""
 
     def __init__(
-        self, choices: Choices, patterns: list[tuple[frozenset[str], ...]], alphabet: str
+        self,
+        choices: Choices,
+        patterns: list[tuple[frozenset[str], ...]],
+        alphabet: str,
+        optional: frozenset[str] = frozenset(),
     ) -> None:
         self.choices = choices
         self.patterns = patterns
         self.alphabet = alphabet
+        self.optional = optional  # top-level keys the handler only looks for (`.get`)
 
     def _state(self, path: PathT) -> str:
         """ "vary" (the node and all below it), "descend" (something below may vary) or
@@ -161,19 +171,27 @@ class _Walker:
         if state == "keep":
             return value
         if state == "vary":
-            return self.vary(value, _site(path))
+            return self.vary(value, _site(path), top=not path)
         if isinstance(value, dict):
             return {k: self.walk(v, (*path, k)) for k, v in value.items()}
         if isinstance(value, list):
             return [self.walk(v, (*path, i)) for i, v in enumerate(value)]
         return value
 
-    def vary(self, value: Any, site: str) -> Any:
-        """`value` with every leaf drawn (kept unless mutated); lists may change length."""
+    def vary(self, value: Any, site: str, *, top: bool = False) -> Any:
+        """`value` with every leaf drawn (kept unless mutated); lists may change length,
+        and at the top (`top`) the keys the handler only looks for may go."""
         choices = self.choices
         if isinstance(value, dict):
+            optional = self.optional if top else frozenset()
+            kept: dict[str, Any] = {}
             with choices.scope("dict", site=site):
-                return {k: self.vary(v, str(k)) for k, v in value.items()}
+                for k, v in value.items():
+                    walked = self.vary(v, str(k))
+                    # a key the handler only looks for may be absent: now and then it is
+                    if k not in optional or choices.draw_kept(True, _PRESENT, site=f"{k}?"):
+                        kept[k] = walked
+            return kept
         if isinstance(value, list):
             # every item is walked, then kept, dropped (0) or repeated: the draws stay
             # where they were whatever a mutation does to the list's length
