@@ -50,8 +50,14 @@ def sample_seeds(options: CampaignOptions, taken: set[str]) -> tuple[list[SavedI
         )
         try:
             generate_input(choices, target)
-        except (StopTest, ValueError, TypeError, KeyError) as exc:
+        except StopTest as exc:
             problems.append(f"sample event {sample.name!r} made no input: {exc}; skipped")
+            continue
+        except Exception as exc:  # noqa: BLE001 - a generator bug must not stop the campaign
+            problems.append(
+                f"sample event {sample.name!r}: a generator raised "
+                f"{type(exc).__name__}: {exc}; skipped"
+            )
             continue
         recording = choices.recording()
         seeds.append(SavedInput(name, recording, 0, options.mode, "", "sample event"))
