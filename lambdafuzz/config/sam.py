@@ -74,6 +74,13 @@ _PROPERTY_NOTES = {
     "SnapStart": "not modelled",
     "KmsKeyArn": "encryption is not modelled",
 }
+#: Broker events: the property listing what they read (Kafka topics, MQ queues).
+_BROKER_DESTINATIONS = {
+    "msk": "Topics",
+    "kafka": "Topics",
+    "activemq": "Queues",
+    "rabbitmq": "Queues",
+}
 _API_INVALID = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429]
 _API_FAILURE = [500, 502, 503, 504]
 
@@ -522,6 +529,8 @@ class _Importer:
             name = event.properties.get("Name")
             rule = name if isinstance(name, str) else f"{self.function}-{event.name}"
             trigger["source"] = re.sub(r"[^A-Za-z0-9_.-]", "-", rule)[:64]
+        if event.kind in _BROKER_DESTINATIONS:
+            trigger.update(self._broker_destination(event))
         if event.kind == "direct":
             module, _, function = handler_spec.rpartition(".")
             source = handler_file((self.t.path.parent / root).resolve(), module)
@@ -529,10 +538,39 @@ class _Importer:
             if keys:
                 trigger["keys"] = list(keys)
         batch = event.properties.get("BatchSize")
-        if event.kind in ("sqs", "dynamodb-stream", "kinesis"):
+        if event.kind in ("sqs", "dynamodb-stream", "kinesis", *_BROKER_DESTINATIONS):
             size = batch if isinstance(batch, int) and batch > 0 else 10
             trigger["records"] = {"min": 1, "max": min(size, MAX_RECORDS)}
         return trigger
+
+    def _broker_destination(self, event: TemplateEvent) -> dict[str, Any]:
+        """The topic (Kafka) or queue (MQ) the event reads: its first; the others noted."""
+        key = _BROKER_DESTINATIONS[event.kind]
+        names = event.properties.get(key)
+        names = names if isinstance(names, list) else [names] if names is not None else []
+        resolved = [
+            self.values.scalar(n, ("Resources", self.function, "Events", event.name, key))
+            for n in names
+        ]
+        if len(resolved) > 1:
+            self.unsupported.append(
+                f"Events.{event.name}: {key} {resolved[1:]}: lambdafuzz reads one; "
+                f"using {resolved[0]!r}"
+            )
+        if event.kind == "activemq" and logical_ref(event.properties.get("Broker")) is None:
+            self.unsupported.append(
+                f"Events.{event.name}: the Broker is not a broker of this template; assumed "
+                "ActiveMQ (a lambdafuzz.yaml with `kind: rabbitmq` fuzzes a RabbitMQ consumer)"
+            )
+        for extra in ("SourceAccessConfigurations", "ConsumerGroupId"):
+            if extra in event.properties:
+                self.unsupported.append(
+                    f"Events.{event.name}: {extra} is not modelled (the broker is not emulated)"
+                )
+        first = resolved[0] if resolved else None
+        if first is None:
+            return {}
+        return {"source": re.sub(r"[^A-Za-z0-9_.:/-]", "-", first)[:249]}
 
     # --- environment ------------------------------------------------------------------
     def _env(self) -> dict[str, str]:

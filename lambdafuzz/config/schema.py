@@ -33,6 +33,7 @@ from lambdafuzz.config.source import (
     read_yaml,
 )
 from lambdafuzz.errors import ConfigError
+from lambdafuzz.generators.aws.brokers import BROKER_KINDS
 from lambdafuzz.generators.files import FORMATS
 from lambdafuzz.model.target import (
     BODY_EVENTBRIDGE_S3,
@@ -68,6 +69,7 @@ _RECORD_KINDS = (
     TriggerKind.SNS,
     TriggerKind.DYNAMODB_STREAM,
     TriggerKind.KINESIS,
+    *BROKER_KINDS,
 )
 _BODY_KINDS = (
     TriggerKind.SQS,
@@ -75,7 +77,18 @@ _BODY_KINDS = (
     TriggerKind.APIGATEWAY,
     TriggerKind.APIGATEWAY_V2,
     TriggerKind.KINESIS,
+    *BROKER_KINDS,
 )
+#: Sources lambdafuzz does not emulate (only their names reach the event): what each names,
+#: the characters and the length its service allows.
+_UNEMULATED_SOURCES = {
+    TriggerKind.KINESIS: ("Kinesis stream", "A-Za-z0-9_.-", 128),
+    TriggerKind.SCHEDULE: ("EventBridge rule", "A-Za-z0-9_.-", 64),
+    TriggerKind.MSK: ("Kafka topic", "A-Za-z0-9_.-", 249),
+    TriggerKind.KAFKA: ("Kafka topic", "A-Za-z0-9_.-", 249),
+    TriggerKind.ACTIVEMQ: ("ActiveMQ queue", "A-Za-z0-9_.:/-", 255),
+    TriggerKind.RABBITMQ: ("RabbitMQ queue", "A-Za-z0-9_.:/-", 255),
+}
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: A module as Lambda's Python runtime imports it (`importlib.import_module`): a file name
 #: may hold hyphens (`order-intake.py`, handler `order-intake.handler`), which `import`
@@ -607,12 +620,10 @@ class _Builder:
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")
-        if kind in (TriggerKind.KINESIS, TriggerKind.SCHEDULE):  # not emulated: any name
-            what, longest = (
-                ("Kinesis stream", 128) if kind is TriggerKind.KINESIS else ("EventBridge rule", 64)
-            )
-            if source is not None and not re.fullmatch(rf"[A-Za-z0-9_.-]{{1,{longest}}}", source):
-                raise self.where.error(loc, source, f"a {what} name ([A-Za-z0-9_.-], 1-{longest})")
+        if kind in _UNEMULATED_SOURCES:  # not emulated: only the name is checked
+            what, alphabet, longest = _UNEMULATED_SOURCES[kind]
+            if source is not None and not re.fullmatch(rf"[{alphabet}]{{1,{longest}}}", source):
+                raise self.where.error(loc, source, f"a {what} name ([{alphabet}], 1-{longest})")
             return source
         if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2, TriggerKind.DIRECT):
             if source is not None:

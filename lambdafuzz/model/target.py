@@ -30,6 +30,10 @@ class TriggerKind(enum.StrEnum):
     KINESIS = "kinesis"  # records of a Kinesis data stream (its name: `source`)
     SCHEDULE = "schedule"  # an EventBridge rule's "Scheduled Event" (the rule's name: `source`)
     DIRECT = "direct"  # invoked with a JSON payload: the SDK, Step Functions, another function
+    MSK = "msk"  # records of an Amazon MSK topic (the topic: `source`)
+    KAFKA = "kafka"  # records of a self-managed Apache Kafka topic (the topic: `source`)
+    ACTIVEMQ = "activemq"  # messages of an Amazon MQ ActiveMQ queue (the queue: `source`)
+    RABBITMQ = "rabbitmq"  # messages of an Amazon MQ RabbitMQ queue (the queue: `source`)
 
 
 #: `trigger.body` values that are not file formats: a message carrying an S3 notification.

@@ -896,3 +896,84 @@ def test_a_scheduled_function_gets_scheduled_events_and_a_generated_world(tmp_pa
     assert failures and all(name.startswith(planted) for name in failures), failures
     saved = json.loads(sorted((out / "NightlyFunction" / "corpus").glob("*.json"))[0].read_text())
     assert saved["event"]["resources"][0].endswith(":rule/nightly-report")
+
+
+BROKERS = """\
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  Topic: {Type: String, Default: orders}
+Resources:
+  Rabbit:
+    Type: AWS::AmazonMQ::Broker
+    Properties: {EngineType: RABBITMQ, BrokerName: rabbit}
+  MskFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Orders:
+          Type: MSK
+          Properties:
+            Stream: arn:aws:kafka:us-east-1:123456789012:cluster/shop/abc
+            Topics: [!Ref Topic, refunds]
+            StartingPosition: LATEST
+            BatchSize: 3
+  KafkaFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Clicks:
+          Type: SelfManagedKafka
+          Properties:
+            KafkaBootstrapServers: ["broker:9092"]
+            Topics: [clicks]
+            SourceAccessConfigurations: [{Type: BASIC_AUTH, URI: arn:aws:secretsmanager:x}]
+  ActiveFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Jobs:
+          Type: MQ
+          Properties: {Broker: "arn:aws:mq:us-east-1:123456789012:broker:b:b-1", Queues: [jobs]}
+  RabbitFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Jobs:
+          Type: MQ
+          Properties: {Broker: !GetAtt Rabbit.Arn, Queues: [work.queue]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "kind", "source", "records_max", "note"),
+    [
+        ("MskFunction", TriggerKind.MSK, "orders", 3, "Topics ['refunds']: lambdafuzz reads one"),
+        ("KafkaFunction", TriggerKind.KAFKA, "clicks", 5, "SourceAccessConfigurations is not"),
+        ("ActiveFunction", TriggerKind.ACTIVEMQ, "jobs", 5, "assumed ActiveMQ"),
+        ("RabbitFunction", TriggerKind.RABBITMQ, "work.queue", 5, None),
+    ],
+)
+def test_broker_events_import_as_their_trigger_kind(
+    tmp_path, function, kind, source, records_max, note
+):
+    write_app(tmp_path, BROKERS)
+    imported = load_template(tmp_path / "template.yaml", function)
+    trigger = imported.target.trigger
+    assert (trigger.kind, trigger.source, trigger.records_max) == (kind, source, records_max)
+    notes = [n for n in imported.unsupported if n.startswith("Events.")]
+    if note is None:
+        assert notes == []
+    else:
+        assert any(note in n for n in notes), notes

@@ -25,6 +25,12 @@ from lambdafuzz import labels
 from lambdafuzz.errors import BackendError
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import draw_body
+from lambdafuzz.generators.aws.brokers import (
+    BROKER_KINDS,
+    BrokerMessagePlan,
+    draw_broker_messages,
+    render_broker_event,
+)
 from lambdafuzz.generators.aws.http_events import (
     HttpRequestPlan,
     draw_request,
@@ -61,6 +67,10 @@ KIND_LABELS: Final = {
     TriggerKind.DIRECT: labels.DIRECT_EVENT,
     TriggerKind.KINESIS: labels.KINESIS_EVENT,
     TriggerKind.SCHEDULE: labels.SCHEDULE_EVENT,
+    TriggerKind.MSK: labels.MSK_EVENT,
+    TriggerKind.KAFKA: labels.KAFKA_EVENT,
+    TriggerKind.ACTIVEMQ: labels.ACTIVEMQ_EVENT,
+    TriggerKind.RABBITMQ: labels.RABBITMQ_EVENT,
 }
 #: The stream a Kinesis trigger without `source` reads.
 DEFAULT_STREAM: Final = "stream"
@@ -139,6 +149,7 @@ RecordPlanT = (
     | DirectPlan
     | KinesisRecordPlan
     | SchedulePlan
+    | BrokerMessagePlan
 )
 
 
@@ -196,6 +207,8 @@ def draw_event_plan(
             records = (_draw_direct(choices, trigger.event_keys),)
         elif kind is TriggerKind.KINESIS:
             records = _draw_kinesis(choices, target, world)
+        elif kind in BROKER_KINDS:
+            records = draw_broker_messages(choices, target, world)
         elif kind is TriggerKind.SCHEDULE:
             rule = trigger.source or DEFAULT_RULE
             records = (SchedulePlan(rule, ids.draw_time_ms(choices), ids.draw_seed(choices)),)
@@ -340,6 +353,8 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     if kind is TriggerKind.SCHEDULE:
         (firing,) = _only(plan, SchedulePlan)
         return render_schedule(firing, loaded)
+    if kind in BROKER_KINDS:
+        return render_broker_event(kind, tuple(_only(plan, BrokerMessagePlan)), loaded)
     if kind is TriggerKind.KINESIS:
         records = _only(plan, KinesisRecordPlan)
         return {"Records": [render_kinesis_record(r, loaded, records[0]) for r in records]}
