@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.config.code_archive import code_archive_dir
 from lambdafuzz.config.event_keys import event_keys, handler_file
 from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
@@ -128,7 +129,8 @@ def template_function_names(path: Path | str) -> list[str]:
         raise ConfigError(
             f"{path}: no function lambdafuzz can fuzz ({listed}); expected an "
             f"{' or '.join(FUNCTION_TYPES)} with a Python runtime, local code and a "
-            f"supported event (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)."
+            f"supported event (S3, SQS, SNS, DynamoDB, Kinesis, MSK, SelfManagedKafka, MQ, "
+            f"Schedule, Api, HttpApi, EventBridgeRule) or none."
         )
     return list(functions.fuzzable)
 
@@ -143,10 +145,20 @@ def _unfuzzable(template: Template, logical_id: str) -> str | None:
     inline = _inline_code(props)
     if inline is not None and not isinstance(inline, str):
         return "inline code that is not a literal string (put it in a file, CodeUri)"
-    if not isinstance(props.get("Handler"), str):
+    handler = props.get("Handler")
+    if not isinstance(handler, str):
         return "no Handler"
+    if "." not in handler or handler.endswith((".sh", ".js", ".mjs")):
+        return (
+            f"Handler {handler!r} is not a Python module.function (a custom bootstrap, such "
+            "as the Lambda Web Adapter, runs it)"
+        )
     if props.get("Events") and not template_events(template, logical_id, props)[0]:
-        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Kinesis, Schedule, Api, HttpApi, EventBridgeRule; or none: direct invocation)"
+        return (
+            "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Kinesis, MSK, "
+            "SelfManagedKafka, MQ, Schedule, Api, HttpApi, EventBridgeRule; or none: direct "
+            "invocation)"
+        )
     return None
 
 
@@ -247,6 +259,7 @@ class _Importer:
         self.loc = ("Resources", function, "Properties")
         self.unsupported: list[str] = []
         self.values = Resolver(template)
+        self.single_module: str | None = None  # CodeUri names one .py file: the package
 
     def config(self) -> tuple[dict[str, Any], list[str]]:
         handler, root = self._handler()
@@ -300,8 +313,17 @@ class _Importer:
                 "a local directory relative to the template (lambdafuzz imports the handler from it)",
             )
         root = (self.t.path.parent / code).resolve()
+        if root.is_file() and root.suffix == ".zip":  # the deployment package itself
+            root = code_archive_dir(root)
+        elif root.is_file() and root.suffix == ".py":  # sam zips the one file
+            self.single_module = root.stem
+            root = root.parent
         if not root.is_dir():
-            raise self.t.error(loc, code, f"an existing directory relative to {self.t.path.parent}")
+            raise self.t.error(
+                loc,
+                code,
+                f"an existing directory, .zip package or .py file relative to {self.t.path.parent}",
+            )
         rel = os.path.relpath(root, self.t.path.parent)
         return module_function(spec), Path(rel).as_posix()
 
@@ -309,7 +331,7 @@ class _Importer:
         """The handler's package, or every top-level module of a dedicated CodeUri."""
         top = handler.split(".")[0]
         base = (self.t.path.parent / root).resolve()
-        if base == self.t.path.parent:
+        if base == self.t.path.parent or self.single_module is not None:
             return [top]
         found = [top]
         for entry in sorted(base.iterdir()):
