@@ -50,6 +50,7 @@ def reason_of(message: str) -> str:
     text = re.sub(r"^\S+?:\d+: ", "", message.split("\n")[0])
     text = re.sub(r"^\S+: ", "", text)
     text = re.sub(r"'[^']*'|\"[^\"]*\"", "…", text)
+    text = re.sub(r"Resources\.[A-Za-z0-9]+", "Resources.…", text)
     return text[:110]
 
 
