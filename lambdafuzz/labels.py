@@ -65,6 +65,8 @@ DIRECT_EVENT: Final = "event.direct"
 KINESIS_EVENT: Final = "event.kinesis"
 SCHEDULE_EVENT: Final = "event.schedule"
 KINESIS_DATA: Final = "kinesis.data"
+#: A value drawn to satisfy a trigger's event filter (an admitted value, moved by mutation).
+EVENT_FILTER_VALUE: Final = "event.filter.value"
 HTTP_BODY: Final = "http.body"
 HTTP_HEADERS: Final = "http.headers"
 HTTP_QUERY: Final = "http.query"

@@ -14,6 +14,7 @@ Labels: `lambdafuzz.Event` > `event.<kind>` > the parts' own labels.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import struct
@@ -25,6 +26,13 @@ from lambdafuzz import labels
 from lambdafuzz.errors import BackendError
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import draw_body
+from lambdafuzz.generators.aws.filter_steering import (
+    choose_pattern,
+    draw_admitted,
+    pattern_part,
+    patterns_of,
+    steer,
+)
 from lambdafuzz.generators.aws.http_events import (
     HttpRequestPlan,
     draw_request,
@@ -46,7 +54,7 @@ from lambdafuzz.generators.aws.streams import (
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
-from lambdafuzz.generators.files.json_files import json_objects
+from lambdafuzz.generators.files.json_files import json_objects, json_values
 from lambdafuzz.model.target import Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
@@ -189,9 +197,11 @@ def draw_event_plan(
         elif kind is TriggerKind.DYNAMODB_STREAM:
             assert trigger.source is not None  # config guarantees a table with a stream
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
-            records = draw_stream_records(choices, world.table(trigger.source), count, local)
+            table = world.table(trigger.source)
+            patterns = patterns_of(trigger.filters)
+            records = draw_stream_records(choices, table, count, local, patterns)
         elif kind is TriggerKind.EVENTBRIDGE:
-            records = (_draw_bridge(choices, trigger.source, world, trigger.missing_objects),)
+            records = (_draw_bridge(choices, target, world),)
         elif kind is TriggerKind.DIRECT:
             records = (_draw_direct(choices, trigger.event_keys),)
         elif kind is TriggerKind.KINESIS:
@@ -257,13 +267,14 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
     return ((name or "attribute", value),)
 
 
-def _draw_bridge(
-    choices: Choices, bucket: str | None, world: World, missing_objects: bool
-) -> BridgePlan:
-    if bucket is not None:
-        missing_p = missing_chance(missing_objects)
+def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
+    """An S3 "Object Created" event when the trigger names a bucket, else a custom event
+    whose source, detail-type and detail the rule's pattern (if any) admits."""
+    trigger = target.trigger
+    if trigger.source is not None:
+        missing_p = missing_chance(trigger.missing_objects)
         plan = draw_s3_record(
-            choices, world.buckets, bucket=bucket, missing_p=missing_p, site="record"
+            choices, world.buckets, bucket=trigger.source, missing_p=missing_p, site="record"
         )
         return BridgePlan(plan)
     source = encodable(
@@ -277,10 +288,26 @@ def _draw_bridge(
         detail = {"data": file.data.decode("utf-8", errors="replace")}
     if not isinstance(detail, dict):
         detail = {"data": detail}
+    pattern = choose_pattern(choices, patterns_of(trigger.filters))
+    if pattern is not None:
+        steered = steer(
+            choices,
+            pattern,
+            {"source": source, "detail-type": detail_type, "detail": detail},
+            lambda: json_values(choices, max_depth=1),
+        )
+        source = _text(steered.get("source"), source)
+        detail_type = _text(steered.get("detail-type"), detail_type)
+        detail = steered.get("detail") if isinstance(steered.get("detail"), dict) else {}
     detail_json = json.dumps(detail, ensure_ascii=False)
     return BridgePlan(
         None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
     )
+
+
+def _text(value: object, default: str) -> str:
+    """A steered top-level field EventBridge only carries as a string."""
+    return value if isinstance(value, str) else default
 
 
 def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[KinesisRecordPlan, ...]:
@@ -288,15 +315,28 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     partition keys, arrival times in order."""
     trigger = target.trigger
     stream = trigger.source or DEFAULT_STREAM
+    patterns = patterns_of(trigger.filters)
     count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
     time_ms = ids.draw_time_ms(choices)
     records = []
     for index in range(count):
+        pattern = choose_pattern(choices, patterns)
         with choices.scope(labels.KINESIS_DATA, site="data"):
             text = draw_body(
-                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+                choices,
+                trigger.body,
+                world.buckets,
+                region=world.region,
+                account=world.account_id,
+                rule=pattern_part(pattern, "data"),
             )
         key = encodable(choices.draw_string(min_size=1, max_size=32, site="partition-key"))
+        key_rule = pattern_part(pattern, "partitionKey")
+        if isinstance(key_rule, list):
+            admitted = draw_admitted(
+                choices, key_rule, key, functools.partial(str, key), site="partition-key"
+            )
+            key = admitted if isinstance(admitted, str) and admitted else key
         time_ms += choices.draw_geometric(20.0, max_value=60_000, site="gap")
         data = text.encode("utf-8", "surrogatepass")
         records.append(

@@ -61,7 +61,10 @@ def draw_s3_record(
         chosen = choices.draw_choice(holding, site="bucket")
     else:
         chosen = next(b for b in buckets if b.name == bucket)
-    missing = choices.draw_boolean(missing_p, site="missing?") or not chosen.objects
+    # the draw stays even at missing_p 0 (the recorded layout does not change with the
+    # setting), but a mutated True only counts where missing objects are allowed
+    drawn = choices.draw_boolean(missing_p, site="missing?")
+    missing = (drawn and missing_p > 0) or not chosen.objects
     if missing:
         extension = choices.draw_choice(_MISSING_EXTENSIONS, site="extension")
         key = draw_object_key(choices, extension=extension, site="missing-key")
