@@ -570,6 +570,10 @@ class _Importer:
             return []
         for where, value in raw:
             construct = f"Events.{event.name}.{where}"
+            if _is_intrinsic(value):  # a `!Sub` of the pattern's JSON text
+                value = self._resolved(value, construct)
+                if value is None:
+                    continue
             if isinstance(value, str):
                 try:
                     value = json.loads(value)
@@ -606,7 +610,7 @@ class _Importer:
             return None if any(i is None for i in items) else items
         if not isinstance(value, dict):
             return value
-        if len(value) == 1 and next(iter(value)).startswith(("Ref", "Fn::")):
+        if _is_intrinsic(value):
             text = self.values.scalar(value, ("Resources", self.function, construct))
             text = text and re.sub(r"\$\{buckets\.([^.}]+)\.arn\}", r"arn:aws:s3:::\1", text)
             if text is None or "${" in text:
@@ -660,6 +664,15 @@ def _get(value: Any, *keys: str) -> Any:
             return None
         value = value.get(key)
     return value
+
+
+def _is_intrinsic(value: Any) -> bool:
+    """`{"Ref": ...}` or `{"Fn::...": ...}`: a value the template computes."""
+    return (
+        isinstance(value, dict)
+        and len(value) == 1
+        and next(iter(value)).startswith(("Ref", "Fn::"))
+    )
 
 
 def _short(value: Any) -> str:

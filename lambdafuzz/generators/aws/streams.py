@@ -142,17 +142,17 @@ def steer_table(
     choices: Choices, table: Table, patterns: Sequence[PatternT], local: Sequence[str]
 ) -> Table:
     """The stream table with its items' non-key attributes steered by the filters'
-    `dynamodb.NewImage` patterns (each item by one filter), so INSERT and MODIFY records
-    find items the filter admits."""
-    if not any(isinstance(pattern_part(p, "dynamodb", "NewImage"), Mapping) for p in patterns):
+    `dynamodb.NewImage` patterns (each item by one of those that have one), so INSERT and
+    MODIFY records find items the filter admits."""
+    rules = [pattern_part(p, "dynamodb", "NewImage") for p in patterns]
+    rules = [r for r in rules if isinstance(r, Mapping)]
+    if not rules:
         return table
     reserved = _key_names(table.key_schema)
     items = []
     for item in table.items:
         with choices.scope(labels.DYNAMODB_ITEM, site="filtered-item"):
-            rule = pattern_part(choose_pattern(choices, patterns), "dynamodb", "NewImage")
-            if isinstance(rule, Mapping):
-                item = steer_image(choices, rule, item, reserved, local)
+            item = steer_image(choices, choose_pattern(choices, rules), item, reserved, local)
         items.append(item)
     return replace(table, items=tuple(items))
 
