@@ -384,6 +384,7 @@ class _Importer:
             return dict.fromkeys(self._buckets_notifying(event.source), objects)
         if event.kind == "eventbridge" and admits_s3(self._filter_texts()):
             buckets = self._bridge_buckets(event)
+            objects.update(self._bridge_key_shape())
             return dict.fromkeys(buckets[:1], objects)
         return {}
 
@@ -621,6 +622,20 @@ class _Importer:
             return text
         resolved = {k: self._resolved(v, construct) for k, v in value.items()}
         return None if any(v is None for v in resolved.values()) else resolved
+
+    def _bridge_key_shape(self) -> dict[str, list[str]]:
+        """`prefixes` / `suffixes` of the objects an S3 EventBridge rule's only pattern
+        asks for (`detail.object.key: [{prefix: ...}]`): the bucket's keys take that
+        shape, so the notifications name objects the rule passes."""
+        if len(self.filters) != 1:
+            return {}
+        rules = _get(self.filters[0], "detail", "object", "key")
+        shape: dict[str, list[str]] = {}
+        for name, plural in (("prefix", "prefixes"), ("suffix", "suffixes")):
+            values = [r.get(name) for r in rules or [] if isinstance(r, dict)]
+            if values and len(values) == len(rules) and all(isinstance(v, str) for v in values):
+                shape[plural] = values
+        return shape
 
     def _filter_texts(self) -> list[str]:
         return [dump_pattern(p) for p in self.filters]

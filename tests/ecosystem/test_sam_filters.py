@@ -159,12 +159,16 @@ def test_an_s3_eventbridge_pattern_keeps_the_bucket_and_resolves_its_ref(tmp_pat
             Pattern:
               source: [aws.s3]
               detail-type: [Object Created]
-              detail: {bucket: {name: [!Ref Uploads]}}
+              detail:
+                bucket: {name: [!Ref Uploads]}
+                object: {key: [{prefix: raw/}]}
 """,
     )
     imported = load_template(template)
     assert imported.target.trigger.source == "photo-uploads"
-    assert _filters(imported)[0]["detail"] == {"bucket": {"name": ["photo-uploads"]}}
+    assert _filters(imported)[0]["detail"]["bucket"] == {"name": ["photo-uploads"]}
+    objects = imported.target.resources.bucket("photo-uploads").objects
+    assert objects is not None and objects.prefixes == ("raw/",)  # the keys the rule passes
 
 
 def test_s3_key_rules_become_prefixes_and_suffixes_without_a_warning(tmp_path):

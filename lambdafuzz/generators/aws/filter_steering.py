@@ -104,7 +104,8 @@ def draw_admitted(
         if name == "exists":
             if not argument:
                 return MISSING
-            return current if current is not MISSING else fresh()
+            value = current if current is not MISSING else fresh()
+            return value if value != [] else "present"  # an empty array counts as absent
         if name == "anything-but" and current is not MISSING and rule_matches(rule, current):
             return current
         return _draw_for(choices, name, argument)
