@@ -553,6 +553,11 @@ class _Importer:
         kind = TriggerKind(event.kind)
         props = event.properties
         found: list[dict[str, Any]] = []
+        if kind is TriggerKind.SNS and "FilterPolicy" in props:
+            self.unsupported.append(
+                f"Events.{event.name}.FilterPolicy: SNS subscription filter policies are not "
+                "enforced; every generated message reaches the handler"
+            )
         if kind is TriggerKind.EVENTBRIDGE and "Pattern" in props:
             raw = [("Pattern", props["Pattern"])]
         elif kind in FILTERED_FIELDS and "FilterCriteria" in props:

@@ -40,6 +40,8 @@ from lambdafuzz.model.event_pattern import MISSING, OR_KEY, leaf_matches, matche
 from lambdafuzz.model.world import AttributeValueT, ItemT, KeySchema, LoadedWorld, Table
 
 EVENT_NAMES: Final = ("INSERT", "MODIFY", "REMOVE")
+#: The parts of a stream filter that describe the table's items.
+_ITEM_PARTS: Final = ("NewImage", "Keys")
 _NEW_VIEWS: Final = frozenset({"NEW_IMAGE", "NEW_AND_OLD_IMAGES"})
 _OLD_VIEWS: Final = frozenset({"OLD_IMAGE", "NEW_AND_OLD_IMAGES"})
 
@@ -72,13 +74,15 @@ def draw_stream_record(
     keys), so a removed item is never one that is still there.  `pattern`: the filter the
     record is drawn to pass."""
     schema = table.key_schema
-    weights = _admitted_weights(pattern_part(pattern, "eventName"), bool(table.items))
+    weights = _admitted_weights(pattern, bool(table.items))
     name = choices.draw_weighted(EVENT_NAMES, weights, site="event-name")
     new_image: ItemT | None = None
     old_image: ItemT | None = None
     old_rule = pattern_part(pattern, "dynamodb", "OldImage")
     if name == "REMOVE":
         old_image = draw_item(choices, schema, local, removed, site="removed")
+        keys_rule = pattern_part(pattern, "dynamodb", "Keys")
+        old_image = steer_keys(choices, keys_rule, old_image, schema, removed, local)
         if isinstance(old_rule, Mapping):
             old_image = steer_image(choices, old_rule, old_image, _key_names(schema), local)
         keys = key_only(old_image, schema)
@@ -105,16 +109,23 @@ def draw_stream_record(
     )
 
 
-def _admitted_weights(rule: Any, has_items: bool) -> tuple[float, ...]:
-    """INSERT/MODIFY/REMOVE weights: the names a filter's `eventName` rule admits (all
-    when it admits none of them: the matcher then drops the record, as Lambda would)."""
+def _admitted_weights(pattern: PatternT | None, has_items: bool) -> tuple[float, ...]:
+    """INSERT/MODIFY/REMOVE weights: the names a filter admits, by its `eventName` rule
+    and by the images it asks for (a REMOVE has no NewImage, an INSERT no OldImage); all
+    when it admits none of them (the matcher then drops the record, as Lambda would)."""
     weights = (0.5, 0.3, 0.2) if has_items else (0.0, 0.0, 1.0)
-    if not isinstance(rule, list):
-        return weights
-    admitted = tuple(
-        w if leaf_matches(rule, n) else 0.0 for n, w in zip(EVENT_NAMES, weights, strict=True)
-    )
-    return admitted if sum(admitted) > 0 else weights
+    rule = pattern_part(pattern, "eventName")
+    images = pattern_part(pattern, "dynamodb")
+    images = images if isinstance(images, Mapping) else {}
+    admitted = []
+    for name, weight in zip(EVENT_NAMES, weights, strict=True):
+        refused = (
+            (isinstance(rule, list) and not leaf_matches(rule, name))
+            or (name == "REMOVE" and isinstance(images.get("NewImage"), Mapping))
+            or (name == "INSERT" and isinstance(images.get("OldImage"), Mapping))
+        )
+        admitted.append(0.0 if refused else weight)
+    return tuple(admitted) if sum(admitted) > 0 else weights
 
 
 def _admitted_items(table: Table, pattern: PatternT | None) -> Sequence[ItemT]:
@@ -144,17 +155,55 @@ def steer_table(
     """The stream table with its items' non-key attributes steered by the filters'
     `dynamodb.NewImage` patterns (each item by one of those that have one), so INSERT and
     MODIFY records find items the filter admits."""
-    rules = [pattern_part(p, "dynamodb", "NewImage") for p in patterns]
-    rules = [r for r in rules if isinstance(r, Mapping)]
-    if not rules:
+    changes = [pattern_part(p, "dynamodb") for p in patterns]
+    changes = [
+        c
+        for c in changes
+        if isinstance(c, Mapping) and any(isinstance(c.get(k), Mapping) for k in _ITEM_PARTS)
+    ]
+    if not changes:
         return table
-    reserved = _key_names(table.key_schema)
+    schema = table.key_schema
+    reserved = _key_names(schema)
+    taken = {item_key(item, schema) for item in table.items}
     items = []
     for item in table.items:
         with choices.scope(labels.DYNAMODB_ITEM, site="filtered-item"):
-            item = steer_image(choices, choose_pattern(choices, rules), item, reserved, local)
+            change = choose_pattern(choices, changes)
+            assert change is not None
+            item = steer_keys(choices, change.get("Keys"), item, schema, taken, local)
+            rule = change.get("NewImage")
+            if isinstance(rule, Mapping):
+                item = steer_image(choices, rule, item, reserved, local)
         items.append(item)
     return replace(table, items=tuple(items))
+
+
+def steer_keys(
+    choices: Choices,
+    rule: Any,
+    item: ItemT,
+    schema: KeySchema,
+    taken: set[tuple[str, ...]],
+    local: Sequence[str],
+) -> ItemT:
+    """`item` with its key attributes steered by a filter's `Keys` pattern, unless the
+    steered key is one `taken` already holds (keys stay unique; the matcher then drops
+    what does not pass); `taken` is updated."""
+    if not isinstance(rule, Mapping):
+        return item
+    keys = steer_image(choices, rule, key_only(item, schema), set(), local)
+    if set(keys) != _key_names(schema) or any(len(v) != 1 for v in keys.values()):
+        return item
+    types = {schema.hash_name: schema.hash_type, schema.range_name: schema.range_type}
+    if any(next(iter(v)) != types[name] for name, v in keys.items()):
+        return item  # a rule on another type than the key's: not steerable
+    old, new = item_key(item, schema), item_key(keys, schema)
+    if new != old and new in taken:
+        return item
+    taken.discard(old)
+    taken.add(new)
+    return {**item, **keys}
 
 
 def steer_image(
