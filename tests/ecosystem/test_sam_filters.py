@@ -233,3 +233,24 @@ def test_filters_lambdafuzz_cannot_enforce_are_warnings_naming_the_construct(tmp
     assert notes[1].startswith("Events.E.FilterCriteria.Filters[1].Pattern: not JSON")
     assert "field 'type' is not one of body" in notes[2]
     assert "Filters[3].Pattern" in notes[3] and "cannot be resolved" in notes[3]
+
+
+def test_an_sns_filter_policy_is_listed_as_not_enforced(tmp_path):
+    template = write_app(
+        tmp_path,
+        HEAD
+        + """\
+  Alerts:
+    Type: AWS::SNS::Topic
+"""
+        + FUNCTION
+        + """\
+          Type: SNS
+          Properties:
+            Topic: !Ref Alerts
+            FilterPolicy: {severity: [high]}
+""",
+    )
+    imported = load_template(template)
+    assert imported.target.trigger.filters == ()
+    assert any(n.startswith("Events.E.FilterPolicy: SNS") for n in imported.unsupported)
