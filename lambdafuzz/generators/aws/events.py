@@ -55,7 +55,7 @@ from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.generators.files.json_files import json_objects, json_values
-from lambdafuzz.model.target import Target, TriggerKind
+from lambdafuzz.model.target import ObjectsSpec, Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
 KIND_LABELS: Final = {
@@ -186,6 +186,7 @@ def draw_event_plan(
                     world.buckets,
                     bucket=trigger.source,
                     missing_p=missing_chance(trigger.missing_objects),
+                    key_shape=_objects_of(target, trigger.source),
                     site="record",
                 )
                 for _ in range(count)
@@ -274,7 +275,12 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     if trigger.source is not None:
         missing_p = missing_chance(trigger.missing_objects)
         plan = draw_s3_record(
-            choices, world.buckets, bucket=trigger.source, missing_p=missing_p, site="record"
+            choices,
+            world.buckets,
+            bucket=trigger.source,
+            missing_p=missing_p,
+            key_shape=_objects_of(target, trigger.source),
+            site="record",
         )
         return BridgePlan(plan)
     source = encodable(
@@ -303,6 +309,13 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     return BridgePlan(
         None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
     )
+
+
+def _objects_of(target: Target, bucket: str | None) -> ObjectsSpec | None:
+    """The objects spec of the notifying bucket: its key prefixes and suffixes are the
+    notification's key filter, which a missing object's key must pass too."""
+    spec = next((b for b in target.resources.buckets if b.name == bucket), None)
+    return spec.objects if spec is not None else None
 
 
 def _text(value: object, default: str) -> str:
