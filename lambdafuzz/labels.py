@@ -70,6 +70,8 @@ ACTIVEMQ_EVENT: Final = "event.activemq"
 RABBITMQ_EVENT: Final = "event.rabbitmq"
 BROKER_MESSAGE: Final = "broker.message"
 KINESIS_DATA: Final = "kinesis.data"
+#: A value drawn to satisfy a trigger's event filter (an admitted value, moved by mutation).
+EVENT_FILTER_VALUE: Final = "event.filter.value"
 HTTP_BODY: Final = "http.body"
 HTTP_HEADERS: Final = "http.headers"
 HTTP_QUERY: Final = "http.query"

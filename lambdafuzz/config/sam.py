@@ -12,6 +12,7 @@ a `warning [sam-unsupported]` line.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.config.code_archive import code_archive_dir
+from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
 from lambdafuzz.config.event_keys import event_keys, handler_file
 from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
@@ -38,7 +40,14 @@ from lambdafuzz.config.sam_template import (
 from lambdafuzz.config.schema import ENV_NAME_EXPECTED, env_problem
 from lambdafuzz.config.source import nearest
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.model.target import Target
+from lambdafuzz.model.event_pattern import (
+    OPERATORS,
+    OR_KEY,
+    PatternError,
+    check_pattern,
+    dump_pattern,
+)
+from lambdafuzz.model.target import Target, TriggerKind
 
 log = logging.getLogger("lambdafuzz.config.sam")
 
@@ -260,6 +269,7 @@ class _Importer:
         self.unsupported: list[str] = []
         self.values = Resolver(template)
         self.single_module: str | None = None  # CodeUri names one .py file: the package
+        self.filters: list[dict[str, Any]] = []  # the chosen event's filter patterns
 
     def config(self) -> tuple[dict[str, Any], list[str]]:
         handler, root = self._handler()
@@ -273,6 +283,7 @@ class _Importer:
                 f"Events.{other.name}: lambdafuzz fuzzes one trigger per function; using "
                 f"Events.{event.name} (choose another in a lambdafuzz.yaml)"
             )
+        self.filters = self._event_filters(event)
         resources = self._resources(event)
         config: dict[str, Any] = {
             "handler": handler,
@@ -392,20 +403,17 @@ class _Importer:
                 name = name.lower() if isinstance(name, str) else ""
                 if name == "prefix" and isinstance(value, str):
                     objects["prefixes"] = [value]
-                elif name == "suffix" and isinstance(value, str):
+                elif name == "suffix" and isinstance(value, str) and value:
+                    objects["suffixes"] = [value]
                     fmt = SUFFIX_FORMATS.get(value.lower())
                     if fmt:
                         objects["formats"] = [fmt]
-                    self.unsupported.append(
-                        f"Events.{event.name}: suffix filter {value!r}: generated keys do not "
-                        f"always end with it"
-                        + (f"; objects limited to format {fmt}" if fmt else "")
-                    )
             return {event.source: objects}
         if event.kind == "sqs" and event.source:
             return dict.fromkeys(self._buckets_notifying(event.source), objects)
-        if event.kind == "eventbridge":
+        if event.kind == "eventbridge" and admits_s3(self._filter_texts()):
             buckets = self._bridge_buckets(event)
+            objects.update(self._bridge_key_shape())
             return dict.fromkeys(buckets[:1], objects)
         return {}
 
@@ -541,12 +549,14 @@ class _Importer:
         trigger: dict[str, Any] = {"kind": event.kind}
         if event.source is not None:
             trigger["source"] = self.values.name_of(event.source)
-        elif event.kind == "eventbridge":
+        elif event.kind == "eventbridge" and admits_s3(self._filter_texts()):
             buckets = [b for b in resources.get("buckets", []) if "objects" in b]
             if buckets:
                 trigger["source"] = buckets[0]["name"]
         if event.kind == "sqs" and event.source and self._buckets_notifying(event.source):
             trigger["body"] = "s3-event"
+        if self.filters:
+            trigger["filters"] = self.filters
         if event.kind == "schedule":
             name = event.properties.get("Name")
             rule = name if isinstance(name, str) else f"{self.function}-{event.name}"
@@ -584,7 +594,7 @@ class _Importer:
                 f"Events.{event.name}: the Broker is not a broker of this template; assumed "
                 "ActiveMQ (a lambdafuzz.yaml with `kind: rabbitmq` fuzzes a RabbitMQ consumer)"
             )
-        for extra in ("SourceAccessConfigurations", "ConsumerGroupId"):
+        for extra in ("SourceAccessConfigurations", "ConsumerGroupId", "FilterCriteria"):
             if extra in event.properties:
                 self.unsupported.append(
                     f"Events.{event.name}: {extra} is not modelled (the broker is not emulated)"
@@ -593,6 +603,107 @@ class _Importer:
         if first is None:
             return {}
         return {"source": re.sub(r"[^A-Za-z0-9_.:/-]", "-", first)[:249]}
+
+    # --- event filters ----------------------------------------------------------------
+    def _event_filters(self, event: TemplateEvent) -> list[dict[str, Any]]:
+        """The event's filter patterns: `FilterCriteria.Filters[].Pattern` (JSON text) of
+        an SQS, DynamoDB or Kinesis event (or event source mapping), the `Pattern` of an
+        EventBridge rule; intrinsics in them resolved.  A pattern lambdafuzz cannot
+        enforce is listed in `unsupported` and left out."""
+        kind = TriggerKind(event.kind)
+        props = event.properties
+        found: list[dict[str, Any]] = []
+        if kind is TriggerKind.SNS and "FilterPolicy" in props:
+            self.unsupported.append(
+                f"Events.{event.name}.FilterPolicy: SNS subscription filter policies are not "
+                "enforced; every generated message reaches the handler"
+            )
+        if kind is TriggerKind.EVENTBRIDGE and "Pattern" in props:
+            raw = [("Pattern", props["Pattern"])]
+        elif kind in FILTERED_FIELDS and "FilterCriteria" in props:
+            filters = _get(props, "FilterCriteria", "Filters")
+            if not isinstance(filters, list):
+                self.unsupported.append(
+                    f"Events.{event.name}: FilterCriteria {_short(props['FilterCriteria'])} "
+                    f"is not {{Filters: [{{Pattern: ...}}]}}; not enforced"
+                )
+                return []
+            raw = [
+                (f"FilterCriteria.Filters[{i}].Pattern", _get(f, "Pattern"))
+                for i, f in enumerate(filters)
+            ]
+        else:
+            return []
+        for where, value in raw:
+            construct = f"Events.{event.name}.{where}"
+            if _is_intrinsic(value):  # a `!Sub` of the pattern's JSON text
+                value = self._resolved(value, construct)
+                if value is None:
+                    continue
+            if isinstance(value, str):
+                try:
+                    value = json.loads(value)
+                except ValueError as exc:
+                    self.unsupported.append(f"{construct}: not JSON ({exc}); not enforced")
+                    continue
+            pattern = self._resolved(value, construct)
+            if pattern is None:
+                continue
+            try:
+                check_pattern(pattern)
+            except PatternError as exc:
+                self.unsupported.append(
+                    f"{construct}: {exc} (operators lambdafuzz enforces: "
+                    f"{', '.join(OPERATORS)}, $or); not enforced"
+                )
+                continue
+            fields = FILTERED_FIELDS[kind]
+            unknown = [k for k in pattern if k != OR_KEY and k not in fields]
+            if unknown:
+                self.unsupported.append(
+                    f"{construct}: field {unknown[0]!r} is not one of {', '.join(fields)} "
+                    f"(the pattern would match nothing); not enforced"
+                )
+                continue
+            found.append(pattern)
+        return found
+
+    def _resolved(self, value: Any, construct: str) -> Any:
+        """A pattern with `!Ref`/`!Sub`/`!GetAtt` leaves replaced by what they name; None
+        (noted) when one cannot be resolved."""
+        if isinstance(value, list):
+            items = [self._resolved(v, construct) for v in value]
+            return None if any(i is None for i in items) else items
+        if not isinstance(value, dict):
+            return value
+        if _is_intrinsic(value):
+            text = self.values.scalar(value, ("Resources", self.function, construct))
+            text = text and re.sub(r"\$\{buckets\.([^.}]+)\.arn\}", r"arn:aws:s3:::\1", text)
+            if text is None or "${" in text:
+                self.unsupported.append(
+                    f"{construct}: {_short(value)} cannot be resolved; the pattern is not enforced"
+                )
+                return None
+            return text
+        resolved = {k: self._resolved(v, construct) for k, v in value.items()}
+        return None if any(v is None for v in resolved.values()) else resolved
+
+    def _bridge_key_shape(self) -> dict[str, list[str]]:
+        """`prefixes` / `suffixes` of the objects an S3 EventBridge rule's only pattern
+        asks for (`detail.object.key: [{prefix: ...}]`): the bucket's keys take that
+        shape, so the notifications name objects the rule passes."""
+        if len(self.filters) != 1:
+            return {}
+        rules = _get(self.filters[0], "detail", "object", "key")
+        shape: dict[str, list[str]] = {}
+        for name, plural in (("prefix", "prefixes"), ("suffix", "suffixes")):
+            values = [r.get(name) for r in rules or [] if isinstance(r, dict)]
+            if values and len(values) == len(rules) and all(isinstance(v, str) for v in values):
+                shape[plural] = values
+        return shape
+
+    def _filter_texts(self) -> list[str]:
+        return [dump_pattern(p) for p in self.filters]
 
     # --- environment ------------------------------------------------------------------
     def _env(self) -> dict[str, str]:
@@ -633,6 +744,15 @@ def _get(value: Any, *keys: str) -> Any:
             return None
         value = value.get(key)
     return value
+
+
+def _is_intrinsic(value: Any) -> bool:
+    """`{"Ref": ...}` or `{"Fn::...": ...}`: a value the template computes."""
+    return (
+        isinstance(value, dict)
+        and len(value) == 1
+        and next(iter(value)).startswith(("Ref", "Fn::"))
+    )
 
 
 def _short(value: Any) -> str:

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lambdafuzz.config import aws_names
+from lambdafuzz.config.event_filters import admits_s3, trigger_filters
 from lambdafuzz.config.event_keys import handler_file
 from lambdafuzz.config.source import (
     KeyHints,
@@ -185,6 +186,7 @@ class _TriggerModel(_Model):
     records: _Range | None = None
     missing_objects: bool = False
     keys: list[Annotated[str, Field(min_length=1)]] = []
+    filters: list[dict[str, Any]] = []
 
 
 class _ObjectsModel(_Model):
@@ -192,6 +194,7 @@ class _ObjectsModel(_Model):
     max: Annotated[int, Field(ge=0, le=1_000)] | None = None
     formats: list[str] = ["any"]
     prefixes: list[str] = []
+    suffixes: list[str] = []
     erroneous_p: Annotated[float, Field(ge=0.0, le=1.0)] = 0.003
 
 
@@ -533,7 +536,17 @@ class _Builder:
                     "leading slash), at most 900 bytes",
                     prefix.lstrip("/") or None,
                 )
-        return BucketSpec(b.name, ObjectsSpec(low, high, tuple(o.formats), prefixes, o.erroneous_p))
+        for j, suffix in enumerate(o.suffixes):
+            if not suffix or len(suffix.encode()) > 100:
+                raise self.where.error(
+                    (*loc, "suffixes", j),
+                    suffix,
+                    "a non-empty S3 key suffix (such as .jpeg) of at most 100 bytes",
+                )
+        objects = ObjectsSpec(
+            low, high, tuple(o.formats), prefixes, o.erroneous_p, tuple(dict.fromkeys(o.suffixes))
+        )
+        return BucketSpec(b.name, objects)
 
     def _table(self, i: int, t: _TableModel) -> TableSpec:
         loc = ("resources", "tables", i)
@@ -590,7 +603,11 @@ class _Builder:
     def _trigger(self, resources: Resources) -> Trigger:
         t = self.m.trigger
         kind = TriggerKind(t.kind)
-        source = self._source(kind, t.source, resources)
+        filters = trigger_filters(self.where, kind, t.filters)
+        if kind is TriggerKind.EVENTBRIDGE and t.source is None and not admits_s3(filters):
+            source = None  # the rule's pattern asks for custom events, not a bucket's
+        else:
+            source = self._source(kind, t.source, resources)
         if t.body is not None:
             self._body(kind, t.body, resources)
         if t.records is not None and kind not in _RECORD_KINDS:
@@ -615,7 +632,14 @@ class _Builder:
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
             )
         return Trigger(
-            kind, source, t.body, low, high, t.missing_objects, tuple(dict.fromkeys(t.keys))
+            kind,
+            source,
+            t.body,
+            low,
+            high,
+            t.missing_objects,
+            tuple(dict.fromkeys(t.keys)),
+            filters=filters,
         )
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:

@@ -117,6 +117,9 @@ class ObjectsSpec:
     formats: tuple[str, ...]
     prefixes: tuple[str, ...] = ()
     erroneous_p: float = 0.003
+    # key endings (an S3 notification's suffix filter): each key ends with one, in place
+    # of the file's own extension; (): the extension
+    suffixes: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

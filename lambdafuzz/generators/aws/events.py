@@ -14,6 +14,7 @@ Labels: `lambdafuzz.Event` > `event.<kind>` > the parts' own labels.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import struct
@@ -30,6 +31,13 @@ from lambdafuzz.generators.aws.brokers import (
     BrokerMessagePlan,
     draw_broker_messages,
     render_broker_event,
+)
+from lambdafuzz.generators.aws.filter_steering import (
+    choose_pattern,
+    draw_admitted,
+    pattern_part,
+    patterns_of,
+    steer,
 )
 from lambdafuzz.generators.aws.http_events import (
     HttpRequestPlan,
@@ -52,8 +60,8 @@ from lambdafuzz.generators.aws.streams import (
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
-from lambdafuzz.generators.files.json_files import json_objects
-from lambdafuzz.model.target import Target, TriggerKind
+from lambdafuzz.generators.files.json_files import json_objects, json_values
+from lambdafuzz.model.target import ObjectsSpec, Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
 KIND_LABELS: Final = {
@@ -189,6 +197,7 @@ def draw_event_plan(
                     world.buckets,
                     bucket=trigger.source,
                     missing_p=missing_chance(trigger.missing_objects),
+                    key_shape=_objects_of(target, trigger.source),
                     site="record",
                 )
                 for _ in range(count)
@@ -200,9 +209,11 @@ def draw_event_plan(
         elif kind is TriggerKind.DYNAMODB_STREAM:
             assert trigger.source is not None  # config guarantees a table with a stream
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
-            records = draw_stream_records(choices, world.table(trigger.source), count, local)
+            table = world.table(trigger.source)
+            patterns = patterns_of(trigger.filters)
+            records = draw_stream_records(choices, table, count, local, patterns)
         elif kind is TriggerKind.EVENTBRIDGE:
-            records = (_draw_bridge(choices, trigger.source, world, trigger.missing_objects),)
+            records = (_draw_bridge(choices, target, world),)
         elif kind is TriggerKind.DIRECT:
             records = (_draw_direct(choices, trigger.event_keys),)
         elif kind is TriggerKind.KINESIS:
@@ -270,13 +281,19 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
     return ((name or "attribute", value),)
 
 
-def _draw_bridge(
-    choices: Choices, bucket: str | None, world: World, missing_objects: bool
-) -> BridgePlan:
-    if bucket is not None:
-        missing_p = missing_chance(missing_objects)
+def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
+    """An S3 "Object Created" event when the trigger names a bucket, else a custom event
+    whose source, detail-type and detail the rule's pattern (if any) admits."""
+    trigger = target.trigger
+    if trigger.source is not None:
+        missing_p = missing_chance(trigger.missing_objects)
         plan = draw_s3_record(
-            choices, world.buckets, bucket=bucket, missing_p=missing_p, site="record"
+            choices,
+            world.buckets,
+            bucket=trigger.source,
+            missing_p=missing_p,
+            key_shape=_objects_of(target, trigger.source),
+            site="record",
         )
         return BridgePlan(plan)
     source = encodable(
@@ -290,10 +307,33 @@ def _draw_bridge(
         detail = {"data": file.data.decode("utf-8", errors="replace")}
     if not isinstance(detail, dict):
         detail = {"data": detail}
+    pattern = choose_pattern(choices, patterns_of(trigger.filters))
+    if pattern is not None:
+        steered = steer(
+            choices,
+            pattern,
+            {"source": source, "detail-type": detail_type, "detail": detail},
+            lambda: json_values(choices, max_depth=1),
+        )
+        source = _text(steered.get("source"), source)
+        detail_type = _text(steered.get("detail-type"), detail_type)
+        detail = steered.get("detail") if isinstance(steered.get("detail"), dict) else {}
     detail_json = json.dumps(detail, ensure_ascii=False)
     return BridgePlan(
         None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
     )
+
+
+def _objects_of(target: Target, bucket: str | None) -> ObjectsSpec | None:
+    """The objects spec of the notifying bucket: its key prefixes and suffixes are the
+    notification's key filter, which a missing object's key must pass too."""
+    spec = next((b for b in target.resources.buckets if b.name == bucket), None)
+    return spec.objects if spec is not None else None
+
+
+def _text(value: object, default: str) -> str:
+    """A steered top-level field EventBridge only carries as a string."""
+    return value if isinstance(value, str) else default
 
 
 def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[KinesisRecordPlan, ...]:
@@ -301,15 +341,28 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     partition keys, arrival times in order."""
     trigger = target.trigger
     stream = trigger.source or DEFAULT_STREAM
+    patterns = patterns_of(trigger.filters)
     count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
     time_ms = ids.draw_time_ms(choices)
     records = []
     for index in range(count):
+        pattern = choose_pattern(choices, patterns)
         with choices.scope(labels.KINESIS_DATA, site="data"):
             text = draw_body(
-                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+                choices,
+                trigger.body,
+                world.buckets,
+                region=world.region,
+                account=world.account_id,
+                rule=pattern_part(pattern, "data"),
             )
         key = encodable(choices.draw_string(min_size=1, max_size=32, site="partition-key"))
+        key_rule = pattern_part(pattern, "partitionKey")
+        if isinstance(key_rule, list):
+            admitted = draw_admitted(
+                choices, key_rule, key, functools.partial(str, key), site="partition-key"
+            )
+            key = admitted if isinstance(admitted, str) and admitted else key
         time_ms += choices.draw_geometric(20.0, max_value=60_000, site="gap")
         data = text.encode("utf-8", "surrogatepass")
         records.append(
