@@ -20,7 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.config.event_keys import event_keys, handler_file
+from lambdafuzz.config.api_routes import (
+    FORM_TYPE,
+    ApiRoutes,
+    definition_routes,
+    event_routes,
+)
+from lambdafuzz.config.event_keys import event_keys, form_fields, handler_file
 from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
@@ -61,7 +67,7 @@ _IGNORED_PROPERTIES = frozenset(
         "AutoPublishAlias", "AutoPublishCodeSha256", "DeploymentPreference", "PackageType",
         "ReservedConcurrentExecutions", "ProvisionedConcurrencyConfig", "LoggingConfig",
         "EphemeralStorage", "RuntimeManagementConfig", "PropagateTags", "VersionDescription",
-        "InlineCode", "ImageUri", "ImageConfig", "Layers",
+        "InlineCode", "ImageUri", "ImageConfig", "Layers", "FunctionUrlConfig",
     }
 )  # fmt: skip
 _PROPERTY_NOTES = {
@@ -245,10 +251,13 @@ class _Importer:
         handler, root = self._handler()
         events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
+        api = self._api(events, handler, root)
         if not events:  # no Events: invoked directly (SDK, Step Functions, other functions)
             events = [TemplateEvent("Invoke", "direct", None, {})]
         event = events[0]
         for other in events[1:]:
+            if api is not None and other.kind == event.kind:
+                continue  # another route of the same API trigger
             self.unsupported.append(
                 f"Events.{other.name}: lambdafuzz fuzzes one trigger per function; using "
                 f"Events.{event.name} (choose another in a lambdafuzz.yaml)"
@@ -258,7 +267,7 @@ class _Importer:
             "handler": handler,
             "root": root,
             "app_packages": self._app_packages(handler, root),
-            "trigger": self._trigger(event, resources, handler, root),
+            "trigger": {**self._trigger(event, resources, handler, root), **(api or {})},
             "env": self._env(),
             "timeout_s": self._number("Timeout", 3),
             "memory_mb": int(self._number("MemorySize", 128)),
@@ -500,6 +509,48 @@ class _Importer:
                 continue
             note = _PROPERTY_NOTES.get(key, "not used by lambdafuzz")
             self.unsupported.append(f"Properties.{key}: {note}")
+
+    # --- API routes -------------------------------------------------------------------
+    def _api(self, events: list[TemplateEvent], handler: str, root: str) -> dict[str, Any] | None:
+        """The trigger settings of a function behind API Gateway or a function URL (routes,
+        function_url, form_fields), None for another trigger; a function without events
+        that an API definition or its URL invokes gets that event added to `events`."""
+        url = self.props.get("FunctionUrlConfig")
+        routes: ApiRoutes | None = None
+        if not events:
+            found = definition_routes(self.t, self.function)
+            if found is not None:
+                kind, routes = found
+                events.append(TemplateEvent("OpenApi", kind, None, {}))
+            elif isinstance(url, dict):
+                events.append(TemplateEvent("FunctionUrl", "apigateway-v2", None, url))
+                if url.get("AuthType") == "AWS_IAM":
+                    self.unsupported.append(
+                        "FunctionUrlConfig.AuthType: AWS_IAM callers are not modelled "
+                        "(requestContext.authorizer is absent)"
+                    )
+                return {"function_url": True}
+        elif url is not None:
+            self.unsupported.append(
+                f"FunctionUrlConfig: requests through the function URL are not fuzzed; "
+                f"Events.{events[0].name} is"
+            )
+        if not events or events[0].kind not in ("apigateway", "apigateway-v2"):
+            return None
+        if routes is None:
+            same_kind = [e for e in events if e.kind == events[0].kind]
+            routes = event_routes(self.t, self.function, same_kind)
+        self.unsupported.extend(routes.notes)
+        if not routes.routes:
+            return {}
+        settings: dict[str, Any] = {"routes": routes.routes}
+        if any(FORM_TYPE in r.get("content_types", ()) for r in routes.routes):
+            module = handler.rpartition(".")[0]
+            source = handler_file((self.t.path.parent / root).resolve(), module)
+            fields = form_fields(source) if source is not None else ()
+            if fields:
+                settings["form_fields"] = list(fields)
+        return settings
 
     # --- trigger ----------------------------------------------------------------------
     def _trigger(

@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lambdafuzz.config import aws_names
+from lambdafuzz.config.api_routes import ROUTE_METHODS, media_type_problem, route_path_problem
 from lambdafuzz.config.event_keys import handler_file
 from lambdafuzz.config.source import (
     KeyHints,
@@ -47,6 +48,7 @@ from lambdafuzz.model.target import (
     OutcomeRules,
     QueueSpec,
     Resources,
+    Route,
     TableSpec,
     Target,
     TopicSpec,
@@ -165,6 +167,22 @@ class _Range(_Model):
     max: Annotated[int, Field(ge=0, le=10_000)] | None = None
 
 
+def _problem_check(problem: Callable[[str], str | None]) -> AfterValidator:
+    def check(value: str) -> str:
+        expected = problem(value)
+        if expected is not None:
+            raise custom_error(expected)
+        return value
+
+    return AfterValidator(check)
+
+
+class _RouteModel(_Model):
+    method: Annotated[str, _one_of(ROUTE_METHODS, "an HTTP method")] = "ANY"
+    path: Annotated[str, _problem_check(route_path_problem)]
+    content_types: list[Annotated[str, _problem_check(media_type_problem)]] = []
+
+
 class _TriggerModel(_Model):
     kind: Annotated[str, _one_of(tuple(k.value for k in TriggerKind), "a trigger kind")]
     source: str | None = None
@@ -172,6 +190,9 @@ class _TriggerModel(_Model):
     records: _Range | None = None
     missing_objects: bool = False
     keys: list[Annotated[str, Field(min_length=1)]] = []
+    routes: list[_RouteModel] = []
+    function_url: bool = False
+    form_fields: list[Annotated[str, Field(min_length=1)]] = []
 
 
 class _ObjectsModel(_Model):
@@ -602,8 +623,63 @@ class _Builder:
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
             )
         return Trigger(
-            kind, source, t.body, low, high, t.missing_objects, tuple(dict.fromkeys(t.keys))
+            kind,
+            source,
+            t.body,
+            low,
+            high,
+            t.missing_objects,
+            tuple(dict.fromkeys(t.keys)),
+            **self._routes(kind),
         )
+
+    def _routes(self, kind: TriggerKind) -> dict[str, Any]:
+        """`routes`, `function_url`, `form_fields`: what an API trigger's requests are."""
+        t = self.m.trigger
+        api = kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
+        for key, value in (("routes", t.routes), ("form_fields", t.form_fields)):
+            if value and not api:
+                raise self.where.error(
+                    ("trigger", key),
+                    [r.model_dump() for r in t.routes] if key == "routes" else value,
+                    f"{key} only for an apigateway or apigateway-v2 trigger",
+                )
+        if t.function_url and kind is not TriggerKind.APIGATEWAY_V2:
+            raise self.where.error(
+                ("trigger", "function_url"),
+                t.function_url,
+                "function_url only for an apigateway-v2 trigger (function URLs send payload 2.0)",
+            )
+        if t.function_url and t.routes:
+            raise self.where.error(
+                ("trigger", "routes"),
+                [r.path for r in t.routes],
+                "no routes with function_url (a function URL takes every path and method)",
+            )
+        seen: set[tuple[str, str]] = set()
+        for i, route in enumerate(t.routes):
+            if route.path == "$default" and kind is not TriggerKind.APIGATEWAY_V2:
+                raise self.where.error(
+                    ("trigger", "routes", i, "path"),
+                    route.path,
+                    'a resource path starting with "/" ($default routes are HTTP API '
+                    "routes: apigateway-v2)",
+                )
+            if (route.method, route.path) in seen:
+                raise self.where.error(
+                    ("trigger", "routes", i),
+                    f"{route.method} {route.path}",
+                    "each method and path once",
+                )
+            seen.add((route.method, route.path))
+        routes = tuple(
+            Route(r.method, r.path, tuple(dict.fromkeys(r.content_types))) for r in t.routes
+        )
+        return {
+            "routes": routes,
+            "function_url": t.function_url,
+            "form_fields": tuple(dict.fromkeys(t.form_fields)),
+        }
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")
