@@ -25,6 +25,7 @@ from lambdafuzz.generators.aws.http_events import DEFAULT_ROUTE, FORM_TYPE, ROUT
 #: API resources whose definition may route requests to a function.
 REST_API_TYPES = frozenset({"AWS::Serverless::Api", "AWS::ApiGateway::RestApi"})
 HTTP_API_TYPES = frozenset({"AWS::Serverless::HttpApi", "AWS::ApiGatewayV2::Api"})
+API_TYPES = REST_API_TYPES | HTTP_API_TYPES
 #: OpenAPI operation keys -> methods (`x-amazon-apigateway-any-method`: every method).
 _OPERATIONS = {
     "get": "GET", "post": "POST", "put": "PUT", "delete": "DELETE", "patch": "PATCH",
@@ -32,16 +33,19 @@ _OPERATIONS = {
 }  # fmt: skip
 #: Event properties that only place the route or tune the integration: nothing to note.
 _ROUTE_PROPERTIES = frozenset(
-    {"Path", "Method", "RestApiId", "ApiId", "TimeoutInMillis", "PayloadFormatVersion"}
-)
+    {
+        "Path", "Method", "RestApiId", "ApiId", "TimeoutInMillis", "PayloadFormatVersion",
+        "RequestParameters",
+    }
+)  # fmt: skip
 _EVENT_NOTES = {
     "Auth": "authorizers are not modelled; every generated request reaches the handler",
     "RequestModel": "request validation against a model is not modelled; bodies are not "
     "limited to it",
-    "RequestParameters": "required request parameters are not modelled; requests may lack them",
     "RouteSettings": "route throttling settings are not modelled",
 }
 _SEGMENT = re.compile(r"[^{}/\s]+|\{[A-Za-z0-9._-]+\+?\}")
+_TOKEN = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")
 _MEDIA_TYPE = re.compile(r"[A-Za-z0-9!#$&^_.+-]+/[A-Za-z0-9!#$&^_.+*-]+")
 
 
@@ -72,6 +76,11 @@ def route_path_problem(path: str) -> str | None:
     return None
 
 
+def header_name_problem(value: str) -> str | None:
+    """What a header name should have been (an HTTP token), or None."""
+    return None if _TOKEN.fullmatch(value) else "a header name (letters, digits, -, _)"
+
+
 def media_type_problem(value: str) -> str | None:
     """What a content type should have been (type/subtype, no parameters), or None."""
     return None if _MEDIA_TYPE.fullmatch(value) else "a media type such as application/json"
@@ -85,15 +94,25 @@ class ApiRoutes:
     routes: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
-    def add(self, method: str, path: str, content_types: tuple[str, ...] = ()) -> None:
+    def add(
+        self,
+        method: str,
+        path: str,
+        content_types: tuple[str, ...] = (),
+        required: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> None:
+        """One route; `required`: {"query": names, "headers": names} every request has.
+        The same route twice (an event and the definition) merges what each says."""
         route: dict[str, Any] = {"method": method, "path": path}
-        if content_types:
-            route["content_types"] = list(content_types)
+        for key, values in {"content_types": content_types, **(required or {})}.items():
+            if values:
+                route[key] = list(values)
         for existing in self.routes:
             if existing["method"] == method and existing["path"] == path:
-                if content_types:  # the definition says more than the event
-                    merged = dict.fromkeys([*existing.get("content_types", []), *content_types])
-                    existing["content_types"] = list(merged)
+                for key in ("content_types", "query", "headers"):
+                    merged = dict.fromkeys([*existing.get(key, []), *route.get(key, [])])
+                    if merged:
+                        existing[key] = list(merged)
                 return
         self.routes.append(route)
 
@@ -109,8 +128,13 @@ def event_routes(template: Template, function: str, events: list[TemplateEvent])
         if event.kind == "apigateway-v2" and path is None and method is None:
             found.add("ANY", DEFAULT_ROUTE)
         elif isinstance(path, str) and isinstance(method, str):
-            upper = method.upper()
-            found.add("ANY" if upper == "ANY" else upper, path)
+            required = _request_parameters(props.get("RequestParameters"))
+            if required is None:
+                found.notes.append(
+                    f"Events.{event.name}.RequestParameters: not a list of "
+                    "method.request.querystring/header.NAME entries; not honoured"
+                )
+            found.add(method.upper(), path, (), required)
         else:
             found.notes.append(
                 f"Events.{event.name}: Path {path!r} / Method {method!r} are not literal "
@@ -142,7 +166,7 @@ def definition_routes(template: Template, function: str) -> tuple[str, ApiRoutes
     the template invokes; None when none does."""
     for api in template.resources:
         kind = template.type_of(api)
-        if kind in REST_API_TYPES | HTTP_API_TYPES and _invokes(template, api, function):
+        if kind in API_TYPES and _invokes(template, api, function):
             found = ApiRoutes()
             _definition_routes(template, api, function, found)
             if found.routes:
@@ -211,19 +235,57 @@ def _definition_routes(template: Template, api: str, function: str, found: ApiRo
         if problem is not None:
             found.notes.append(f"{where}: path not understood ({problem}); not fuzzed")
             continue
-        found.add(method, path, _content_types(document, operation, where, found.notes))
-        for key in ("security", "x-amazon-apigateway-request-validator"):
-            if key in operation:
-                found.notes.append(f"{where}.{key}: not modelled")
-        required = [
-            f"{p.get('in')} {p.get('name')}"
-            for p in operation.get("parameters", [])
-            if isinstance(p, dict) and p.get("required") and p.get("in") in ("query", "header")
-        ]
-        if required:
-            found.notes.append(
-                f"{where}.parameters: required {', '.join(required)} not always sent"
+        parameters = [*_item_parameters(document, path), *_list(operation.get("parameters"))]
+        required: dict[str, tuple[str, ...]] = {"query": (), "headers": ()}
+        for parameter in parameters:
+            parameter = _resolve(document, parameter["$ref"]) if "$ref" in parameter else parameter
+            if not isinstance(parameter, dict) or parameter.get("required") is not True:
+                continue
+            name, place = parameter.get("name"), parameter.get("in")
+            key = {"query": "query", "header": "headers"}.get(
+                place if isinstance(place, str) else ""
             )
+            if key is not None and isinstance(name, str) and name:
+                required[key] = (*required[key], name)
+        content_types = _content_types(document, operation, where, found.notes)
+        found.add(method, path, content_types, required)
+        if "security" in operation:
+            found.notes.append(f"{where}.security: authorizers are not modelled")
+
+
+def _item_parameters(document: Mapping[str, Any], path: str) -> list[dict[str, Any]]:
+    """Parameters declared for every operation of a path."""
+    item = document["paths"].get(path)
+    return _list(item.get("parameters")) if isinstance(item, dict) else []
+
+
+def _list(value: Any) -> list[dict[str, Any]]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _request_parameters(value: Any) -> dict[str, tuple[str, ...]] | None:
+    """SAM `RequestParameters` -> the required {"query": names, "headers": names}; None
+    when the value is not a list of `method.request.querystring|header.NAME` entries."""
+    required: dict[str, tuple[str, ...]] = {"query": (), "headers": ()}
+    if value is None:
+        return required
+    if not isinstance(value, list):
+        return None
+    for entry in value:
+        if isinstance(entry, str):
+            name, settings = entry, {}
+        elif isinstance(entry, dict) and len(entry) == 1:
+            ((name, settings),) = entry.items()
+        else:
+            return None
+        match = re.fullmatch(r"method\.request\.(querystring|header|path)\.(.+)", str(name))
+        if match is None:
+            return None
+        if isinstance(settings, dict) and settings.get("Required") in (True, "true"):
+            key = {"querystring": "query", "header": "headers"}.get(match.group(1))
+            if key is not None:
+                required[key] = (*required[key], match.group(2))
+    return required
 
 
 def _content_types(
@@ -274,11 +336,13 @@ def _mentions(value: Any, function: str) -> bool:
 
 
 __all__ = [
+    "API_TYPES",
     "FORM_TYPE",
     "ROUTE_METHODS",
     "ApiRoutes",
     "definition_routes",
     "event_routes",
+    "header_name_problem",
     "media_type_problem",
     "route_path_problem",
 ]

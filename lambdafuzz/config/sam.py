@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.config.api_routes import (
+    API_TYPES,
     FORM_TYPE,
     ApiRoutes,
     definition_routes,
@@ -499,7 +500,13 @@ class _Importer:
             kind = self.t.type_of(logical_id)
             if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES or kind in LAYER_TYPES:
                 continue
-            if kind == "AWS::Lambda::EventSourceMapping":
+            if kind in ("AWS::Lambda::EventSourceMapping", "AWS::Lambda::Url"):
+                continue
+            if kind in API_TYPES:
+                self.unsupported.append(
+                    f"Resources.{logical_id}: {kind}: only the routes it sends to this function "
+                    "are modelled (not its stages, CORS, throttling or other functions' routes)"
+                )
                 continue
             self.unsupported.append(f"Resources.{logical_id}: type {kind} is not emulated")
 
@@ -516,6 +523,11 @@ class _Importer:
         function_url, form_fields), None for another trigger; a function without events
         that an API definition or its URL invokes gets that event added to `events`."""
         url = self.props.get("FunctionUrlConfig")
+        for logical_id in self.t.resources:  # plain CloudFormation: an AWS::Lambda::Url
+            if url is None and self.t.type_of(logical_id) == "AWS::Lambda::Url":
+                props = self.t.properties(logical_id)
+                if logical_ref(props.get("TargetFunctionArn")) == self.function:
+                    url = props
         routes: ApiRoutes | None = None
         if not events:
             found = definition_routes(self.t, self.function)

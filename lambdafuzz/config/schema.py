@@ -22,7 +22,12 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lambdafuzz.config import aws_names
-from lambdafuzz.config.api_routes import ROUTE_METHODS, media_type_problem, route_path_problem
+from lambdafuzz.config.api_routes import (
+    ROUTE_METHODS,
+    header_name_problem,
+    media_type_problem,
+    route_path_problem,
+)
 from lambdafuzz.config.event_keys import handler_file
 from lambdafuzz.config.source import (
     KeyHints,
@@ -181,6 +186,8 @@ class _RouteModel(_Model):
     method: Annotated[str, _one_of(ROUTE_METHODS, "an HTTP method")] = "ANY"
     path: Annotated[str, _problem_check(route_path_problem)]
     content_types: list[Annotated[str, _problem_check(media_type_problem)]] = []
+    query: list[Annotated[str, Field(min_length=1)]] = []
+    headers: list[Annotated[str, _problem_check(header_name_problem)]] = []
 
 
 class _TriggerModel(_Model):
@@ -673,7 +680,14 @@ class _Builder:
                 )
             seen.add((route.method, route.path))
         routes = tuple(
-            Route(r.method, r.path, tuple(dict.fromkeys(r.content_types))) for r in t.routes
+            Route(
+                r.method,
+                r.path,
+                tuple(dict.fromkeys(r.content_types)),
+                tuple(dict.fromkeys(r.query)),
+                tuple(dict.fromkeys(r.headers)),
+            )
+            for r in t.routes
         )
         return {
             "routes": routes,

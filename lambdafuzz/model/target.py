@@ -84,6 +84,8 @@ class Route:
     method: str  # GET, POST, ... or ANY
     path: str  # the resource template: "/orders/{id}", "/files/{proxy+}"; "$default"
     content_types: tuple[str, ...] = ()  # request bodies it takes; (): the generator's mix
+    query: tuple[str, ...] = ()  # query string parameters it requires: in every request
+    headers: tuple[str, ...] = ()  # headers it requires: in every request
 
 
 @dataclass(slots=True, frozen=True)

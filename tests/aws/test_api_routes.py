@@ -92,7 +92,15 @@ def test_api_events_of_one_function_become_its_routes(tmp_path):
         + FUNCTION
         + """\
       Events:
-        Get: {Type: Api, Properties: {Path: "/orders/{orderId}", Method: get}}
+        Get:
+          Type: Api
+          Properties:
+            Path: "/orders/{orderId}"
+            Method: get
+            RequestParameters:
+              - method.request.querystring.expand: {Required: true}
+              - method.request.querystring.fields
+              - method.request.header.X-Tenant: {Required: true, Caching: false}
         Post: {Type: Api, Properties: {Path: /orders, Method: POST, Auth: {ApiKeyRequired: true}}}
         Files: {Type: Api, Properties: {Path: "/files/{proxy+}", Method: any}}
 """,
@@ -101,7 +109,7 @@ def test_api_events_of_one_function_become_its_routes(tmp_path):
     trigger = imported.target.trigger
     assert trigger.kind is TriggerKind.APIGATEWAY
     assert trigger.routes == (
-        Route("GET", "/orders/{orderId}"),
+        Route("GET", "/orders/{orderId}", query=("expand",), headers=("X-Tenant",)),
         Route("POST", "/orders"),
         Route("ANY", "/files/{proxy+}"),
     )
@@ -141,9 +149,18 @@ Resources:
       StageName: prod
       DefinitionBody:
         openapi: "3.0.1"
+        components:
+          parameters:
+            Version: {name: version, in: query, required: true}
         paths:
           /docs/{docId}:
+            parameters:
+              - {name: X-Tenant, in: header, required: true}
             get:
+              parameters:
+                - {name: docId, in: path, required: true}
+                - {$ref: "#/components/parameters/Version"}
+                - {name: lang, in: query}
               x-amazon-apigateway-integration:
                 type: aws_proxy
                 uri: !Sub arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations
@@ -170,7 +187,7 @@ def test_openapi_definition_routes_the_function_without_events(tmp_path):
     trigger = imported.target.trigger
     assert trigger.kind is TriggerKind.APIGATEWAY
     assert trigger.routes == (
-        Route("GET", "/docs/{docId}"),
+        Route("GET", "/docs/{docId}", (), ("version",), ("X-Tenant",)),
         Route("PUT", "/docs/{docId}/scan", ("image/png", "application/json")),
     )  # /other invokes another function
     assert any("requestBody: body schemas are not generated" in n for n in imported.unsupported)
@@ -218,6 +235,19 @@ def test_swagger_consumes_and_events_naming_the_api(tmp_path):
     assert trigger.form_fields == ("sku", "qty", "gift")  # read from the handler's module
 
 
+def test_a_lambda_url_resource_makes_a_function_url(tmp_path):
+    path = write_template(
+        tmp_path,
+        "Resources:\n"
+        + FUNCTION
+        + "  Url:\n    Type: AWS::Lambda::Url\n"
+        + "    Properties: {AuthType: NONE, TargetFunctionArn: !GetAtt Fn.Arn}\n",
+    )
+    imported = load_template(path, "Fn")
+    assert imported.target.trigger.function_url
+    assert not any("Resources.Url" in n for n in imported.unsupported)
+
+
 def test_function_url_without_events(tmp_path):
     path = write_template(
         tmp_path,
@@ -253,7 +283,7 @@ handler: app.handler
 trigger:
   kind: KIND
   routes:
-    - {method: GET, path: "/orders/{orderId}"}
+    - {method: GET, path: "/orders/{orderId}", query: [expand], headers: [X-Tenant]}
     - {method: POST, path: /orders, content_types: [application/x-www-form-urlencoded]}
     - {method: PUT, path: "/orders/{orderId}/scan", content_types: [image/png, application/octet-stream]}
     - {method: ANY, path: "/files/{bucket}/{key+}"}
@@ -281,6 +311,10 @@ def test_every_request_is_on_a_declared_route(tmp_path, kind):
         seen.add((route_method, template))
         if route.method != "ANY":
             assert method == route.method
+        query = event.get("queryStringParameters") or {}
+        assert all(query.get(name) for name in route.query)  # required: always sent
+        lowered = {k.lower() for k, v in event["headers"].items() if v}
+        assert {h.lower() for h in route.headers} <= lowered
         match = template_regex(template).fullmatch(path)
         assert match, (template, path)
         parameters = event.get("pathParameters")
@@ -327,11 +361,10 @@ def test_default_route_keeps_random_paths(tmp_path):
 
 def test_mutating_the_route_draw_switches_routes_and_keeps_the_rest(tmp_path):
     """The route is one draw: changing it (as a mutator does) moves the request to that
-    route, in its shape, and keeps the parts drawn apart from the path (the query)."""
+    route, in its shape, and keeps the parts drawn apart from the route (the user agent)."""
     target = load_config(write_config(tmp_path, ROUTES_CONFIG.replace("KIND", "apigateway")))
     choices = Choices(seed=3, mode=ReplayMode.EXECUTION_INDEXED)
     (original,) = generate_input(choices, target).event.records
-    assert original.query  # something to keep
     (route_draw,) = [c for c in choices.choices if c.ei[-1][0] == "route"]
     resources = set()
     for index in range(len(target.trigger.routes)):
@@ -343,7 +376,7 @@ def test_mutating_the_route_draw_switches_routes_and_keeps_the_rest(tmp_path):
         route = target.trigger.routes[index]
         assert request.resource == route.path
         assert route.method == "ANY" or request.method == route.method
-        assert request.query == original.query
+        assert request.headers[0] == original.headers[0] and request.headers[0][0] == "User-Agent"
         resources.add(request.resource)
     assert len(resources) == len(target.trigger.routes)
 
@@ -373,6 +406,8 @@ def error_for(tmp_path: Path, trigger: str) -> str:
             "each method and path once",
         ),
         ("{kind: apigateway, routes: [{path: /a, content_types: [json]}]}", "a media type"),
+        ("{kind: apigateway, routes: [{path: /a, headers: ['X Y']}]}", "a header name"),
+        ("{kind: apigateway, routes: [{path: /a, query: ['']}]}", "trigger.routes[0].query[0]"),
         ("{kind: direct, routes: [{path: /a}]}", "routes only for an apigateway"),
         ("{kind: apigateway, function_url: true}", "function_url only for an apigateway-v2"),
         (

@@ -107,7 +107,7 @@ def draw_request(
         else:
             resource, path, parameters = _route_path(choices, route.path, local)
     with choices.scope(labels.HTTP_QUERY):
-        query = _draw_query(choices, local)
+        query = _draw_query(choices, local, route.query if route is not None else ())
     with choices.scope(labels.HTTP_BODY):
         if route is not None and route.content_types:
             body, is_base64, content_type = _draw_typed_body(
@@ -117,7 +117,9 @@ def draw_request(
             body, is_base64, content_type = _draw_body(choices, method, body_format)
     seed = ids.draw_seed(choices)
     with choices.scope(labels.HTTP_HEADERS):
-        headers, cookies = _draw_headers(choices, seed, content_type)
+        headers, cookies = _draw_headers(
+            choices, seed, content_type, route.headers if route is not None else ()
+        )
     if version == "1.0":
         stage, default_route = choices.draw_choice(STAGES, site="stage"), False
     elif function_url:
@@ -214,8 +216,13 @@ def _draw_path(
     return "/" + "/".join(template), "/" + "/".join(concrete), tuple(parameters.items())
 
 
-def _draw_query(choices: Choices, local: Sequence[str]) -> tuple[tuple[str, str], ...]:
+def _draw_query(
+    choices: Choices, local: Sequence[str], required: Sequence[str] = ()
+) -> tuple[tuple[str, str], ...]:
+    """Query parameters: the route's required ones first, then any."""
     pairs: list[tuple[str, str]] = []
+    for name in required:
+        pairs.append((name, _draw_value(choices, local, slash=True)))
     for _ in range(choices.draw_geometric(0.8, max_value=6, site="count")):
         if pairs and choices.draw_boolean(0.1, site="repeat?"):
             name = pairs[-1][0]
@@ -293,7 +300,7 @@ def _draw_form_value(choices: Choices, local: Sequence[str]) -> str:
 
 
 def _draw_headers(
-    choices: Choices, seed: bytes, content_type: str | None
+    choices: Choices, seed: bytes, content_type: str | None, required: Sequence[str] = ()
 ) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     agent = choices.draw_choice(USER_AGENTS, site="user-agent")
     accept = choices.draw_choice(("*/*", "application/json", "text/html,*/*;q=0.8"), site="accept")
@@ -311,6 +318,11 @@ def _draw_headers(
     ]
     if content_type is not None:
         headers.append(("Content-Type", content_type))
+    present = {name.lower() for name, _ in headers}
+    for name in required:  # the route's required headers, each with a value
+        if name.lower() not in present:
+            value = choices.draw_string(VALUE_ALPHABET, 1, 24, site="required")
+            headers.append((name, _ascii(value).strip() or "x"))
     if choices.draw_boolean(0.15, site="authorization?"):
         token = choices.draw_string(string.ascii_letters + string.digits, 8, 32, site="token")
         headers.append(("Authorization", f"Bearer {_ascii(token)}"))
