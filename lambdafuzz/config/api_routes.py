@@ -222,7 +222,18 @@ def _invokes(template: Template, api: str, function: str) -> bool:
     )
 
 
+#: API properties that gate requests before they reach the function.
+_API_NOTES = {
+    "Auth": "authorizers, API keys and resource policies are not modelled; every generated "
+    "request reaches the handler",
+    "UsagePlan": "usage plans are not modelled",
+}
+
+
 def _definition_routes(template: Template, api: str, function: str, found: ApiRoutes) -> None:
+    for key, note in _API_NOTES.items():
+        if key in template.properties(api):
+            found.notes.append(f"Resources.{api}.{key}: {note}")
     document = _definition(template, api, found.notes)
     if document is None:
         return

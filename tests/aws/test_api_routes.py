@@ -215,7 +215,7 @@ def test_swagger_consumes_and_events_naming_the_api(tmp_path):
         Resources:
           Shop:
             Type: AWS::Serverless::Api
-            Properties: {StageName: prod, DefinitionUri: api.json}
+            Properties: {StageName: prod, DefinitionUri: api.json, Auth: {ApiKeyRequired: true}}
           Fn:
             Type: AWS::Serverless::Function
             Properties:
@@ -227,7 +227,9 @@ def test_swagger_consumes_and_events_naming_the_api(tmp_path):
         """,
         FORM_HANDLER,
     )
-    trigger = load_template(path, "Fn").target.trigger
+    imported = load_template(path, "Fn")
+    assert any(n.startswith("Resources.Shop.Auth: authorizers") for n in imported.unsupported)
+    trigger = imported.target.trigger
     assert trigger.routes == (
         Route("POST", "/forms", ("application/x-www-form-urlencoded",)),
         Route("GET", "/items", ("application/json",)),
@@ -419,3 +421,33 @@ def error_for(tmp_path: Path, trigger: str) -> str:
 def test_route_mistakes_name_the_place(tmp_path, trigger, expected):
     message = error_for(tmp_path, trigger)
     assert expected in message, message
+
+
+def test_a_definition_lambdafuzz_cannot_read_is_noted(tmp_path):
+    path = write_template(
+        tmp_path,
+        """\
+        Transform: AWS::Serverless-2016-10-31
+        Resources:
+          Shop:
+            Type: AWS::Serverless::Api
+            Properties:
+              StageName: prod
+              DefinitionBody:
+                Fn::Transform: {Name: AWS::Include, Parameters: {Location: s3://b/api.yaml}}
+          Fn:
+            Type: AWS::Serverless::Function
+            Properties:
+              CodeUri: src
+              Handler: app.handler
+              Runtime: python3.12
+              Events:
+                Get: {Type: Api, Properties: {RestApiId: !Ref Shop, Path: /items, Method: get}}
+        """,
+    )
+    imported = load_template(path, "Fn")
+    assert imported.target.trigger.routes == (Route("GET", "/items"),)
+    assert any(
+        "Resources.Shop.DefinitionBody: not an inline OpenAPI document" in n
+        for n in imported.unsupported
+    )
