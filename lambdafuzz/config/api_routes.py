@@ -128,6 +128,14 @@ def event_routes(template: Template, function: str, events: list[TemplateEvent])
         if event.kind == "apigateway-v2" and path is None and method is None:
             found.add("ANY", DEFAULT_ROUTE)
         elif isinstance(path, str) and isinstance(method, str):
+            loc = ("Resources", function, "Properties", "Events", event.name, "Properties")
+            problem = route_path_problem(path)
+            if problem is not None or path == DEFAULT_ROUTE and event.kind == "apigateway":
+                raise template.error((*loc, "Path"), path, problem or 'a path starting with "/"')
+            if method.upper() not in ROUTE_METHODS:
+                raise template.error(
+                    (*loc, "Method"), method, "an HTTP method: " + ", ".join(ROUTE_METHODS)
+                )
             required = _request_parameters(props.get("RequestParameters"))
             if required is None:
                 found.notes.append(

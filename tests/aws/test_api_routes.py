@@ -451,3 +451,22 @@ def test_a_definition_lambdafuzz_cannot_read_is_noted(tmp_path):
         "Resources.Shop.DefinitionBody: not an inline OpenAPI document" in n
         for n in imported.unsupported
     )
+
+
+@pytest.mark.parametrize(
+    ("event", "expected"),
+    [
+        ('{Path: "/orders/{id", Method: get}', "Events.Get.Properties.Path"),
+        ("{Path: /orders, Method: fetch}", "an HTTP method"),
+    ],
+)
+def test_a_broken_api_event_names_its_place(tmp_path, event, expected):
+    path = write_template(
+        tmp_path,
+        "Resources:\n"
+        + FUNCTION
+        + f"      Events:\n        Get: {{Type: Api, Properties: {event}}}\n",
+    )
+    with pytest.raises(ConfigError) as info:
+        load_template(path, "Fn")
+    assert expected in str(info.value) and str(path) in str(info.value)
