@@ -20,14 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.config.api_routes import (
-    API_TYPES,
-    FORM_TYPE,
-    ApiRoutes,
-    definition_routes,
-    event_routes,
-)
-from lambdafuzz.config.event_keys import event_keys, form_fields, handler_file
+from lambdafuzz.config.api_routes import API_TYPES, ApiRoutes, definition_routes, event_routes
+from lambdafuzz.config.event_keys import event_keys, handler_file
 from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
@@ -252,7 +246,7 @@ class _Importer:
         handler, root = self._handler()
         events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
-        api = self._api(events, handler, root)
+        api = self._api(events)
         if not events:  # no Events: invoked directly (SDK, Step Functions, other functions)
             events = [TemplateEvent("Invoke", "direct", None, {})]
         event = events[0]
@@ -518,9 +512,9 @@ class _Importer:
             self.unsupported.append(f"Properties.{key}: {note}")
 
     # --- API routes -------------------------------------------------------------------
-    def _api(self, events: list[TemplateEvent], handler: str, root: str) -> dict[str, Any] | None:
+    def _api(self, events: list[TemplateEvent]) -> dict[str, Any] | None:
         """The trigger settings of a function behind API Gateway or a function URL (routes,
-        function_url, form_fields), None for another trigger; a function without events
+        function_url), None for another trigger; a function without events
         that an API definition or its URL invokes gets that event added to `events`."""
         url = self.props.get("FunctionUrlConfig")
         for logical_id in self.t.resources:  # plain CloudFormation: an AWS::Lambda::Url
@@ -555,14 +549,7 @@ class _Importer:
         self.unsupported.extend(routes.notes)
         if not routes.routes:
             return {}
-        settings: dict[str, Any] = {"routes": routes.routes}
-        if any(FORM_TYPE in r.get("content_types", ()) for r in routes.routes):
-            module = handler.rpartition(".")[0]
-            source = handler_file((self.t.path.parent / root).resolve(), module)
-            fields = form_fields(source) if source is not None else ()
-            if fields:
-                settings["form_fields"] = list(fields)
-        return settings
+        return {"routes": routes.routes}
 
     # --- trigger ----------------------------------------------------------------------
     def _trigger(

@@ -10,6 +10,7 @@ slotted dataclasses only.  The schema is the README's `lambdafuzz.yaml` example.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import ipaddress
 import logging
@@ -23,12 +24,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from lambdafuzz.config import aws_names
 from lambdafuzz.config.api_routes import (
+    FORM_TYPE,
     ROUTE_METHODS,
     header_name_problem,
     media_type_problem,
     route_path_problem,
 )
-from lambdafuzz.config.event_keys import handler_file
+from lambdafuzz.config.event_keys import form_fields, handler_file
 from lambdafuzz.config.source import (
     KeyHints,
     Locator,
@@ -414,7 +416,7 @@ class _Builder:
         root = self._root()
         self._check_handler_file(root, module, function)
         resources = self._resources()
-        trigger = self._trigger(resources)
+        trigger = self._form_fields(self._trigger(resources), root, module)
         env = self._env(resources)
         packages = self._app_packages(root) if m.app_packages else (module.split(".")[0],)
         return Target(
@@ -639,6 +641,16 @@ class _Builder:
             tuple(dict.fromkeys(t.keys)),
             **self._routes(kind),
         )
+
+    @staticmethod
+    def _form_fields(trigger: Trigger, root: Path, module: str) -> Trigger:
+        """Routes taking url-encoded forms get the field names the handler's module reads,
+        unless the config names them."""
+        if trigger.form_fields or not any(FORM_TYPE in r.content_types for r in trigger.routes):
+            return trigger
+        source = handler_file(root, module)
+        fields = form_fields(source) if source is not None else ()
+        return dataclasses.replace(trigger, form_fields=fields) if fields else trigger
 
     def _routes(self, kind: TriggerKind) -> dict[str, Any]:
         """`routes`, `function_url`, `form_fields`: what an API trigger's requests are."""

@@ -273,6 +273,13 @@ def test_function_url_without_events(tmp_path):
         assert event["headers"]["host"] == context["domainName"]
 
 
+def test_a_config_without_form_fields_reads_them_from_the_handler(tmp_path):
+    text = "handler: app.handler\ntrigger: {kind: apigateway, routes: [{method: POST, path: /f, content_types: [application/x-www-form-urlencoded]}]}\n"
+    path = write_config(tmp_path, text)
+    (tmp_path / "app.py").write_text(FORM_HANDLER)
+    assert load_config(path).trigger.form_fields == ("sku", "qty", "gift")
+
+
 def test_form_fields_are_read_from_parse_qs_results(tmp_path):
     source = tmp_path / "app.py"
     source.write_text(FORM_HANDLER + "\nx = dict(parse_qsl('a=1'))['note']\n")
