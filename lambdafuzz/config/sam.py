@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.config.api_routes import API_TYPES, ApiRoutes, definition_routes, event_routes
 from lambdafuzz.config.code_archive import code_archive_dir
 from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
 from lambdafuzz.config.event_keys import event_keys, handler_file
@@ -71,7 +72,7 @@ _IGNORED_PROPERTIES = frozenset(
         "AutoPublishAlias", "AutoPublishCodeSha256", "DeploymentPreference", "PackageType",
         "ReservedConcurrentExecutions", "ProvisionedConcurrencyConfig", "LoggingConfig",
         "EphemeralStorage", "RuntimeManagementConfig", "PropagateTags", "VersionDescription",
-        "InlineCode", "ImageUri", "ImageConfig", "Layers",
+        "InlineCode", "ImageUri", "ImageConfig", "Layers", "FunctionUrlConfig",
     }
 )  # fmt: skip
 _PROPERTY_NOTES = {
@@ -275,10 +276,13 @@ class _Importer:
         handler, root = self._handler()
         events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
+        api = self._api(events)
         if not events:  # no Events: invoked directly (SDK, Step Functions, other functions)
             events = [TemplateEvent("Invoke", "direct", None, {})]
         event = events[0]
         for other in events[1:]:
+            if api is not None and other.kind == event.kind:
+                continue  # another route of the same API trigger
             self.unsupported.append(
                 f"Events.{other.name}: lambdafuzz fuzzes one trigger per function; using "
                 f"Events.{event.name} (choose another in a lambdafuzz.yaml)"
@@ -289,7 +293,7 @@ class _Importer:
             "handler": handler,
             "root": root,
             "app_packages": self._app_packages(handler, root),
-            "trigger": self._trigger(event, resources, handler, root),
+            "trigger": {**self._trigger(event, resources, handler, root), **(api or {})},
             "env": self._env(),
             "timeout_s": self._number("Timeout", 3),
             "memory_mb": int(self._number("MemorySize", 128)),
@@ -527,7 +531,13 @@ class _Importer:
             kind = self.t.type_of(logical_id)
             if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES or kind in LAYER_TYPES:
                 continue
-            if kind == "AWS::Lambda::EventSourceMapping":
+            if kind in ("AWS::Lambda::EventSourceMapping", "AWS::Lambda::Url"):
+                continue
+            if kind in API_TYPES:
+                self.unsupported.append(
+                    f"Resources.{logical_id}: {kind}: only the routes it sends to this function "
+                    "are modelled (not its stages, CORS, throttling or other functions' routes)"
+                )
                 continue
             self.unsupported.append(f"Resources.{logical_id}: type {kind} is not emulated")
 
@@ -537,6 +547,46 @@ class _Importer:
                 continue
             note = _PROPERTY_NOTES.get(key, "not used by lambdafuzz")
             self.unsupported.append(f"Properties.{key}: {note}")
+
+    # --- API routes -------------------------------------------------------------------
+    def _api(self, events: list[TemplateEvent]) -> dict[str, Any] | None:
+        """The trigger settings of a function behind API Gateway or a function URL (routes,
+        function_url), None for another trigger; a function without events
+        that an API definition or its URL invokes gets that event added to `events`."""
+        url = self.props.get("FunctionUrlConfig")
+        for logical_id in self.t.resources:  # plain CloudFormation: an AWS::Lambda::Url
+            if url is None and self.t.type_of(logical_id) == "AWS::Lambda::Url":
+                props = self.t.properties(logical_id)
+                if logical_ref(props.get("TargetFunctionArn")) == self.function:
+                    url = props
+        routes: ApiRoutes | None = None
+        if not events:
+            found = definition_routes(self.t, self.function)
+            if found is not None:
+                kind, routes = found
+                events.append(TemplateEvent("OpenApi", kind, None, {}))
+            elif isinstance(url, dict):
+                events.append(TemplateEvent("FunctionUrl", "apigateway-v2", None, url))
+                if url.get("AuthType") == "AWS_IAM":
+                    self.unsupported.append(
+                        "FunctionUrlConfig.AuthType: AWS_IAM callers are not modelled "
+                        "(requestContext.authorizer is absent)"
+                    )
+                return {"function_url": True}
+        elif url is not None:
+            self.unsupported.append(
+                f"FunctionUrlConfig: requests through the function URL are not fuzzed; "
+                f"Events.{events[0].name} is"
+            )
+        if not events or events[0].kind not in ("apigateway", "apigateway-v2"):
+            return None
+        if routes is None:
+            same_kind = [e for e in events if e.kind == events[0].kind]
+            routes = event_routes(self.t, self.function, same_kind)
+        self.unsupported.extend(routes.notes)
+        if not routes.routes:
+            return {}
+        return {"routes": routes.routes}
 
     # --- trigger ----------------------------------------------------------------------
     def _trigger(

@@ -10,6 +10,7 @@ slotted dataclasses only.  The schema is the README's `lambdafuzz.yaml` example.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import ipaddress
 import logging
@@ -22,8 +23,15 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lambdafuzz.config import aws_names
+from lambdafuzz.config.api_routes import (
+    FORM_TYPE,
+    ROUTE_METHODS,
+    header_name_problem,
+    media_type_problem,
+    route_path_problem,
+)
 from lambdafuzz.config.event_filters import admits_s3, trigger_filters
-from lambdafuzz.config.event_keys import handler_file
+from lambdafuzz.config.event_keys import form_fields, handler_file
 from lambdafuzz.config.source import (
     KeyHints,
     Locator,
@@ -49,6 +57,7 @@ from lambdafuzz.model.target import (
     OutcomeRules,
     QueueSpec,
     Resources,
+    Route,
     TableSpec,
     Target,
     TopicSpec,
@@ -179,6 +188,24 @@ class _Range(_Model):
     max: Annotated[int, Field(ge=0, le=10_000)] | None = None
 
 
+def _problem_check(problem: Callable[[str], str | None]) -> AfterValidator:
+    def check(value: str) -> str:
+        expected = problem(value)
+        if expected is not None:
+            raise custom_error(expected)
+        return value
+
+    return AfterValidator(check)
+
+
+class _RouteModel(_Model):
+    method: Annotated[str, _one_of(ROUTE_METHODS, "an HTTP method")] = "ANY"
+    path: Annotated[str, _problem_check(route_path_problem)]
+    content_types: list[Annotated[str, _problem_check(media_type_problem)]] = []
+    query: list[Annotated[str, Field(min_length=1)]] = []
+    headers: list[Annotated[str, _problem_check(header_name_problem)]] = []
+
+
 class _TriggerModel(_Model):
     kind: Annotated[str, _one_of(tuple(k.value for k in TriggerKind), "a trigger kind")]
     source: str | None = None
@@ -187,6 +214,9 @@ class _TriggerModel(_Model):
     missing_objects: bool = False
     keys: list[Annotated[str, Field(min_length=1)]] = []
     filters: list[dict[str, Any]] = []
+    routes: list[_RouteModel] = []
+    function_url: bool = False
+    form_fields: list[Annotated[str, Field(min_length=1)]] = []
 
 
 class _ObjectsModel(_Model):
@@ -402,7 +432,7 @@ class _Builder:
         root = self._root()
         self._check_handler_file(root, module, function)
         resources = self._resources()
-        trigger = self._trigger(resources)
+        trigger = self._form_fields(self._trigger(resources), root, module)
         env = self._env(resources)
         packages = self._app_packages(root) if m.app_packages else (module.split(".")[0],)
         return Target(
@@ -640,7 +670,73 @@ class _Builder:
             t.missing_objects,
             tuple(dict.fromkeys(t.keys)),
             filters=filters,
+            **self._routes(kind),
         )
+
+    @staticmethod
+    def _form_fields(trigger: Trigger, root: Path, module: str) -> Trigger:
+        """Routes taking url-encoded forms get the field names the handler's module reads,
+        unless the config names them."""
+        if trigger.form_fields or not any(FORM_TYPE in r.content_types for r in trigger.routes):
+            return trigger
+        source = handler_file(root, module)
+        fields = form_fields(source) if source is not None else ()
+        return dataclasses.replace(trigger, form_fields=fields) if fields else trigger
+
+    def _routes(self, kind: TriggerKind) -> dict[str, Any]:
+        """`routes`, `function_url`, `form_fields`: what an API trigger's requests are."""
+        t = self.m.trigger
+        api = kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
+        for key, value in (("routes", t.routes), ("form_fields", t.form_fields)):
+            if value and not api:
+                raise self.where.error(
+                    ("trigger", key),
+                    [r.model_dump() for r in t.routes] if key == "routes" else value,
+                    f"{key} only for an apigateway or apigateway-v2 trigger",
+                )
+        if t.function_url and kind is not TriggerKind.APIGATEWAY_V2:
+            raise self.where.error(
+                ("trigger", "function_url"),
+                t.function_url,
+                "function_url only for an apigateway-v2 trigger (function URLs send payload 2.0)",
+            )
+        if t.function_url and t.routes:
+            raise self.where.error(
+                ("trigger", "routes"),
+                [r.path for r in t.routes],
+                "no routes with function_url (a function URL takes every path and method)",
+            )
+        seen: set[tuple[str, str]] = set()
+        for i, route in enumerate(t.routes):
+            if route.path == "$default" and kind is not TriggerKind.APIGATEWAY_V2:
+                raise self.where.error(
+                    ("trigger", "routes", i, "path"),
+                    route.path,
+                    'a resource path starting with "/" ($default routes are HTTP API '
+                    "routes: apigateway-v2)",
+                )
+            if (route.method, route.path) in seen:
+                raise self.where.error(
+                    ("trigger", "routes", i),
+                    f"{route.method} {route.path}",
+                    "each method and path once",
+                )
+            seen.add((route.method, route.path))
+        routes = tuple(
+            Route(
+                r.method,
+                r.path,
+                tuple(dict.fromkeys(r.content_types)),
+                tuple(dict.fromkeys(r.query)),
+                tuple(dict.fromkeys(r.headers)),
+            )
+            for r in t.routes
+        )
+        return {
+            "routes": routes,
+            "function_url": t.function_url,
+            "form_fields": tuple(dict.fromkeys(t.form_fields)),
+        }
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")

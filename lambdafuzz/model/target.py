@@ -88,6 +88,8 @@ class Route:
     method: str  # GET, POST, ... or ANY
     path: str  # the resource template: "/orders/{id}", "/files/{proxy+}"; "$default"
     content_types: tuple[str, ...] = ()  # request bodies it takes; (): the generator's mix
+    query: tuple[str, ...] = ()  # query string parameters it requires: in every request
+    headers: tuple[str, ...] = ()  # headers it requires: in every request
 
 
 @dataclass(slots=True, frozen=True)
@@ -105,6 +107,10 @@ class Trigger:
     event_keys: tuple[str, ...] = ()
     # apigateway / apigateway-v2: the routes that reach the handler; (): any path and method
     routes: tuple[Route, ...] = ()
+    # apigateway-v2: requests to the function's URL (any path and method, routeKey $default)
+    function_url: bool = False
+    # form fields (application/x-www-form-urlencoded bodies) the handler reads
+    form_fields: tuple[str, ...] = ()
     # event filter patterns (JSON text, the syntax of Lambda FilterCriteria and EventBridge
     # rule patterns): an event, or a record of a batch, is delivered when one matches
     filters: tuple[str, ...] = ()

@@ -225,7 +225,15 @@ def draw_event_plan(
             records = (SchedulePlan(rule, ids.draw_time_ms(choices), ids.draw_seed(choices)),)
         else:
             version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
-            request = draw_request(choices, version=version, body_format=trigger.body, local=local)
+            request = draw_request(
+                choices,
+                version=version,
+                body_format=trigger.body,
+                local=local,
+                routes=trigger.routes,
+                form_fields=trigger.form_fields,
+                function_url=trigger.function_url,
+            )
             records = (request,)
     return EventPlan(kind, trigger.source, records)
 
