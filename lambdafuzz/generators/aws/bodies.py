@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from lambdafuzz.generators.aws import ids
+from lambdafuzz.generators.aws.model_bodies import draw_model_body
 from lambdafuzz.generators.aws.s3_notifications import (
     draw_s3_record,
     dumps,
@@ -23,7 +24,7 @@ from lambdafuzz.generators.aws.s3_notifications import (
 )
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import GeneratedFile, draw_file
-from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT
+from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT, BodyModel
 from lambdafuzz.model.world import Bucket
 
 #: Bodies when the config names none.
@@ -61,9 +62,13 @@ def draw_body(
     region: str,
     account: str,
     missing_p: float = 0.0,
+    model: BodyModel | None = None,
 ) -> str:
     """A message body as `body` (a trigger's `body` setting, None for the default) says;
-    `missing_p`: the chance of an S3 notification naming a missing object."""
+    `missing_p`: the chance of an S3 notification naming a missing object; `model`: the
+    handler's body model (Powertools), which then decides the body instead."""
+    if model is not None:
+        return _cap(draw_model_body(choices, model, region=region, account=account))
     if body == BODY_S3_EVENT:
         if choices.draw_boolean(TEST_EVENT_P, site="test-event?"):
             bucket = choices.draw_choice([b.name for b in buckets], site="bucket")

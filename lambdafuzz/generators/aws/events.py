@@ -31,6 +31,7 @@ from lambdafuzz.generators.aws.http_events import (
     render_v1,
     render_v2,
 )
+from lambdafuzz.generators.aws.model_bodies import draw_model_value, model_for
 from lambdafuzz.generators.aws.s3_notifications import (
     S3RecordPlan,
     draw_s3_record,
@@ -47,7 +48,7 @@ from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.generators.files.json_files import json_objects
-from lambdafuzz.model.target import Target, TriggerKind
+from lambdafuzz.model.target import BodyModel, Envelope, Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
 KIND_LABELS: Final = {
@@ -191,9 +192,12 @@ def draw_event_plan(
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
             records = draw_stream_records(choices, world.table(trigger.source), count, local)
         elif kind is TriggerKind.EVENTBRIDGE:
-            records = (_draw_bridge(choices, trigger.source, world, trigger.missing_objects),)
+            model = model_for(trigger, Envelope.EVENTBRIDGE)
+            records = (
+                _draw_bridge(choices, trigger.source, world, trigger.missing_objects, model),
+            )
         elif kind is TriggerKind.DIRECT:
-            records = (_draw_direct(choices, trigger.event_keys),)
+            records = (_draw_direct(choices, trigger.event_keys, model_for(trigger, None)),)
         elif kind is TriggerKind.KINESIS:
             records = _draw_kinesis(choices, target, world)
         elif kind is TriggerKind.SCHEDULE:
@@ -201,7 +205,13 @@ def draw_event_plan(
             records = (SchedulePlan(rule, ids.draw_time_ms(choices), ids.draw_seed(choices)),)
         else:
             version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
-            request = draw_request(choices, version=version, body_format=trigger.body, local=local)
+            request = draw_request(
+                choices,
+                version=version,
+                body_format=trigger.body,
+                local=local,
+                body_model=model_for(trigger, None, Envelope.APIGATEWAY, Envelope.APIGATEWAY_V2),
+            )
             records = (request,)
     return EventPlan(kind, trigger.source, records)
 
@@ -235,6 +245,7 @@ def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecord
                 region=world.region,
                 account=world.account_id,
                 missing_p=missing_chance(trigger.missing_objects),
+                model=model_for(trigger, Envelope.SNS),
             )
             subject = None
             if choices.draw_boolean(0.3, site="subject?"):
@@ -258,7 +269,11 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
 
 
 def _draw_bridge(
-    choices: Choices, bucket: str | None, world: World, missing_objects: bool
+    choices: Choices,
+    bucket: str | None,
+    world: World,
+    missing_objects: bool,
+    model: BodyModel | None = None,
 ) -> BridgePlan:
     if bucket is not None:
         missing_p = missing_chance(missing_objects)
@@ -270,13 +285,16 @@ def _draw_bridge(
         choices.draw_from_dictionary(lambda: choices.draw_choice(CUSTOM_SOURCES, site="source"))
     )
     detail_type = choices.draw_choice(CUSTOM_DETAIL_TYPES, site="detail-type")
-    file = draw_file(choices, ("json",), erroneous_p=0.0)
-    try:
-        detail = json.loads(file.data)
-    except ValueError:
-        detail = {"data": file.data.decode("utf-8", errors="replace")}
-    if not isinstance(detail, dict):
-        detail = {"data": detail}
+    if model is not None:  # the handler's model decides the detail (EventBridgeEnvelope)
+        detail = draw_model_value(choices, model)
+    else:
+        file = draw_file(choices, ("json",), erroneous_p=0.0)
+        try:
+            detail = json.loads(file.data)
+        except ValueError:
+            detail = {"data": file.data.decode("utf-8", errors="replace")}
+        if not isinstance(detail, dict):
+            detail = {"data": detail}
     detail_json = json.dumps(detail, ensure_ascii=False)
     return BridgePlan(
         None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
@@ -294,7 +312,12 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     for index in range(count):
         with choices.scope(labels.KINESIS_DATA, site="data"):
             text = draw_body(
-                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+                choices,
+                trigger.body,
+                world.buckets,
+                region=world.region,
+                account=world.account_id,
+                model=model_for(trigger, Envelope.KINESIS),
             )
         key = encodable(choices.draw_string(min_size=1, max_size=32, site="partition-key"))
         time_ms += choices.draw_geometric(20.0, max_value=60_000, site="gap")
@@ -305,10 +328,15 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     return tuple(records)
 
 
-def _draw_direct(choices: Choices, keys: tuple[str, ...]) -> DirectPlan:
+def _draw_direct(
+    choices: Choices, keys: tuple[str, ...], model: BodyModel | None = None
+) -> DirectPlan:
     """A payload object holding every key the handler subscripts and, half the time each,
     the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
-    payload); now and then a few more keys."""
+    payload); now and then a few more keys.  With the handler's body `model`: its
+    instances (the parser or validator admits nothing else)."""
+    if model is not None:
+        return DirectPlan(json.dumps(draw_model_value(choices, model), ensure_ascii=False))
     shape = None
     if keys:
         required = {k: "any" for k in keys if not k.endswith("?")}

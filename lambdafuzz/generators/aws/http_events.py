@@ -19,10 +19,12 @@ from typing import Any, Final
 from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import file_text
+from lambdafuzz.generators.aws.model_bodies import draw_model_body
 from lambdafuzz.generators.aws.s3_notifications import source_ip
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
+from lambdafuzz.model.target import BodyModel
 from lambdafuzz.model.world import LoadedWorld
 
 METHODS: Final = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
@@ -62,7 +64,12 @@ class HttpRequestPlan:
 
 
 def draw_request(
-    choices: Choices, *, version: str, body_format: str | None, local: Sequence[str]
+    choices: Choices,
+    *,
+    version: str,
+    body_format: str | None,
+    local: Sequence[str],
+    body_model: BodyModel | None = None,
 ) -> HttpRequestPlan:
     method = choices.draw_weighted(METHODS, _METHOD_WEIGHTS, site="method")
     with choices.scope(labels.HTTP_PATH):
@@ -70,7 +77,7 @@ def draw_request(
     with choices.scope(labels.HTTP_QUERY):
         query = _draw_query(choices, local)
     with choices.scope(labels.HTTP_BODY):
-        body, is_base64, content_type = _draw_body(choices, method, body_format)
+        body, is_base64, content_type = _draw_body(choices, method, body_format, body_model)
     seed = ids.draw_seed(choices)
     with choices.scope(labels.HTTP_HEADERS):
         headers, cookies = _draw_headers(choices, seed, content_type)
@@ -144,10 +151,12 @@ def _draw_query(choices: Choices, local: Sequence[str]) -> tuple[tuple[str, str]
 
 
 def _draw_body(
-    choices: Choices, method: str, body_format: str | None
+    choices: Choices, method: str, body_format: str | None, model: BodyModel | None = None
 ) -> tuple[str | None, bool, str | None]:
     if not choices.draw_boolean(0.9 if method in _BODY_METHODS else 0.05, site="body?"):
         return None, False, None
+    if model is not None:  # the JSON the handler's model admits (Powertools parser/validator)
+        return draw_model_body(choices, model, region="", account=""), False, "application/json"
     if body_format is not None:
         formats: tuple[str, ...] = (body_format,)
     elif choices.draw_boolean(0.8, site="json?"):

@@ -17,7 +17,7 @@ from lambdafuzz.generators.aws.bodies import draw_body
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files.alphabets import clean_xml_text
 from lambdafuzz.generators.files.budget import fits
-from lambdafuzz.model.target import QueueSpec
+from lambdafuzz.model.target import BodyModel, QueueSpec
 from lambdafuzz.model.world import Bucket, Queue, QueueMessage
 
 ATTRIBUTE_NAME_ALPHABET: Final = string.ascii_letters + string.digits + "_-."
@@ -37,8 +37,11 @@ def draw_message(
     region: str,
     account: str,
     missing_p: float = 0.0,
+    model: BodyModel | None = None,
 ) -> QueueMessage:
-    text = draw_body(choices, body, buckets, region=region, account=account, missing_p=missing_p)
+    text = draw_body(
+        choices, body, buckets, region=region, account=account, missing_p=missing_p, model=model
+    )
     attributes = draw_message_attributes(choices)
     if not fifo:
         return QueueMessage(text, attributes)
@@ -75,10 +78,12 @@ def draw_queue(
     min_messages: int = 0,
     max_messages: int = 0,
     missing_p: float = 0.0,
+    model: BodyModel | None = None,
 ) -> Queue:
     """The queue's messages; the bounds widen to `min_messages`/`max_messages` (the records
     an SQS event needs) when the config's `messages` range is narrower.  `missing_p`: the
-    chance of an S3 notification body naming a missing object."""
+    chance of an S3 notification body naming a missing object; `model`: the bodies' model
+    (the trigger's Powertools body model, for the queue that triggers the handler)."""
     low = max(spec.messages_min, min_messages)
     high = max(spec.messages_max, max_messages, low)
     n = choices.draw_integer(low, high, site="messages")
@@ -95,6 +100,7 @@ def draw_queue(
             region=region,
             account=account,
             missing_p=missing_p,
+            model=model,
             site="message",
         )
         messages.append(message)
