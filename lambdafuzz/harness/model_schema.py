@@ -43,8 +43,9 @@ def model_json_schema(
     env: Mapping[str, str] | None = None,
     timeout_s: float = SCHEMA_TIMEOUT_S,
 ) -> str:
-    """The JSON Schema of `module.name` (a pydantic model class, or a dict that is a JSON
-    Schema) as compact JSON text with sorted keys, built in a sandboxed process."""
+    """The JSON Schema of `module.name` (a pydantic model class, another type pydantic
+    validates such as an annotated union of models, or a dict that is a JSON Schema) as
+    compact JSON text with sorted keys, built in a sandboxed process."""
     context = multiprocessing.get_context("spawn")
     receive, send = context.Pipe(duplex=False)
     args = (str(root), [str(p) for p in layers], module, name, dict(env or {}), send)
@@ -92,8 +93,10 @@ def _child(
             schema = value.model_json_schema()
         elif isinstance(value, Mapping):
             schema = dict(value)
-        else:
-            raise TypeError(f"{type(value).__name__} is neither a pydantic model nor a schema")
+        else:  # a type Powertools parses with a TypeAdapter: `Annotated[Cat | Dog, ...]`
+            from pydantic import TypeAdapter
+
+            schema = TypeAdapter(value).json_schema()
         send.send((True, json.dumps(schema, sort_keys=True, default=str)))
     except BaseException as exc:  # noqa: BLE001 - the application's import may raise anything
         where = "".join(traceback.format_exception_only(type(exc), exc)).strip()

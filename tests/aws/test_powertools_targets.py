@@ -213,3 +213,20 @@ def test_bad_explicit_models_are_one_clear_config_error(tmp_path, trigger, messa
     with pytest.raises(ConfigError, match="trigger") as info:
         load_config(write_app(tmp_path, config, extra=extra))
     assert message in str(info.value)
+
+
+def test_a_model_that_is_an_annotated_union_gets_its_schema_from_a_type_adapter(tmp_path):
+    union = MODELS.replace('["retail", "wholesale"]', '["order"]') + (
+        "from typing import Annotated, Union\n"
+        "class Refund(BaseModel):\n"
+        "    kind: Literal['refund']\n"
+        "    amount: int = Field(gt=0)\n"
+        "Message = Annotated[Union[Order, Refund], Field(discriminator='kind')]\n"
+    )
+    config = "handler: app.handler\ntrigger: {kind: direct, model: {module: shop.models, name: Message}}\n"
+    extra = {"app.py": "def handler(event, context):\n    return None\n", "shop/models.py": union}
+    target = load_config(write_app(tmp_path, config, extra=extra))
+    schema = json.loads(target.trigger.body_model.schema_json)
+    assert set(schema["$defs"]) == {"Order", "Refund", "Line"}
+    kinds = {event.get("kind") for event in events(target, 60) if isinstance(event, dict)}
+    assert {"order", "refund"} <= kinds
