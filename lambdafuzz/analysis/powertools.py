@@ -65,6 +65,7 @@ RESOLVERS = {
     "BedrockAgentResolver": None,
 }
 _ROUTE_METHODS = ("get", "post", "put", "delete", "patch", "head", "options")
+_BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "ANY"})
 
 
 class BodySource(enum.StrEnum):
@@ -72,6 +73,7 @@ class BodySource(enum.StrEnum):
     PARSE = "parse"
     VALIDATOR = "validator"
     VALIDATE = "validate"
+    ROUTE = "route"  # a resolver route's typed body parameter (`enable_validation=True`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -412,44 +414,135 @@ class _Analysis:
         return envelope, written
 
     # ------------------------------------------------------------------ resolvers
-    def resolver(self, module: _Module) -> tuple[str | None, list[ResolverRoute]]:
+    def resolver(self, module: _Module) -> tuple[str | None, list[ResolverRoute], list[ParsedBody]]:
+        """The resolver instantiated in `module`, its routes (its own decorators', and
+        those of the `Router`s it includes, with their prefix) and, with
+        `enable_validation=True`, the models its route functions take as their body."""
         instances: dict[str, str] = {}
-        for name, node in module.defined.items():
-            value = getattr(node, "value", None)
-            if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(value, ast.Call):
-                cls = _powertools_name(module, value.func)
-                if cls in RESOLVERS:
-                    instances[name] = cls
-                elif cls == "Router":
-                    self.notes.append(
-                        f"{self.where(module, node)}: routes of Router {name} are not modelled"
-                    )
-        routes: list[ResolverRoute] = []
+        validation = False
+        for name, call in self.instances(module):
+            cls = _powertools_name(module, call.func)
+            if cls in RESOLVERS:
+                instances[name] = cls
+                validation |= any(
+                    k.arg == "enable_validation"
+                    and isinstance(k.value, ast.Constant)
+                    and k.value.value is True
+                    for k in call.keywords
+                )
+        resolver = next(iter(instances.values()), None)
+        if resolver is None:
+            return None, [], []
+        if RESOLVERS[resolver] is None:
+            self.notes.append(f"{module.name}: {resolver} events have no generator")
+        routes, bodies = self.module_routes(module, set(instances), "", validation)
         for node in ast.walk(module.tree):
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
-                for decorator in node.decorator_list:
-                    routes.extend(self.routes(module, decorator, instances, node.name))
             if (
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr == "include_router"
+                and isinstance(node.func.value, ast.Name)
+                and node.func.value.id in instances
             ):
-                self.notes.append(
-                    f"{self.where(module, node)}: routes of an included router are not modelled"
+                found = self.included(module, node, validation)
+                routes.extend(found[0])
+                bodies.extend(found[1])
+        return resolver, routes, bodies
+
+    @staticmethod
+    def instances(module: _Module) -> Iterator[tuple[str, ast.Call]]:
+        for name, node in module.defined.items():
+            value = getattr(node, "value", None)
+            if isinstance(node, ast.Assign | ast.AnnAssign) and isinstance(value, ast.Call):
+                yield name, value
+
+    def included(
+        self, module: _Module, call: ast.Call, validation: bool
+    ) -> tuple[list[ResolverRoute], list[ParsedBody]]:
+        """The routes of `app.include_router(router, prefix="/x")`: a `Router` of this
+        module or of an application module it imports."""
+        keywords = {k.arg: k.value for k in call.keywords if k.arg}
+        router = call.args[0] if call.args else keywords.get("router")
+        prefix = call.args[1] if len(call.args) > 1 else keywords.get("prefix")
+        text = prefix.value if isinstance(prefix, ast.Constant) else ""
+        if not isinstance(text, str) or (
+            prefix is not None and not isinstance(prefix, ast.Constant)
+        ):
+            self.notes.append(f"{self.where(module, call)}: a router prefix built at run time")
+            return [], []
+        owner: tuple[_Module, str] | None = None
+        if isinstance(router, ast.Name) and router.id in module.defined:
+            owner = module, router.id
+        elif router is not None:
+            qualified = _qualify(module, router)
+            owner = self.app_module_of(qualified) if qualified else None
+        if owner is None:
+            shown = ast.unparse(router) if router is not None else "?"
+            self.notes.append(f"{self.where(module, call)}: router {shown} not found in the app")
+            return [], []
+        other, name = owner
+        if not any(
+            n == name and _powertools_name(other, c.func) == "Router"
+            for n, c in self.instances(other)
+        ):
+            return [], []
+        return self.module_routes(other, {name}, text.rstrip("/"), validation)
+
+    def module_routes(
+        self, module: _Module, owners: set[str], prefix: str, validation: bool
+    ) -> tuple[list[ResolverRoute], list[ParsedBody]]:
+        routes: list[ResolverRoute] = []
+        bodies: list[ParsedBody] = []
+        for node in ast.walk(module.tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                found = self.routes(module, decorator, owners, node.name, prefix)
+                routes.extend(found)
+                if validation and any(r.method in _BODY_METHODS for r in found):
+                    bodies.extend(self.typed_bodies(module, node, found))
+        return routes, bodies
+
+    def typed_bodies(
+        self,
+        module: _Module,
+        function: ast.FunctionDef | ast.AsyncFunctionDef,
+        routes: list[ResolverRoute],
+    ) -> Iterator[ParsedBody]:
+        """Parameters annotated with an application model: with `enable_validation`, the
+        resolver validates the request body against it (answering 422 otherwise)."""
+        path_names = {part[1:-1] for r in routes for part in r.path.split("/") if part[:1] == "{"}
+        for arg in function.args.args:
+            annotation = arg.annotation
+            if annotation is None or arg.arg in path_names:
+                continue
+            if isinstance(annotation, ast.Subscript) and (
+                (_qualify(module, annotation.value) or "").endswith("Annotated")
+            ):
+                inner = annotation.slice
+                annotation = inner.elts[0] if isinstance(inner, ast.Tuple) else inner
+            if isinstance(annotation, ast.Subscript):
+                continue
+            ref = self.model_ref(module, annotation)
+            owner = self.module(ref.module) if ref else None
+            if ref and owner and isinstance(owner.defined.get(ref.name), ast.ClassDef):
+                yield ParsedBody(
+                    BodySource.ROUTE, ref, None, "", None, self.where(module, function), False
                 )
-        resolver = next(iter(instances.values()), None)
-        if resolver is not None and RESOLVERS[resolver] is None:
-            self.notes.append(f"{module.name}: {resolver} events have no generator")
-        return resolver, routes
 
     def routes(
-        self, module: _Module, decorator: ast.expr, instances: dict[str, str], function: str
+        self,
+        module: _Module,
+        decorator: ast.expr,
+        owners: set[str],
+        function: str,
+        prefix: str = "",
     ) -> list[ResolverRoute]:
         if not (isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute)):
             return []
         owner = decorator.func.value
         verb = decorator.func.attr
-        if not (isinstance(owner, ast.Name) and owner.id in instances):
+        if not (isinstance(owner, ast.Name) and owner.id in owners):
             return []
         if verb not in (*_ROUTE_METHODS, "route"):
             return []
@@ -466,7 +559,7 @@ class _Analysis:
             except (ValueError, TypeError, SyntaxError):
                 value = "ANY"
             methods = [value] if isinstance(value, str) else [str(v) for v in value]
-        path = _route_path(rule.value)
+        path = _route_path(prefix + rule.value if rule.value != "/" or not prefix else prefix)
         return [ResolverRoute(m.upper(), path, function) for m in methods]
 
 
@@ -494,7 +587,8 @@ def analyze_powertools(root: Path, module: str, function: str | None = None) -> 
     if main is None:
         return PowertoolsUse()
     bodies = analysis.bodies(main, function)
-    resolver, routes = analysis.resolver(main)
+    resolver, routes, route_bodies = analysis.resolver(main)
+    bodies.extend(route_bodies)
     for imported in dict.fromkeys(main.imports.values()):
         name = imported if analysis.module(imported) else imported.rpartition(".")[0]
         other = analysis.module(name) if name and name != module else None

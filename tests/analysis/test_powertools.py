@@ -229,3 +229,45 @@ def test_plain_handlers_and_missing_modules_find_nothing(tmp_path):
     root = write(tmp_path, {"app.py": "def handler(event, context):\n    return event\n"})
     assert not analyze_powertools(root, "app", "handler").found
     assert not analyze_powertools(root, "missing", "handler").found
+
+
+def test_included_routers_with_prefixes_and_validated_body_parameters(tmp_path):
+    root = write(
+        tmp_path,
+        {
+            "todos/__init__.py": "",
+            "todos/models.py": MODELS,
+            "todos/routes.py": """
+                from typing import Annotated
+                from aws_lambda_powertools.event_handler.api_gateway import Router
+                from aws_lambda_powertools.event_handler.openapi.params import Body
+                from todos.models import Order
+
+                router = Router()
+
+                @router.get("/<todo_id>")
+                def get_todo(todo_id: str):
+                    return {}
+
+                @router.post("/")
+                def create(todo: Annotated[Order, Body()]):
+                    return {}
+            """,
+            "todos/app.py": """
+                from aws_lambda_powertools.event_handler import LambdaFunctionUrlResolver
+                from todos import routes
+
+                app = LambdaFunctionUrlResolver(enable_validation=True)
+                app.include_router(routes.router, prefix="/todos")
+
+                def handler(event, context):
+                    return app.resolve(event, context)
+            """,
+        },
+    )
+    use = analyze_powertools(root, "todos.app", "handler")
+    assert use.resolver_kind == "apigateway-v2"
+    assert use.target_routes() == (Route("GET", "/todos/{todo_id}"), Route("POST", "/todos"))
+    body = use.primary
+    assert body is not None and body.source is BodySource.ROUTE
+    assert body.model == ModelRef("todos.models", "Order") and body.envelope is None
