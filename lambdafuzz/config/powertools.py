@@ -23,8 +23,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from lambdafuzz.analysis.powertools import PowertoolsUse, analyze_powertools
-from lambdafuzz.errors import ConfigError
 from lambdafuzz.config.model_schema import ModelSchemaError, model_json_schema
+from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.target import BodyModel, Envelope, OutcomeRules, Target, TriggerKind
 
 log = logging.getLogger("lambdafuzz.config")
