@@ -22,6 +22,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import string
 import uuid
 from collections.abc import Mapping, Sequence
@@ -46,6 +47,8 @@ MAX_DEPTH: Final = 6
 MAX_EXTRA_LENGTH: Final = 24
 MAX_EXTRA_ITEMS: Final = 4
 OPTIONAL_P: Final = 0.6
+#: Draws of a pattern's string before one that does not match is kept (as near-valid).
+PATTERN_TRIES: Final = 3
 _TEXT: Final = FREE_TEXT
 _TYPES: Final = ("string", "integer", "number", "boolean", "null", "array", "object")
 #: Values of another JSON type than the schema asks for (pydantic's lax mode converts
@@ -273,8 +276,13 @@ class _Drawer:
         pattern = schema.get("pattern")
         if isinstance(pattern, str):
             tree = compile_pattern(pattern)
-            if tree is not None:
-                return regex_strings(c, tree, site="pattern")
+            if tree is not None:  # look-arounds are not generated: a miss draws again
+                text = regex_strings(c, tree, site="pattern")
+                for _ in range(PATTERN_TRIES - 1):
+                    if _matches(pattern, text):
+                        break
+                    text = regex_strings(c, tree, site="pattern")
+                return text
         return c.draw_from_dictionary(
             lambda: c.draw_string(_TEXT, low, min(high, low + MAX_EXTRA_LENGTH), site="text")
         )
@@ -375,6 +383,19 @@ class _Drawer:
 
 
 _SCALARS: Final = frozenset({"string", "integer", "number", "boolean", "null"})
+
+
+@functools.lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str] | None:
+    try:
+        return re.compile(pattern)
+    except (re.error, RecursionError, ValueError):
+        return None
+
+
+def _matches(pattern: str, text: str) -> bool:
+    compiled = _compiled(pattern)
+    return compiled is None or compiled.search(text) is not None
 
 
 def _site(kind: str, name: str) -> str:
