@@ -54,6 +54,14 @@ VALIDATOR_ENVELOPES = {
     "detail": Envelope.EVENTBRIDGE,
     "Records[*].kinesis.powertools_json(powertools_base64(data))": Envelope.KINESIS,
 }
+#: Powertools event models a handler's model may extend, overriding the field that holds
+#: its body (`class OrderEvent(EventBridgeModel): detail: Order`).
+EVENT_MODEL_FIELDS = {
+    "EventBridgeModel": ("detail", Envelope.EVENTBRIDGE),
+    "APIGatewayProxyEventModel": ("body", Envelope.APIGATEWAY),
+    "APIGatewayProxyEventV2Model": ("body", Envelope.APIGATEWAY_V2),
+    "LambdaFunctionUrlModel": ("body", Envelope.APIGATEWAY_V2),
+}
 #: Resolver classes -> the payload their events have (None: no generator for it).
 RESOLVERS = {
     "APIGatewayRestResolver": "apigateway",
@@ -99,6 +107,9 @@ class ParsedBody:
     schema_json: str | None  # a validator schema written as a literal, as JSON text
     location: str  # "orders/handler.py:12"
     in_handler: bool  # a decorator of the handler function, or a call inside it
+    # the model extends a Powertools event model and overrides this field with the body
+    # ("detail" of an EventBridgeModel): the body is that field's schema; "": the model's
+    field: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -377,11 +388,15 @@ class _Analysis:
     ) -> ParsedBody:
         where = self.where(module, node)
         ref = self.model_ref(module, model_expr)
-        if ref is None and model_expr is not None:
+        qualified = _qualify(module, model_expr) if model_expr is not None else None
+        if ref is None and model_expr is not None and not (qualified or "").startswith(_POWERTOOLS):
             self.notes.append(
                 f"{where}: {source} of {ast.unparse(model_expr)}, not found in the app"
             )
         envelope, written = self.envelope(module, keywords.get("envelope"), source, where)
+        field = ""
+        if envelope is None and not written and ref is not None:
+            field, envelope = self.event_model_field(ref)
         schema_json = None
         if source in (BodySource.VALIDATOR, BodySource.VALIDATE):
             schema_json = self.literal_schema(ref)
@@ -390,7 +405,25 @@ class _Analysis:
                     schema_json = json.dumps(ast.literal_eval(model_expr), sort_keys=True)
                 except (ValueError, TypeError, SyntaxError):
                     schema_json = None
-        return ParsedBody(source, ref, envelope, written, schema_json, where, in_handler)
+        return ParsedBody(source, ref, envelope, written, schema_json, where, in_handler, field)
+
+    def event_model_field(self, ref: ModelRef) -> tuple[str, Envelope | None]:
+        """("detail", EVENTBRIDGE) when `ref` is a class extending a Powertools event model
+        (its direct base) and declaring that field; ("", None) otherwise."""
+        module = self.module(ref.module)
+        node = module.defined.get(ref.name) if module else None
+        if module is None or not isinstance(node, ast.ClassDef):
+            return "", None
+        declared = {
+            item.target.id
+            for item in node.body
+            if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
+        }
+        for base in node.bases:
+            name = _powertools_name(module, base)
+            if name in EVENT_MODEL_FIELDS and EVENT_MODEL_FIELDS[name][0] in declared:
+                return EVENT_MODEL_FIELDS[name]
+        return "", None
 
     def envelope(
         self, module: _Module, expr: ast.expr | None, source: BodySource, where: str

@@ -151,7 +151,26 @@ def _found_body(target: Target, use: PowertoolsUse) -> BodyModel | None:
                 "warning [powertools]: %s: %s; bodies are not generated from it", body.location, exc
             )
             return None
+    if body.field:
+        text = field_schema(text, body.field)
+        if text is None:
+            return None
     return BodyModel(body.model.qualified, body.envelope, text)
+
+
+def field_schema(schema_json: str, field: str) -> str | None:
+    """The schema of one property of a model's schema (its `$defs` kept): the body of an
+    event model that overrides `detail` or `body`.  `Json[Model]` (a string holding JSON)
+    gives the inner model: the event carries the JSON text either way."""
+    schema = json.loads(schema_json)
+    sub = schema.get("properties", {}).get(field) if isinstance(schema, dict) else None
+    if not isinstance(sub, dict):
+        return None
+    if isinstance(sub.get("contentSchema"), dict):
+        sub = sub["contentSchema"]
+    if "$defs" in schema:
+        sub = {**sub, "$defs": schema["$defs"]}
+    return json.dumps(sub, sort_keys=True)
 
 
 def _schema_of(target: Target, module: str, name: str) -> str:

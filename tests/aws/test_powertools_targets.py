@@ -230,3 +230,30 @@ def test_a_model_that_is_an_annotated_union_gets_its_schema_from_a_type_adapter(
     assert set(schema["$defs"]) == {"Order", "Refund", "Line"}
     kinds = {event.get("kind") for event in events(target, 60) if isinstance(event, dict)}
     assert {"order", "refund"} <= kinds
+
+
+def test_a_model_extending_a_powertools_event_model_shapes_the_field_it_overrides(tmp_path):
+    handler = (
+        "from aws_lambda_powertools.utilities.parser import event_parser\n"
+        "from aws_lambda_powertools.utilities.parser.models import EventBridgeModel\n"
+        "from shop.models import Order\n\n"
+        "class OrderPlaced(EventBridgeModel):\n"
+        "    detail: Order\n\n"
+        "@event_parser(model=OrderPlaced)\n"
+        "def handler(event, context):\n"
+        "    return None\n"
+    )
+    config = "handler: shop.handler.handler\ntrigger: eventbridge\n"
+    target = load_config(write_app(tmp_path, config, extra={"shop/handler.py": handler}))
+    model = target.trigger.body_model
+    assert model is not None and model.envelope is Envelope.EVENTBRIDGE
+    assert model.name == "shop.handler.OrderPlaced"
+    order = _order_model(tmp_path)
+    parsed = 0
+    for event in events(target, 100):
+        try:
+            parse(event=event, model=order, envelope=envelopes.EventBridgeEnvelope)
+            parsed += 1
+        except ValidationError:
+            pass
+    assert 70 <= parsed < 100
