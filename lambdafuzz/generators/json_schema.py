@@ -224,13 +224,28 @@ class _Drawer:
                     continue
             result[key] = self.field(sub, depth + 1, site=_site("property", key))
         extra = schema.get("additionalProperties", True)
+        patterns = schema.get("patternProperties")
+        if isinstance(patterns, Mapping) and patterns:  # `dict[constr(pattern=...), V]`
+            low = int(schema.get("minProperties", 0))
+            count = c.draw_integer(low, low + 3 if depth < MAX_DEPTH else low, site="entries")
+            for _ in range(count):
+                pattern, sub = c.draw_choice(list(patterns.items()), site="entry-pattern")
+                key = self.field(
+                    {"type": "string", "pattern": pattern}, depth + 1, site="entry-key"
+                )
+                result.setdefault(str(key), self.field(sub, depth + 1, site="entry"))
+            return result
         if not properties and extra is True:
             return json_values_object(c, depth)
         if isinstance(extra, Mapping) and extra:
             low = int(schema.get("minProperties", 0))
             count = c.draw_integer(low, low + 3 if depth < MAX_DEPTH else low, site="entries")
+            names = schema.get("propertyNames")
             for i in range(count):
-                key = c.draw_string(NAME, 1, 12, site="entry-key") or f"k{i}"
+                if isinstance(names, Mapping) and names:  # `dict[Annotated[str, ...], V]`
+                    key = str(self.field(names, depth + 1, site="entry-key"))
+                else:
+                    key = c.draw_string(NAME, 1, 12, site="entry-key") or f"k{i}"
                 if key not in result:
                     result[key] = self.field(extra, depth + 1, site="entry")
         return result
@@ -513,10 +528,12 @@ _FORMATS: Final = {
     "email": _email,
     "idn-email": _email,
     "uuid": _uuid,
+    "uuid4": _uuid,
     "uri": _uri,
     "iri": _uri,
     "uri-reference": _uri,
     "ipv4": _ipv4,
     "ipv6": _ipv6,
+    "ipvanyaddress": _ipv4,
     "duration": _duration,
 }

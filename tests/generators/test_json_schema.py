@@ -6,11 +6,11 @@ import datetime as dt
 import json
 import re
 import uuid
-from typing import Literal
+from typing import Annotated, Literal
 
 import jsonschema
 import pytest
-from pydantic import BaseModel, ConfigDict, Field, Json, ValidationError
+from pydantic import UUID4, BaseModel, ConfigDict, Field, IPvAnyAddress, Json, ValidationError
 
 from lambdafuzz.generators.core import Choices, ReplayMode
 from lambdafuzz.generators.json_schema import json_schema_documents, json_schema_values
@@ -181,3 +181,18 @@ def test_a_pattern_with_a_look_ahead_is_drawn_again_until_it_matches():
     texts = [json_schema_values(Choices(seed=s), schema, near_p=0.0) for s in range(200)]
     matching = sum(bool(re.search(schema["pattern"], t)) for t in texts)
     assert matching >= 190, matching
+
+
+class Varied(BaseModel):
+    codes: dict[Annotated[str, Field(pattern=r"^[A-Z]{2}$")], int] = Field(min_length=1)
+    token: UUID4
+    host: IPvAnyAddress
+    pair: tuple[int, str]
+    blob: bytes
+    level: Annotated[int, Field(ge=-5, le=5)] | None
+
+
+def test_pydantic_constrained_keys_uuid4_addresses_tuples_and_bytes_validate():
+    schema = Varied.model_json_schema()
+    for seed in range(DRAWS):
+        Varied.model_validate(json_schema_values(Choices(seed=seed), schema, near_p=0.0))
