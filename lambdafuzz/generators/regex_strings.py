@@ -10,6 +10,7 @@ the caller checks the result with `re.search` and treats a miss as a near-valid 
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from typing import Any, Final
@@ -42,56 +43,75 @@ _CATEGORIES: Final = {
 }
 
 
-def compile_pattern(pattern: str) -> Any | None:
-    """The parse tree of `pattern`, or None when Python's `re` cannot read it (JSON Schema
-    patterns are ECMA 262; pydantic's Rust engine reads a few Python does not)."""
+@functools.lru_cache(maxsize=256)
+def compile_pattern(pattern: str) -> tuple[Any, ...] | None:
+    """The pattern as a tree of plain tuples (character classes expanded once), or None
+    when Python's `re` cannot read it (JSON Schema patterns are ECMA 262; pydantic's Rust
+    engine reads a few Python does not)."""
     try:
-        return _sre_parse.parse(pattern)
+        return _convert(_sre_parse.parse(pattern))
     except (re.error, RecursionError, ValueError, TypeError):
         return None
 
 
 @generator(None)
-def regex_strings(choices: Choices, tree: Any) -> str:
-    """A string the parsed regex `tree` (from `compile_pattern`) matches, usually."""
+def regex_strings(choices: Choices, tree: tuple[Any, ...]) -> str:
+    """A string the compiled pattern `tree` (from `compile_pattern`) matches, usually."""
     out: list[str] = []
     _emit(choices, tree, out, {})
     return "".join(out)
 
 
-def _emit(choices: Choices, tree: Any, out: list[str], groups: dict[int, str]) -> None:
+def _convert(tree: Any) -> tuple[Any, ...]:
+    nodes: list[tuple[Any, ...]] = []
     for op, arg in tree:
         if op is _sre.LITERAL:
-            out.append(chr(arg))
+            nodes.append(("lit", chr(arg)))
         elif op is _sre.NOT_LITERAL:
-            out.append("x" if chr(arg) != "x" else "y")
+            nodes.append(("lit", "x" if chr(arg) != "x" else "y"))
         elif op is _sre.ANY:
-            out.append(choices.draw_choice(_PRINTABLE, site="any"))
+            nodes.append(("set", _PRINTABLE))
         elif op is _sre.IN:
-            out.append(_one_of_set(choices, arg))
+            nodes.append(("set", _class_chars(arg)))
         elif op in _REPEATS:
             low, high, sub = arg
-            high = min(high, low + MAX_EXTRA_REPEATS)
+            nodes.append(("rep", low, min(high, low + MAX_EXTRA_REPEATS), _convert(sub)))
+        elif op is _sre.SUBPATTERN:
+            nodes.append(("group", arg[0], _convert(arg[3])))
+        elif op is _sre.BRANCH:
+            nodes.append(("alt", tuple(_convert(b) for b in arg[1])))
+        elif op is _sre.GROUPREF:
+            nodes.append(("ref", arg))
+        elif op is _ATOMIC_GROUP:
+            nodes.append(("group", None, _convert(arg)))
+        # AT (anchors), ASSERT / ASSERT_NOT (look-arounds): nothing to emit
+    return tuple(nodes)
+
+
+def _emit(choices: Choices, tree: tuple[Any, ...], out: list[str], groups: dict[int, str]) -> None:
+    for node in tree:
+        kind = node[0]
+        if kind == "lit":
+            out.append(node[1])
+        elif kind == "set":
+            out.append(choices.draw_choice(node[1], site="char"))
+        elif kind == "rep":
+            _, low, high, sub = node
             for _ in range(choices.draw_integer(low, max(low, high), site="repeat")):
                 _emit(choices, sub, out, groups)
-        elif op is _sre.SUBPATTERN:
-            group, _, _, sub = arg
+        elif kind == "group":
             start = len(out)
-            _emit(choices, sub, out, groups)
-            if group is not None:
-                groups[group] = "".join(out[start:])
-        elif op is _sre.BRANCH:
-            _, branches = arg
-            _emit(choices, choices.draw_choice(branches, site="branch"), out, groups)
-        elif op is _sre.GROUPREF:
-            out.append(groups.get(arg, ""))
-        elif op is _ATOMIC_GROUP:
-            _emit(choices, arg, out, groups)
-        # AT (anchors), ASSERT / ASSERT_NOT (look-arounds): nothing to emit
+            _emit(choices, node[2], out, groups)
+            if node[1] is not None:
+                groups[node[1]] = "".join(out[start:])
+        elif kind == "alt":
+            _emit(choices, choices.draw_choice(node[1], site="branch"), out, groups)
+        else:  # a back reference
+            out.append(groups.get(node[1], ""))
 
 
-def _one_of_set(choices: Choices, items: Any) -> str:
-    """One character of a class `[...]`; a negated class gets a character outside it."""
+def _class_chars(items: Any) -> str:
+    """The characters of a class `[...]`; of a negated one, printable ones outside it."""
     allowed: list[str] = []
     negated = False
     for op, arg in items:
@@ -107,4 +127,4 @@ def _one_of_set(choices: Choices, items: Any) -> str:
     if negated:
         excluded = set(allowed)
         allowed = [ch for ch in _PRINTABLE if ch not in excluded]
-    return choices.draw_choice(allowed or ["x"], site="char")
+    return "".join(dict.fromkeys(allowed)) or "x"

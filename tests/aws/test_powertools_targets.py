@@ -257,3 +257,19 @@ def test_a_model_extending_a_powertools_event_model_shapes_the_field_it_override
         except ValidationError:
             pass
     assert 70 <= parsed < 100
+
+
+def test_validator_use_makes_schema_validation_errors_invalid_inputs(tmp_path):
+    handler = (
+        "from aws_lambda_powertools.utilities.validation import validator\n"
+        "SCHEMA = {'type': 'object', 'required': ['id'], 'properties': {'id': {'type': 'integer'}}}\n\n"
+        "@validator(inbound_schema=SCHEMA)\n"
+        "def handler(event, context):\n"
+        "    return event['id']\n"
+    )
+    config = "handler: shop.handler.handler\ntrigger: direct\n"
+    target = load_config(write_app(tmp_path, config, extra={"shop/handler.py": handler}))
+    assert json.loads(target.trigger.body_model.schema_json)["required"] == ["id"]
+    rules = target.outcomes
+    assert classify_exception(SchemaValidationError("bad"), rules, [])[0] is Status.INVALID
+    assert classify_exception(ValueError("bug"), rules, [])[0] is Status.FAILURE
