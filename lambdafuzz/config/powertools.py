@@ -25,7 +25,14 @@ from pathlib import Path
 from lambdafuzz.analysis.powertools import PowertoolsUse, analyze_powertools
 from lambdafuzz.config.model_schema import ModelSchemaError, model_json_schema
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.model.target import BodyModel, Envelope, OutcomeRules, Target, TriggerKind
+from lambdafuzz.model.target import (
+    BodyModel,
+    Envelope,
+    OutcomeRules,
+    Route,
+    Target,
+    TriggerKind,
+)
 
 log = logging.getLogger("lambdafuzz.config")
 
@@ -96,7 +103,7 @@ def apply_powertools(
     return replace(target, trigger=trigger, outcomes=outcomes)
 
 
-def _catch_all(routes: tuple) -> bool:
+def _catch_all(routes: tuple[Route, ...]) -> bool:
     """No routes, or only routes that send every path (the resolver decides)."""
     return all("{proxy+}" in r.path or r.path == "$default" for r in routes)
 

@@ -111,8 +111,8 @@ class _Drawer:
         c = self.choices
         if schema is True or schema == {}:
             return json_values(c, max_depth=max(0, 2 - depth))
-        if schema is False or not isinstance(schema, Mapping):
-            return None
+        if schema is False or not isinstance(schema, Mapping) or depth > 3 * MAX_DEPTH:
+            return None  # (a model that requires itself: no finite instance exists)
         if "$ref" in schema:
             target = self.resolve(schema["$ref"])
             title = target.get("title") if isinstance(target, Mapping) else None
@@ -178,14 +178,16 @@ class _Drawer:
         weights = [1.0 if is_null else 3.0 for is_null in nulls]
         return self.choices.draw_weighted(list(options), weights, site="branch")
 
-    @staticmethod
-    def kind(schema: Mapping[str, Any]) -> str | None:
+    def kind(self, schema: Mapping[str, Any]) -> str | None:
         declared = schema.get("type")
         if isinstance(declared, str) and declared in _TYPES:
             return declared
-        if isinstance(declared, list):
+        if isinstance(declared, list):  # `["string", "null"]`: null a quarter as often
             known = [t for t in declared if t in _TYPES]
-            return known[0] if known else None  # the first: `["string", "null"]`
+            if len(known) < 2:
+                return known[0] if known else None
+            weights = [1.0 if t == "null" else 3.0 for t in known]
+            return self.choices.draw_weighted(known, weights, site="type")
         if "properties" in schema or "additionalProperties" in schema:
             return "object"
         if "items" in schema or "prefixItems" in schema:

@@ -156,7 +156,7 @@ def _draw_body(
     if not choices.draw_boolean(0.9 if method in _BODY_METHODS else 0.05, site="body?"):
         return None, False, None
     if model is not None:  # the JSON the handler's model admits (Powertools parser/validator)
-        return draw_model_body(choices, model, region="", account=""), False, "application/json"
+        return draw_model_body(choices, model), False, "application/json"
     if body_format is not None:
         formats: tuple[str, ...] = (body_format,)
     elif choices.draw_boolean(0.8, site="json?"):

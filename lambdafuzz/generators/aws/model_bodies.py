@@ -21,6 +21,9 @@ from lambdafuzz.generators.json_schema import (
     parse_schema,
 )
 from lambdafuzz.model.target import BodyModel, Envelope, Trigger
+from lambdafuzz.model.world import World
+
+_DEFAULTS = World()
 
 
 def model_for(trigger: Trigger, *envelopes: Envelope | None) -> BodyModel | None:
@@ -29,7 +32,13 @@ def model_for(trigger: Trigger, *envelopes: Envelope | None) -> BodyModel | None
     return model if model is not None and model.envelope in envelopes else None
 
 
-def draw_model_body(choices: Choices, model: BodyModel, *, region: str, account: str) -> str:
+def draw_model_body(
+    choices: Choices,
+    model: BodyModel,
+    *,
+    region: str = _DEFAULTS.region,
+    account: str = _DEFAULTS.account_id,
+) -> str:
     """The body text: the model's JSON, or for `sns-sqs` the SNS notification (as an SNS
     subscription without raw delivery puts it into the queue) whose Message it is."""
     text = json_schema_documents(choices, model.schema_json, name=model.name, site="model")
