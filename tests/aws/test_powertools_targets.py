@@ -273,3 +273,45 @@ def test_validator_use_makes_schema_validation_errors_invalid_inputs(tmp_path):
     rules = target.outcomes
     assert classify_exception(SchemaValidationError("bad"), rules, [])[0] is Status.INVALID
     assert classify_exception(ValueError("bug"), rules, [])[0] is Status.FAILURE
+
+
+RESOLVER = """\
+from aws_lambda_powertools.event_handler import APIGatewayRestResolver
+from aws_lambda_powertools.utilities.parser import parse
+from shop.models import Order
+
+app = APIGatewayRestResolver()
+
+@app.get("/orders/<order_id>")
+def get_order(order_id):
+    return {"id": order_id}
+
+@app.post("/orders")
+def create():
+    return parse(event=app.current_event.body, model=Order).model_dump()
+
+def handler(event, context):
+    return app.resolve(event, context)
+"""
+
+
+def test_resolver_routes_and_4xx_answers_come_from_the_resolver(tmp_path):
+    config = "handler: shop.handler.handler\ntrigger: apigateway\n"
+    target = load_config(write_app(tmp_path, config, extra={"shop/handler.py": RESOLVER}))
+    assert [(r.method, r.path) for r in target.trigger.routes] == [
+        ("GET", "/orders/{order_id}"),
+        ("POST", "/orders"),
+    ]
+    assert {404, 405, 422} <= set(target.outcomes.invalid_status_codes)
+    assert target.trigger.body_model is not None  # the body parsed in a route
+    assert "pydantic_core._pydantic_core.ValidationError" in target.outcomes.invalid_exceptions
+
+
+def test_an_explicit_outcomes_invalid_status_codes_list_wins(tmp_path):
+    config = """\
+        handler: shop.handler.handler
+        trigger: apigateway
+        outcomes: {invalid: {status_codes: [400]}}
+    """
+    target = load_config(write_app(tmp_path, config, extra={"shop/handler.py": RESOLVER}))
+    assert target.outcomes.invalid_status_codes == (400,)
