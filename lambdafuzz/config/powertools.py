@@ -24,6 +24,7 @@ from pathlib import Path
 
 from lambdafuzz.analysis.powertools import PowertoolsUse, analyze_powertools
 from lambdafuzz.config.model_schema import ModelSchemaError, model_json_schema
+from lambdafuzz.config.source import Limits, read_text
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.target import (
     BodyModel,
@@ -35,6 +36,8 @@ from lambdafuzz.model.target import (
 )
 
 log = logging.getLogger("lambdafuzz.config")
+
+SCHEMA_LIMITS = Limits("JSON Schema", max_bytes=1_000_000)
 
 PARSER_INVALID = ("pydantic_core._pydantic_core.ValidationError",)
 VALIDATOR_INVALID = (
@@ -124,9 +127,10 @@ def _check_resolver(target: Target, use: PowertoolsUse) -> None:
 def _explicit_body(target: Target, explicit: ExplicitBody) -> BodyModel:
     _check_envelope(target, explicit.envelope, explicit.where, strict=True)
     if explicit.path is not None:
+        text = read_text(explicit.path, SCHEMA_LIMITS)  # regular UTF-8 text, at most 1 MB
         try:
-            schema = json.loads(explicit.path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+            schema = json.loads(text)
+        except (ValueError, RecursionError) as exc:
             raise ConfigError(
                 f"{explicit.where}: cannot read {explicit.path} as a JSON Schema: {exc}"
             ) from None

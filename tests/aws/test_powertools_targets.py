@@ -201,6 +201,8 @@ def test_trigger_schema_names_a_schema_file(tmp_path):
         ("{kind: direct, model: {module: shop.models, name: Nope}}", "has no attribute 'Nope'"),
         ("{kind: direct, model: {module: shop.models, name: Order, envelope: s3}}", "envelope"),
         ("{kind: direct, schema: missing.json}", "a JSON Schema file"),
+        ("{kind: direct, schema: bad.json}", "cannot read"),
+        ("{kind: direct, schema: list.json}", "holds no JSON Schema object"),
         (
             "{kind: direct, schema: x.json, model: {module: shop.models, name: Order}}",
             "either trigger.model or trigger.schema",
@@ -209,7 +211,12 @@ def test_trigger_schema_names_a_schema_file(tmp_path):
 )
 def test_bad_explicit_models_are_one_clear_config_error(tmp_path, trigger, message):
     config = f"handler: app.handler\ntrigger: {trigger}\n"
-    extra = {"app.py": "def handler(event, context):\n    return None\n", "x.json": "{}"}
+    extra = {
+        "app.py": "def handler(event, context):\n    return None\n",
+        "x.json": "{}",
+        "bad.json": "{not json",
+        "list.json": "[1]",
+    }
     with pytest.raises(ConfigError, match="trigger") as info:
         load_config(write_app(tmp_path, config, extra=extra))
     assert message in str(info.value)
