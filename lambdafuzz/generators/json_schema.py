@@ -90,7 +90,11 @@ def json_schema_values(
 ) -> Any:
     """One instance of `schema`; `name` ("orders.models.Order") labels the top object and,
     by its module, the `$defs` objects.  With probability `near_p` one defect is placed."""
-    near = near_p > 0 and choices.draw_boolean(near_p, site="near-valid?")
+    # a percentile, not a boolean: mutation changes a draw to another value, which would
+    # turn every mutated boolean's valid body into a near-valid one; the simplest value
+    # (0, what minimization tries) keeps the body valid
+    cut = 100 - round(near_p * 100)
+    near = near_p > 0 and choices.draw_integer(0, 99, site="near-valid?") >= cut
     drawer = _Drawer(choices, schema, name, near)
     with choices.scope(name or labels.JSON_OBJECT, site="body"):
         return drawer.value(schema, 0)
