@@ -106,8 +106,10 @@ class _Drawer:
     def __init__(self, choices: Choices, root: SchemaT, name: str, near: bool) -> None:
         self.choices = choices
         self.root = root
-        module, dot, _ = name.rpartition(".")
-        self.prefix = f"{module}." if dot and "/" not in name else ""
+        module, dot, _ = name.rpartition(".")  # "orders.models.Order", not "order.json"
+        self.prefix = (
+            f"{module}." if dot and _DOTTED.fullmatch(name) and not name.endswith(".json") else ""
+        )
         self.pending = near
 
     # ------------------------------------------------------------------ dispatch
@@ -403,6 +405,7 @@ class _Drawer:
         return c.draw_choice(_WRONG[kind], site="wrong")
 
 
+_DOTTED: Final = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 _SCALARS: Final = frozenset({"string", "integer", "number", "boolean", "null"})
 
 
