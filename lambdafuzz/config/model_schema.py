@@ -23,6 +23,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from lambdafuzz.errors import LambdafuzzError
+from lambdafuzz.model.target import REFERENCE
 
 #: Seconds the import of the model's module and the schema's build may take.
 SCHEMA_TIMEOUT_S = 60.0
@@ -73,6 +74,15 @@ def model_json_schema(
     return text
 
 
+def _placeholders(env: Mapping[str, str]) -> dict[str, str]:
+    """`env` with each `${kind.name.attribute}` replaced by the resource's name: no emulator
+    runs here, and a module reading `os.environ["TABLE_NAME"]` at import needs a value."""
+    return {
+        name: REFERENCE.sub(lambda m: m.group(1).split(".")[1] if "." in m.group(1) else "x", value)
+        for name, value in env.items()
+    }
+
+
 def _child(
     root: str, layers: list[str], module: str, name: str, env: dict[str, str], send: Connection
 ) -> None:
@@ -82,7 +92,7 @@ def _child(
     from lambdafuzz.harness.safety import arm, sandbox_env
 
     try:
-        environment = sandbox_env({k: v for k, v in env.items() if "${" not in v})
+        environment = sandbox_env(_placeholders(env))
         os.environ.clear()
         os.environ.update(environment)
         for path in [root, *layers][::-1]:

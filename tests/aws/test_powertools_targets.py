@@ -322,3 +322,27 @@ def test_an_explicit_outcomes_invalid_status_codes_list_wins(tmp_path):
     """
     target = load_config(write_app(tmp_path, config, extra={"shop/handler.py": RESOLVER}))
     assert target.outcomes.invalid_status_codes == (400,)
+
+
+def test_a_module_reading_its_environment_at_import_gets_its_schema_built(tmp_path):
+    handler = (
+        "import os\n"
+        "from aws_lambda_powertools.utilities.parser import event_parser\n"
+        "from pydantic import BaseModel\n\n"
+        "TABLE = os.environ['TABLE_NAME']\n"
+        "MODE = os.environ['MODE']\n\n"
+        "class Job(BaseModel):\n"
+        "    job_id: int\n\n"
+        "@event_parser(model=Job)\n"
+        "def handler(event, context):\n"
+        "    return None\n"
+    )
+    config = """\
+        handler: shop.handler.handler
+        trigger: direct
+        env: {TABLE_NAME: "${tables.jobs.name}", MODE: strict}
+        resources:
+          tables: [{name: jobs, hash_key: {name: id, type: S}}]
+    """
+    target = load_config(write_app(tmp_path, config, extra={"shop/handler.py": handler}))
+    assert json.loads(target.trigger.body_model.schema_json)["required"] == ["job_id"]
