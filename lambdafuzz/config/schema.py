@@ -32,6 +32,7 @@ from lambdafuzz.config.api_routes import (
 )
 from lambdafuzz.config.event_filters import admits_s3, trigger_filters
 from lambdafuzz.config.event_keys import form_fields, handler_file
+from lambdafuzz.config.powertools import ExplicitBody, OutcomeOverrides, apply_powertools
 from lambdafuzz.config.source import (
     KeyHints,
     Locator,
@@ -52,6 +53,7 @@ from lambdafuzz.model.target import (
     REFERENCE_ATTRIBUTES,
     STREAM_VIEW_TYPES,
     BucketSpec,
+    Envelope,
     FrozenMap,
     ObjectsSpec,
     OutcomeRules,
@@ -206,6 +208,24 @@ class _RouteModel(_Model):
     headers: list[Annotated[str, _problem_check(header_name_problem)]] = []
 
 
+EnvelopeT = Annotated[str, _one_of(tuple(e.value for e in Envelope), "an envelope")]
+
+
+class _BodyModelRef(_Model):
+    """`trigger.model`: the pydantic model the handler parses its body with."""
+
+    module: Annotated[str, _dotted("a module name such as orders.models")]
+    name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+    envelope: EnvelopeT | None = None
+
+
+class _BodySchemaRef(_Model):
+    """`trigger.schema`: a JSON Schema file the handler validates its body against."""
+
+    path: Annotated[str, Field(min_length=1)]
+    envelope: EnvelopeT | None = None
+
+
 class _TriggerModel(_Model):
     kind: Annotated[str, _one_of(tuple(k.value for k in TriggerKind), "a trigger kind")]
     source: str | None = None
@@ -217,6 +237,14 @@ class _TriggerModel(_Model):
     routes: list[_RouteModel] = []
     function_url: bool = False
     form_fields: list[Annotated[str, Field(min_length=1)]] = []
+    model: _BodyModelRef | None = None
+    schema_: _BodySchemaRef | None = Field(None, alias="schema")
+    powertools: bool = True  # read the handler's Powertools code for models, routes, outcomes
+
+    @field_validator("schema_", mode="before")
+    @classmethod
+    def _schema_shorthand(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str) else value
 
 
 class _ObjectsModel(_Model):
@@ -433,9 +461,15 @@ class _Builder:
         self._check_handler_file(root, module, function)
         resources = self._resources()
         trigger = self._form_fields(self._trigger(resources), root, module)
+        explicit = self._explicit_body()
         env = self._env(resources)
         packages = self._app_packages(root) if m.app_packages else (module.split(".")[0],)
-        return Target(
+        invalid = m.outcomes.invalid
+        overrides = OutcomeOverrides(
+            invalid_exceptions=invalid is not None and "exceptions" in invalid.model_fields_set,
+            invalid_status_codes=invalid is not None and "status_codes" in invalid.model_fields_set,
+        )
+        target = Target(
             config_path=self.file,
             handler_module=module,
             handler_function=function,
@@ -451,6 +485,32 @@ class _Builder:
             resources=resources,
             outcomes=self._outcomes(root),
         )
+        return apply_powertools(
+            target, explicit=explicit, analyze=m.trigger.powertools, overrides=overrides
+        )
+
+    def _explicit_body(self) -> ExplicitBody | None:
+        """`trigger.model` or `trigger.schema` (not both), the schema file checked."""
+        t = self.m.trigger
+        if t.model is not None and t.schema_ is not None:
+            raise self.where.error(
+                ("trigger", "schema"), t.schema_.path, "either trigger.model or trigger.schema"
+            )
+        if t.model is not None:
+            where = self.where.where(("trigger", "model")) + ": trigger.model"
+            envelope = Envelope(t.model.envelope) if t.model.envelope else None
+            return ExplicitBody(where, envelope, module=t.model.module, name=t.model.name)
+        if t.schema_ is not None:
+            loc = ("trigger", "schema")
+            path = (self.file.parent / t.schema_.path).resolve()
+            if not path.is_file():
+                raise self.where.error(
+                    loc, t.schema_.path, f"a JSON Schema file relative to {self.file.parent}"
+                )
+            where = self.where.where(loc) + ": trigger.schema"
+            envelope = Envelope(t.schema_.envelope) if t.schema_.envelope else None
+            return ExplicitBody(where, envelope, path=path)
+        return None
 
     # --- handler and root ----------------------------------------------------------
     def _handler(self) -> tuple[str, str]:

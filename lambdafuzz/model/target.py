@@ -92,6 +92,29 @@ class Route:
     headers: tuple[str, ...] = ()  # headers it requires: in every request
 
 
+class Envelope(enum.StrEnum):
+    """Where in the event a parsed body sits (the Powertools envelope that unwraps it)."""
+
+    SQS = "sqs"  # each SQS record's body is the JSON of a model instance
+    SNS = "sns"  # each SNS record's Message
+    SNS_SQS = "sns-sqs"  # each SQS record's body is an SNS notification whose Message is it
+    EVENTBRIDGE = "eventbridge"  # the event's detail
+    APIGATEWAY = "apigateway"  # the request body (REST API payload 1.0)
+    APIGATEWAY_V2 = "apigateway-v2"  # the request body (HTTP API payload 2.0)
+    KINESIS = "kinesis"  # each Kinesis record's (base64) data
+
+
+@dataclass(slots=True, frozen=True)
+class BodyModel:
+    """The JSON body a handler's parser or validator admits (a pydantic model's JSON Schema,
+    or a validator's schema), and where the event carries it.  The schema travels as text so
+    the target stays hashable and every process generates the same bodies from it."""
+
+    name: str  # what it is, for messages: "orders.models.Order", "schemas/order.json"
+    envelope: Envelope | None  # None: the body is the whole event (or an API request's body)
+    schema_json: str  # the JSON Schema, compact JSON text
+
+
 @dataclass(slots=True, frozen=True)
 class Trigger:
     kind: TriggerKind
@@ -114,6 +137,9 @@ class Trigger:
     # event filter patterns (JSON text, the syntax of Lambda FilterCriteria and EventBridge
     # rule patterns): an event, or a record of a batch, is delivered when one matches
     filters: tuple[str, ...] = ()
+    # the body a Powertools parser / validator admits (or `trigger.model` / `trigger.schema`
+    # of the config): generated from its JSON Schema; None: the trigger's usual bodies
+    body_model: BodyModel | None = None
 
 
 @dataclass(slots=True, frozen=True)

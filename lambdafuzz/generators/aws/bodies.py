@@ -18,6 +18,7 @@ from typing import Any, Final
 
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.filter_steering import draw_admitted, steer
+from lambdafuzz.generators.aws.model_bodies import draw_model_body
 from lambdafuzz.generators.aws.s3_notifications import (
     draw_s3_record,
     dumps,
@@ -29,7 +30,7 @@ from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import GeneratedFile, draw_file
 from lambdafuzz.generators.files.json_files import json_objects, json_values
 from lambdafuzz.model.event_pattern import MISSING
-from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT
+from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT, BodyModel
 from lambdafuzz.model.world import Bucket
 
 #: Bodies when the config names none.
@@ -68,10 +69,15 @@ def draw_body(
     account: str,
     missing_p: float = 0.0,
     rule: Any = None,
+    model: BodyModel | None = None,
 ) -> str:
     """A message body as `body` (a trigger's `body` setting, None for the default) says;
     `missing_p`: the chance of an S3 notification naming a missing object; `rule`: the
-    part of a filter pattern that applies to the body (None: no filter on it)."""
+    part of a filter pattern that applies to the body (None: no filter on it); `model`:
+    the handler's body model (Powertools), which then decides the body instead (the
+    filter still drops what it does not admit)."""
+    if model is not None:
+        return _cap(draw_model_body(choices, model, region=region, account=account))
     if rule is not None and body not in (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3):
         steered = steered_body(choices, rule)
         if steered is not None:

@@ -45,6 +45,7 @@ from lambdafuzz.generators.aws.http_events import (
     render_v1,
     render_v2,
 )
+from lambdafuzz.generators.aws.model_bodies import draw_model_value, model_for
 from lambdafuzz.generators.aws.s3_notifications import (
     S3RecordPlan,
     draw_s3_record,
@@ -61,7 +62,7 @@ from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.generators.files.json_files import json_objects, json_values
-from lambdafuzz.model.target import ObjectsSpec, Target, TriggerKind
+from lambdafuzz.model.target import BodyModel, Envelope, ObjectsSpec, Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
 KIND_LABELS: Final = {
@@ -215,7 +216,7 @@ def draw_event_plan(
         elif kind is TriggerKind.EVENTBRIDGE:
             records = (_draw_bridge(choices, target, world),)
         elif kind is TriggerKind.DIRECT:
-            records = (_draw_direct(choices, trigger.event_keys),)
+            records = (_draw_direct(choices, trigger.event_keys, model_for(trigger, None)),)
         elif kind is TriggerKind.KINESIS:
             records = _draw_kinesis(choices, target, world)
         elif kind in BROKER_KINDS:
@@ -233,6 +234,7 @@ def draw_event_plan(
                 routes=trigger.routes,
                 form_fields=trigger.form_fields,
                 function_url=trigger.function_url,
+                body_model=model_for(trigger, None, Envelope.APIGATEWAY, Envelope.APIGATEWAY_V2),
             )
             records = (request,)
     return EventPlan(kind, trigger.source, records)
@@ -267,6 +269,7 @@ def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecord
                 region=world.region,
                 account=world.account_id,
                 missing_p=missing_chance(trigger.missing_objects),
+                model=model_for(trigger, Envelope.SNS),
             )
             subject = None
             if choices.draw_boolean(0.3, site="subject?"):
@@ -291,7 +294,8 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
 
 def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     """An S3 "Object Created" event when the trigger names a bucket, else a custom event
-    whose source, detail-type and detail the rule's pattern (if any) admits."""
+    whose source, detail-type and detail the rule's pattern (if any) admits; the detail
+    drawn from the handler's model when it parses one (EventBridgeEnvelope)."""
     trigger = target.trigger
     if trigger.source is not None:
         missing_p = missing_chance(trigger.missing_objects)
@@ -308,13 +312,17 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
         choices.draw_from_dictionary(lambda: choices.draw_choice(CUSTOM_SOURCES, site="source"))
     )
     detail_type = choices.draw_choice(CUSTOM_DETAIL_TYPES, site="detail-type")
-    file = draw_file(choices, ("json",), erroneous_p=0.0)
-    try:
-        detail = json.loads(file.data)
-    except ValueError:
-        detail = {"data": file.data.decode("utf-8", errors="replace")}
-    if not isinstance(detail, dict):
-        detail = {"data": detail}
+    model = model_for(trigger, Envelope.EVENTBRIDGE)
+    if model is not None:  # the handler's model decides the detail
+        detail = draw_model_value(choices, model)
+    else:
+        file = draw_file(choices, ("json",), erroneous_p=0.0)
+        try:
+            detail = json.loads(file.data)
+        except ValueError:
+            detail = {"data": file.data.decode("utf-8", errors="replace")}
+        if not isinstance(detail, dict):
+            detail = {"data": detail}
     pattern = choose_pattern(choices, patterns_of(trigger.filters))
     if pattern is not None:
         steered = steer(
@@ -363,6 +371,7 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
                 region=world.region,
                 account=world.account_id,
                 rule=pattern_part(pattern, "data"),
+                model=model_for(trigger, Envelope.KINESIS),
             )
         key = encodable(choices.draw_string(min_size=1, max_size=32, site="partition-key"))
         key_rule = pattern_part(pattern, "partitionKey")
@@ -379,10 +388,15 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     return tuple(records)
 
 
-def _draw_direct(choices: Choices, keys: tuple[str, ...]) -> DirectPlan:
+def _draw_direct(
+    choices: Choices, keys: tuple[str, ...], model: BodyModel | None = None
+) -> DirectPlan:
     """A payload object holding every key the handler subscripts and, half the time each,
     the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
-    payload); now and then a few more keys."""
+    payload); now and then a few more keys.  With the handler's body `model`: its
+    instances (the parser or validator admits nothing else)."""
+    if model is not None:
+        return DirectPlan(json.dumps(draw_model_value(choices, model), ensure_ascii=False))
     shape = None
     if keys:
         required = {k: "any" for k in keys if not k.endswith("?")}

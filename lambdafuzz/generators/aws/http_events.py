@@ -24,11 +24,12 @@ from typing import Any, Final
 from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import file_text
+from lambdafuzz.generators.aws.model_bodies import draw_model_body
 from lambdafuzz.generators.aws.s3_notifications import source_ip
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
-from lambdafuzz.model.target import Route
+from lambdafuzz.model.target import BodyModel, Route
 from lambdafuzz.model.world import LoadedWorld
 
 METHODS: Final = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
@@ -94,6 +95,7 @@ def draw_request(
     routes: Sequence[Route] = (),
     form_fields: Sequence[str] = (),
     function_url: bool = False,
+    body_model: BodyModel | None = None,
 ) -> HttpRequestPlan:
     """One request; on one of `routes` when there are any, else on any path and method."""
     route = choices.draw_choice(routes, site="route") if routes else None
@@ -109,12 +111,12 @@ def draw_request(
     with choices.scope(labels.HTTP_QUERY):
         query = _draw_query(choices, local, route.query if route is not None else ())
     with choices.scope(labels.HTTP_BODY):
-        if route is not None and route.content_types:
+        if body_model is None and route is not None and route.content_types:
             body, is_base64, content_type = _draw_typed_body(
                 choices, method, route.content_types, form_fields, local
             )
-        else:
-            body, is_base64, content_type = _draw_body(choices, method, body_format)
+        else:  # the handler's model (JSON), else the generators' mix
+            body, is_base64, content_type = _draw_body(choices, method, body_format, body_model)
     seed = ids.draw_seed(choices)
     with choices.scope(labels.HTTP_HEADERS):
         headers, cookies = _draw_headers(
@@ -233,10 +235,12 @@ def _draw_query(
 
 
 def _draw_body(
-    choices: Choices, method: str, body_format: str | None
+    choices: Choices, method: str, body_format: str | None, model: BodyModel | None = None
 ) -> tuple[str | None, bool, str | None]:
     if not choices.draw_boolean(0.9 if method in _BODY_METHODS else 0.05, site="body?"):
         return None, False, None
+    if model is not None:  # the JSON the handler's model admits (Powertools parser/validator)
+        return draw_model_body(choices, model), False, "application/json"
     if body_format is not None:
         formats: tuple[str, ...] = (body_format,)
     elif choices.draw_boolean(0.8, site="json?"):

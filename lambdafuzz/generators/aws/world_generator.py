@@ -20,12 +20,19 @@ from lambdafuzz import labels
 from lambdafuzz.generators.aws.dynamodb import draw_table
 from lambdafuzz.generators.aws.events import EventPlan, draw_event_plan, render_event
 from lambdafuzz.generators.aws.filter_steering import patterns_of
+from lambdafuzz.generators.aws.model_bodies import model_for
 from lambdafuzz.generators.aws.queues import draw_queue
 from lambdafuzz.generators.aws.s3 import draw_bucket, key_strings
 from lambdafuzz.generators.aws.s3_notifications import missing_chance
 from lambdafuzz.generators.aws.streams import steer_table
 from lambdafuzz.generators.core import Choices, generator
-from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT, Target, TriggerKind
+from lambdafuzz.model.target import (
+    BODY_EVENTBRIDGE_S3,
+    BODY_S3_EVENT,
+    Envelope,
+    Target,
+    TriggerKind,
+)
 from lambdafuzz.model.world import LoadedWorld, Table, Topic, World
 
 _DEFAULTS = World()
@@ -91,6 +98,7 @@ def draw_world(choices: Choices, target: Target) -> World:
             max_messages=trigger.records_max if is_source else 0,
             missing_p=missing_chance(trigger.missing_objects) if is_source else 0.0,
             patterns=patterns if is_source else (),
+            model=model_for(trigger, Envelope.SQS, Envelope.SNS_SQS) if is_source else None,
             site=f"queue:{spec.name}",
         )
         queues.append(queue)
