@@ -48,6 +48,7 @@ def world(config: Path, function_name: str | None, count: int, seed: int, out: P
     """Write COUNT generated worlds of CONFIG (default: ./lambdafuzz.yaml; a SAM template
     works too), each with the event its trigger would send, as JSON."""
     from lambdafuzz.atomic_files import write_bytes_atomic
+    from lambdafuzz.generators.aws.delivery import FILTERED_OUT, delivered_event
     from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
     from lambdafuzz.generators.aws.world_generator import generate_input
     from lambdafuzz.generators.core import Choices, StopTest
@@ -73,7 +74,11 @@ def world(config: Path, function_name: str | None, count: int, seed: int, out: P
             document["choices"] = len(choices.choices)
             document["trigger"] = target.trigger.kind.value
             document["world"] = summarize(generated.world)
-            document["event"] = generated.render_event(loaded)
+            event = generated.render_event(loaded)
+            delivered = delivered_event(event, target.trigger)
+            document["event"] = event if delivered is None else delivered
+            if delivered is None:
+                document["invalid"] = FILTERED_OUT
         name = f"world-{i:0{width}d}.json"
         text = json.dumps(document, indent=2, ensure_ascii=False, default=_json_default)
         write_bytes_atomic(out / name, (text + "\n").encode())

@@ -10,7 +10,8 @@ folder, and read S3 notifications from the `Custom::S3BucketNotifications` resou
 uses instead of the bucket's own NotificationConfiguration.  Functions CDK adds for its own
 custom resources (the bucket-notifications handler, provider frameworks) are not the
 application's and are skipped.  An asset that is not a folder in cdk.out (a Docker-built
-bundle that was not produced, a container image) is reported as such.
+bundle that was not produced) is reported as such; a zipped one is unpacked as a `.zip`
+CodeUri is.
 """
 
 from __future__ import annotations
@@ -100,8 +101,10 @@ def asset_problem(template_dir: Path, resource: Mapping[str, Any]) -> str | None
         return None
     bundled = _metadata(resource).get("aws:asset:is-bundled") is True
     what = "a bundled asset (built in Docker by `cdk synth`)" if bundled else "its code asset"
-    if path.is_file():
-        return f"{what} {path.name} is an archive, not a folder (lambdafuzz imports a folder)"
+    if path.is_file():  # a zipped asset is unpacked as a .zip CodeUri is
+        return (
+            None if path.suffix == ".zip" else f"{what} {path.name} is neither a folder nor a .zip"
+        )
     return (
         f"{what} {path.name} is not in {template_dir}; run `cdk synth` (with Docker "
         "available, for bundling) so cdk.out holds the function's code folder"

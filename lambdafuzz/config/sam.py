@@ -12,6 +12,7 @@ a `warning [sam-unsupported]` line.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.config.api_routes import API_TYPES, ApiRoutes, definition_routes, event_routes
 from lambdafuzz.config.cdk import (
     NOTIFICATIONS_TYPE,
     SILENT_TYPES,
@@ -28,6 +30,8 @@ from lambdafuzz.config.cdk import (
     is_internal,
     queue_notifications,
 )
+from lambdafuzz.config.code_archive import code_archive_dir
+from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
 from lambdafuzz.config.event_keys import event_keys, handler_file
 from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam_template import (
@@ -47,7 +51,14 @@ from lambdafuzz.config.sample_events import EVENTS_DIR
 from lambdafuzz.config.schema import ENV_NAME_EXPECTED, env_problem
 from lambdafuzz.config.source import nearest
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.model.target import Target
+from lambdafuzz.model.event_pattern import (
+    OPERATORS,
+    OR_KEY,
+    PatternError,
+    check_pattern,
+    dump_pattern,
+)
+from lambdafuzz.model.target import Target, TriggerKind
 
 log = logging.getLogger("lambdafuzz.config.sam")
 
@@ -71,7 +82,7 @@ _IGNORED_PROPERTIES = frozenset(
         "AutoPublishAlias", "AutoPublishCodeSha256", "DeploymentPreference", "PackageType",
         "ReservedConcurrentExecutions", "ProvisionedConcurrencyConfig", "LoggingConfig",
         "EphemeralStorage", "RuntimeManagementConfig", "PropagateTags", "VersionDescription",
-        "InlineCode", "ImageUri", "ImageConfig", "Layers",
+        "InlineCode", "ImageUri", "ImageConfig", "Layers", "FunctionUrlConfig",
     }
 )  # fmt: skip
 _PROPERTY_NOTES = {
@@ -83,6 +94,13 @@ _PROPERTY_NOTES = {
     "FileSystemConfigs": "EFS mounts are not emulated",
     "SnapStart": "not modelled",
     "KmsKeyArn": "encryption is not modelled",
+}
+#: Broker events: the property listing what they read (Kafka topics, MQ queues).
+_BROKER_DESTINATIONS = {
+    "msk": "Topics",
+    "kafka": "Topics",
+    "activemq": "Queues",
+    "rabbitmq": "Queues",
 }
 _API_INVALID = [400, 401, 403, 404, 405, 409, 413, 415, 422, 429]
 _API_FAILURE = [500, 502, 503, 504]
@@ -134,7 +152,8 @@ def template_function_names(path: Path | str) -> list[str]:
         raise ConfigError(
             f"{path}: no function lambdafuzz can fuzz ({listed}); expected an "
             f"{' or '.join(FUNCTION_TYPES)} with a Python runtime, local code and a "
-            f"supported event (S3, SQS, SNS, DynamoDB, Api, HttpApi, EventBridgeRule)."
+            f"supported event (S3, SQS, SNS, DynamoDB, Kinesis, MSK, SelfManagedKafka, MQ, "
+            f"Schedule, Api, HttpApi, EventBridgeRule) or none."
         )
     return list(functions.fuzzable)
 
@@ -155,10 +174,20 @@ def _unfuzzable(template: Template, logical_id: str) -> str | None:
     inline = _inline_code(props)
     if inline is not None and not isinstance(inline, str):
         return "inline code that is not a literal string (put it in a file, CodeUri)"
-    if not isinstance(props.get("Handler"), str):
+    handler = props.get("Handler")
+    if not isinstance(handler, str):
         return "no Handler"
+    if "." not in handler or handler.endswith((".sh", ".js", ".mjs")):
+        return (
+            f"Handler {handler!r} is not a Python module.function (a custom bootstrap, such "
+            "as the Lambda Web Adapter, runs it)"
+        )
     if props.get("Events") and not template_events(template, logical_id, props)[0]:
-        return "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Kinesis, Schedule, Api, HttpApi, EventBridgeRule; or none: direct invocation)"
+        return (
+            "no event lambdafuzz can generate (S3, SQS, SNS, DynamoDB, Kinesis, MSK, "
+            "SelfManagedKafka, MQ, Schedule, Api, HttpApi, EventBridgeRule; or none: direct "
+            "invocation)"
+        )
     return None
 
 
@@ -274,25 +303,31 @@ class _Importer:
         self.loc = ("Resources", function, "Properties")
         self.unsupported: list[str] = []
         self.values = Resolver(template)
+        self.single_module: str | None = None  # CodeUri names one .py file: the package
+        self.filters: list[dict[str, Any]] = []  # the chosen event's filter patterns
 
     def config(self) -> tuple[dict[str, Any], list[str]]:
         handler, root = self._handler()
         events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
+        api = self._api(events)
         if not events:  # no Events: invoked directly (SDK, Step Functions, other functions)
             events = [TemplateEvent("Invoke", "direct", None, {})]
         event = events[0]
         for other in events[1:]:
+            if api is not None and other.kind == event.kind:
+                continue  # another route of the same API trigger
             self.unsupported.append(
                 f"Events.{other.name}: lambdafuzz fuzzes one trigger per function; using "
                 f"Events.{event.name} (choose another in a lambdafuzz.yaml)"
             )
+        self.filters = self._event_filters(event)
         resources = self._resources(event)
         config: dict[str, Any] = {
             "handler": handler,
             "root": root,
             "app_packages": self._app_packages(handler, root),
-            "trigger": self._trigger(event, resources, handler, root),
+            "trigger": {**self._trigger(event, resources, handler, root), **(api or {})},
             "env": self._env(),
             "timeout_s": self._number("Timeout", 3),
             "memory_mb": int(self._number("MemorySize", 128)),
@@ -332,8 +367,17 @@ class _Importer:
                 "a local directory relative to the template (lambdafuzz imports the handler from it)",
             )
         root = (self.t.path.parent / code).resolve()
+        if root.is_file() and root.suffix == ".zip":  # the deployment package itself
+            root = code_archive_dir(root)
+        elif root.is_file() and root.suffix == ".py":  # sam zips the one file
+            self.single_module = root.stem
+            root = root.parent
         if not root.is_dir():
-            raise self.t.error(loc, code, f"an existing directory relative to {self.t.path.parent}")
+            raise self.t.error(
+                loc,
+                code,
+                f"an existing directory, .zip package or .py file relative to {self.t.path.parent}",
+            )
         rel = os.path.relpath(root, self.t.path.parent)
         return module_function(spec), Path(rel).as_posix()
 
@@ -341,7 +385,7 @@ class _Importer:
         """The handler's package, or every top-level module of a dedicated CodeUri."""
         top = handler.split(".")[0]
         base = (self.t.path.parent / root).resolve()
-        if base == self.t.path.parent:
+        if base == self.t.path.parent or self.single_module is not None:
             return [top]
         found = [top]
         for entry in sorted(base.iterdir()):
@@ -402,20 +446,17 @@ class _Importer:
                 name = name.lower() if isinstance(name, str) else ""
                 if name == "prefix" and isinstance(value, str):
                     objects["prefixes"] = [value]
-                elif name == "suffix" and isinstance(value, str):
+                elif name == "suffix" and isinstance(value, str) and value:
+                    objects["suffixes"] = [value]
                     fmt = SUFFIX_FORMATS.get(value.lower())
                     if fmt:
                         objects["formats"] = [fmt]
-                    self.unsupported.append(
-                        f"Events.{event.name}: suffix filter {value!r}: generated keys do not "
-                        f"always end with it"
-                        + (f"; objects limited to format {fmt}" if fmt else "")
-                    )
             return {event.source: objects}
         if event.kind == "sqs" and event.source:
             return dict.fromkeys(self._buckets_notifying(event.source), objects)
-        if event.kind == "eventbridge":
+        if event.kind == "eventbridge" and admits_s3(self._filter_texts()):
             buckets = self._bridge_buckets(event)
+            objects.update(self._bridge_key_shape())
             return dict.fromkeys(buckets[:1], objects)
         return {}
 
@@ -536,10 +577,15 @@ class _Importer:
             kind = self.t.type_of(logical_id)
             if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES or kind in LAYER_TYPES:
                 continue
-            if (
-                kind in ("AWS::Lambda::EventSourceMapping", NOTIFICATIONS_TYPE)
-                or kind in SILENT_TYPES
-            ):
+            if kind in ("AWS::Lambda::EventSourceMapping", "AWS::Lambda::Url", NOTIFICATIONS_TYPE):
+                continue
+            if kind in SILENT_TYPES:
+                continue
+            if kind in API_TYPES:
+                self.unsupported.append(
+                    f"Resources.{logical_id}: {kind}: only the routes it sends to this function "
+                    "are modelled (not its stages, CORS, throttling or other functions' routes)"
+                )
                 continue
             self.unsupported.append(f"Resources.{logical_id}: type {kind} is not emulated")
 
@@ -549,6 +595,46 @@ class _Importer:
                 continue
             note = _PROPERTY_NOTES.get(key, "not used by lambdafuzz")
             self.unsupported.append(f"Properties.{key}: {note}")
+
+    # --- API routes -------------------------------------------------------------------
+    def _api(self, events: list[TemplateEvent]) -> dict[str, Any] | None:
+        """The trigger settings of a function behind API Gateway or a function URL (routes,
+        function_url), None for another trigger; a function without events
+        that an API definition or its URL invokes gets that event added to `events`."""
+        url = self.props.get("FunctionUrlConfig")
+        for logical_id in self.t.resources:  # plain CloudFormation: an AWS::Lambda::Url
+            if url is None and self.t.type_of(logical_id) == "AWS::Lambda::Url":
+                props = self.t.properties(logical_id)
+                if logical_ref(props.get("TargetFunctionArn")) == self.function:
+                    url = props
+        routes: ApiRoutes | None = None
+        if not events:
+            found = definition_routes(self.t, self.function)
+            if found is not None:
+                kind, routes = found
+                events.append(TemplateEvent("OpenApi", kind, None, {}))
+            elif isinstance(url, dict):
+                events.append(TemplateEvent("FunctionUrl", "apigateway-v2", None, url))
+                if url.get("AuthType") == "AWS_IAM":
+                    self.unsupported.append(
+                        "FunctionUrlConfig.AuthType: AWS_IAM callers are not modelled "
+                        "(requestContext.authorizer is absent)"
+                    )
+                return {"function_url": True}
+        elif url is not None:
+            self.unsupported.append(
+                f"FunctionUrlConfig: requests through the function URL are not fuzzed; "
+                f"Events.{events[0].name} is"
+            )
+        if not events or events[0].kind not in ("apigateway", "apigateway-v2"):
+            return None
+        if routes is None:
+            same_kind = [e for e in events if e.kind == events[0].kind]
+            routes = event_routes(self.t, self.function, same_kind)
+        self.unsupported.extend(routes.notes)
+        if not routes.routes:
+            return {}
+        return {"routes": routes.routes}
 
     # --- trigger ----------------------------------------------------------------------
     def _trigger(
@@ -561,16 +647,20 @@ class _Importer:
         trigger: dict[str, Any] = {"kind": event.kind}
         if event.source is not None:
             trigger["source"] = self.values.name_of(event.source)
-        elif event.kind == "eventbridge":
+        elif event.kind == "eventbridge" and admits_s3(self._filter_texts()):
             buckets = [b for b in resources.get("buckets", []) if "objects" in b]
             if buckets:
                 trigger["source"] = buckets[0]["name"]
         if event.kind == "sqs" and event.source and self._buckets_notifying(event.source):
             trigger["body"] = "s3-event"
+        if self.filters:
+            trigger["filters"] = self.filters
         if event.kind == "schedule":
             name = event.properties.get("Name")
             rule = name if isinstance(name, str) else f"{self.function}-{event.name}"
             trigger["source"] = re.sub(r"[^A-Za-z0-9_.-]", "-", rule)[:64]
+        if event.kind in _BROKER_DESTINATIONS:
+            trigger.update(self._broker_destination(event))
         if event.kind == "direct":
             module, _, function = handler_spec.rpartition(".")
             source = handler_file((self.t.path.parent / root).resolve(), module)
@@ -578,10 +668,140 @@ class _Importer:
             if keys:
                 trigger["keys"] = list(keys)
         batch = event.properties.get("BatchSize")
-        if event.kind in ("sqs", "dynamodb-stream", "kinesis"):
+        if event.kind in ("sqs", "dynamodb-stream", "kinesis", *_BROKER_DESTINATIONS):
             size = batch if isinstance(batch, int) and batch > 0 else 10
             trigger["records"] = {"min": 1, "max": min(size, MAX_RECORDS)}
         return trigger
+
+    def _broker_destination(self, event: TemplateEvent) -> dict[str, Any]:
+        """The topic (Kafka) or queue (MQ) the event reads: its first; the others noted."""
+        key = _BROKER_DESTINATIONS[event.kind]
+        names = event.properties.get(key)
+        names = names if isinstance(names, list) else [names] if names is not None else []
+        resolved = [
+            self.values.scalar(n, ("Resources", self.function, "Events", event.name, key))
+            for n in names
+        ]
+        if len(resolved) > 1:
+            self.unsupported.append(
+                f"Events.{event.name}: {key} {resolved[1:]}: lambdafuzz reads one; "
+                f"using {resolved[0]!r}"
+            )
+        if event.kind == "activemq" and logical_ref(event.properties.get("Broker")) is None:
+            self.unsupported.append(
+                f"Events.{event.name}: the Broker is not a broker of this template; assumed "
+                "ActiveMQ (a lambdafuzz.yaml with `kind: rabbitmq` fuzzes a RabbitMQ consumer)"
+            )
+        for extra in ("SourceAccessConfigurations", "ConsumerGroupId", "FilterCriteria"):
+            if extra in event.properties:
+                self.unsupported.append(
+                    f"Events.{event.name}: {extra} is not modelled (the broker is not emulated)"
+                )
+        first = resolved[0] if resolved else None
+        if first is None:
+            return {}
+        return {"source": re.sub(r"[^A-Za-z0-9_.:/-]", "-", first)[:249]}
+
+    # --- event filters ----------------------------------------------------------------
+    def _event_filters(self, event: TemplateEvent) -> list[dict[str, Any]]:
+        """The event's filter patterns: `FilterCriteria.Filters[].Pattern` (JSON text) of
+        an SQS, DynamoDB or Kinesis event (or event source mapping), the `Pattern` of an
+        EventBridge rule; intrinsics in them resolved.  A pattern lambdafuzz cannot
+        enforce is listed in `unsupported` and left out."""
+        kind = TriggerKind(event.kind)
+        props = event.properties
+        found: list[dict[str, Any]] = []
+        if kind is TriggerKind.SNS and "FilterPolicy" in props:
+            self.unsupported.append(
+                f"Events.{event.name}.FilterPolicy: SNS subscription filter policies are not "
+                "enforced; every generated message reaches the handler"
+            )
+        if kind is TriggerKind.EVENTBRIDGE and "Pattern" in props:
+            raw = [("Pattern", props["Pattern"])]
+        elif kind in FILTERED_FIELDS and "FilterCriteria" in props:
+            filters = _get(props, "FilterCriteria", "Filters")
+            if not isinstance(filters, list):
+                self.unsupported.append(
+                    f"Events.{event.name}: FilterCriteria {_short(props['FilterCriteria'])} "
+                    f"is not {{Filters: [{{Pattern: ...}}]}}; not enforced"
+                )
+                return []
+            raw = [
+                (f"FilterCriteria.Filters[{i}].Pattern", _get(f, "Pattern"))
+                for i, f in enumerate(filters)
+            ]
+        else:
+            return []
+        for where, value in raw:
+            construct = f"Events.{event.name}.{where}"
+            if _is_intrinsic(value):  # a `!Sub` of the pattern's JSON text
+                value = self._resolved(value, construct)
+                if value is None:
+                    continue
+            if isinstance(value, str):
+                try:
+                    value = json.loads(value)
+                except ValueError as exc:
+                    self.unsupported.append(f"{construct}: not JSON ({exc}); not enforced")
+                    continue
+            pattern = self._resolved(value, construct)
+            if pattern is None:
+                continue
+            try:
+                check_pattern(pattern)
+            except PatternError as exc:
+                self.unsupported.append(
+                    f"{construct}: {exc} (operators lambdafuzz enforces: "
+                    f"{', '.join(OPERATORS)}, $or); not enforced"
+                )
+                continue
+            fields = FILTERED_FIELDS[kind]
+            unknown = [k for k in pattern if k != OR_KEY and k not in fields]
+            if unknown:
+                self.unsupported.append(
+                    f"{construct}: field {unknown[0]!r} is not one of {', '.join(fields)} "
+                    f"(the pattern would match nothing); not enforced"
+                )
+                continue
+            found.append(pattern)
+        return found
+
+    def _resolved(self, value: Any, construct: str) -> Any:
+        """A pattern with `!Ref`/`!Sub`/`!GetAtt` leaves replaced by what they name; None
+        (noted) when one cannot be resolved."""
+        if isinstance(value, list):
+            items = [self._resolved(v, construct) for v in value]
+            return None if any(i is None for i in items) else items
+        if not isinstance(value, dict):
+            return value
+        if _is_intrinsic(value):
+            text = self.values.scalar(value, ("Resources", self.function, construct))
+            text = text and re.sub(r"\$\{buckets\.([^.}]+)\.arn\}", r"arn:aws:s3:::\1", text)
+            if text is None or "${" in text:
+                self.unsupported.append(
+                    f"{construct}: {_short(value)} cannot be resolved; the pattern is not enforced"
+                )
+                return None
+            return text
+        resolved = {k: self._resolved(v, construct) for k, v in value.items()}
+        return None if any(v is None for v in resolved.values()) else resolved
+
+    def _bridge_key_shape(self) -> dict[str, list[str]]:
+        """`prefixes` / `suffixes` of the objects an S3 EventBridge rule's only pattern
+        asks for (`detail.object.key: [{prefix: ...}]`): the bucket's keys take that
+        shape, so the notifications name objects the rule passes."""
+        if len(self.filters) != 1:
+            return {}
+        rules = _get(self.filters[0], "detail", "object", "key")
+        shape: dict[str, list[str]] = {}
+        for name, plural in (("prefix", "prefixes"), ("suffix", "suffixes")):
+            values = [r.get(name) for r in rules or [] if isinstance(r, dict)]
+            if values and len(values) == len(rules) and all(isinstance(v, str) for v in values):
+                shape[plural] = values
+        return shape
+
+    def _filter_texts(self) -> list[str]:
+        return [dump_pattern(p) for p in self.filters]
 
     # --- environment ------------------------------------------------------------------
     def _env(self) -> dict[str, str]:
@@ -622,6 +842,15 @@ def _get(value: Any, *keys: str) -> Any:
             return None
         value = value.get(key)
     return value
+
+
+def _is_intrinsic(value: Any) -> bool:
+    """`{"Ref": ...}` or `{"Fn::...": ...}`: a value the template computes."""
+    return (
+        isinstance(value, dict)
+        and len(value) == 1
+        and next(iter(value)).startswith(("Ref", "Fn::"))
+    )
 
 
 def _short(value: Any) -> str:

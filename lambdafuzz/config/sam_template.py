@@ -226,6 +226,9 @@ EVENT_KINDS = {
     "CloudWatchEvent": "eventbridge",
     "Kinesis": "kinesis",
     "Schedule": "schedule",
+    "MSK": "msk",
+    "SelfManagedKafka": "kafka",
+    "MQ": "activemq",  # "rabbitmq" when its Broker is a RabbitMQ broker of the template
 }
 SOURCE_PROPERTY = {"S3": "Bucket", "SQS": "Queue", "SNS": "Topic", "DynamoDB": "Stream"}
 
@@ -265,7 +268,15 @@ def template_events(
                         f"template; not fuzzed"
                     )
                     continue
-            supported.append(TemplateEvent(name, EVENT_KINDS[kind], source, eprops))
+            event_kind = EVENT_KINDS[kind]
+            if kind == "MQ":
+                broker = logical_ref(eprops.get("Broker"))
+                engine = template.properties(broker).get("EngineType") if broker else None
+                if template.type_of(broker or "") == "AWS::AmazonMQ::Broker" and (
+                    isinstance(engine, str) and engine.upper() == "RABBITMQ"
+                ):
+                    event_kind = "rabbitmq"
+            supported.append(TemplateEvent(name, event_kind, source, eprops))
     for mapping_id in template.resources:  # plain CloudFormation: event source mappings
         if template.type_of(mapping_id) != "AWS::Lambda::EventSourceMapping":
             continue

@@ -54,6 +54,17 @@ _KIND_NAMES: Final = {
     TriggerKind.EVENTBRIDGE: "an EventBridge event",
     TriggerKind.SCHEDULE: "a scheduled EventBridge event",
     TriggerKind.DIRECT: "a custom payload",
+    TriggerKind.MSK: "an Amazon MSK event",
+    TriggerKind.KAFKA: "a self-managed Kafka event",
+    TriggerKind.ACTIVEMQ: "an Amazon MQ (ActiveMQ) event",
+    TriggerKind.RABBITMQ: "an Amazon MQ (RabbitMQ) event",
+}
+#: `eventSource` of a whole event (the brokers' events carry no `Records` list).
+_EVENT_SOURCES: Final = {
+    "aws:kafka": TriggerKind.MSK,
+    "SelfManagedKafka": TriggerKind.KAFKA,
+    "aws:mq": TriggerKind.ACTIVEMQ,
+    "aws:rmq": TriggerKind.RABBITMQ,
 }
 
 
@@ -69,6 +80,8 @@ def event_kind(payload: Any) -> TriggerKind:
     """Which AWS service's event `payload` looks like; DIRECT for anything else."""
     if not isinstance(payload, dict):
         return TriggerKind.DIRECT
+    if payload.get("eventSource") in _EVENT_SOURCES:
+        return _EVENT_SOURCES[payload["eventSource"]]
     records = payload.get("Records")
     if isinstance(records, list) and records and isinstance(records[0], dict):
         source = records[0].get("eventSource") or records[0].get("EventSource")

@@ -10,6 +10,7 @@ slotted dataclasses only.  The schema is the README's `lambdafuzz.yaml` example.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import ipaddress
 import logging
@@ -22,7 +23,16 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lambdafuzz.config import aws_names
-from lambdafuzz.config.event_keys import handler_file
+from lambdafuzz.config.api_routes import (
+    FORM_TYPE,
+    ROUTE_METHODS,
+    header_name_problem,
+    media_type_problem,
+    route_path_problem,
+)
+from lambdafuzz.config.event_filters import admits_s3, trigger_filters
+from lambdafuzz.config.event_keys import form_fields, handler_file
+from lambdafuzz.config.powertools import ExplicitBody, OutcomeOverrides, apply_powertools
 from lambdafuzz.config.sample_events import read_samples
 from lambdafuzz.config.source import (
     KeyHints,
@@ -34,6 +44,7 @@ from lambdafuzz.config.source import (
     read_yaml,
 )
 from lambdafuzz.errors import ConfigError
+from lambdafuzz.generators.aws.brokers import BROKER_KINDS
 from lambdafuzz.generators.files import FORMATS
 from lambdafuzz.model.target import (
     BODY_EVENTBRIDGE_S3,
@@ -43,11 +54,13 @@ from lambdafuzz.model.target import (
     REFERENCE_ATTRIBUTES,
     STREAM_VIEW_TYPES,
     BucketSpec,
+    Envelope,
     FrozenMap,
     ObjectsSpec,
     OutcomeRules,
     QueueSpec,
     Resources,
+    Route,
     TableSpec,
     Target,
     TopicSpec,
@@ -69,6 +82,7 @@ _RECORD_KINDS = (
     TriggerKind.SNS,
     TriggerKind.DYNAMODB_STREAM,
     TriggerKind.KINESIS,
+    *BROKER_KINDS,
 )
 _BODY_KINDS = (
     TriggerKind.SQS,
@@ -76,7 +90,18 @@ _BODY_KINDS = (
     TriggerKind.APIGATEWAY,
     TriggerKind.APIGATEWAY_V2,
     TriggerKind.KINESIS,
+    *BROKER_KINDS,
 )
+#: Sources lambdafuzz does not emulate (only their names reach the event): what each names,
+#: the characters and the length its service allows.
+_UNEMULATED_SOURCES = {
+    TriggerKind.KINESIS: ("Kinesis stream", "A-Za-z0-9_.-", 128),
+    TriggerKind.SCHEDULE: ("EventBridge rule", "A-Za-z0-9_.-", 64),
+    TriggerKind.MSK: ("Kafka topic", "A-Za-z0-9_.-", 249),
+    TriggerKind.KAFKA: ("Kafka topic", "A-Za-z0-9_.-", 249),
+    TriggerKind.ACTIVEMQ: ("ActiveMQ queue", "A-Za-z0-9_.:/-", 255),
+    TriggerKind.RABBITMQ: ("RabbitMQ queue", "A-Za-z0-9_.:/-", 255),
+}
 _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: A module as Lambda's Python runtime imports it (`importlib.import_module`): a file name
 #: may hold hyphens (`order-intake.py`, handler `order-intake.handler`), which `import`
@@ -166,6 +191,42 @@ class _Range(_Model):
     max: Annotated[int, Field(ge=0, le=10_000)] | None = None
 
 
+def _problem_check(problem: Callable[[str], str | None]) -> AfterValidator:
+    def check(value: str) -> str:
+        expected = problem(value)
+        if expected is not None:
+            raise custom_error(expected)
+        return value
+
+    return AfterValidator(check)
+
+
+class _RouteModel(_Model):
+    method: Annotated[str, _one_of(ROUTE_METHODS, "an HTTP method")] = "ANY"
+    path: Annotated[str, _problem_check(route_path_problem)]
+    content_types: list[Annotated[str, _problem_check(media_type_problem)]] = []
+    query: list[Annotated[str, Field(min_length=1)]] = []
+    headers: list[Annotated[str, _problem_check(header_name_problem)]] = []
+
+
+EnvelopeT = Annotated[str, _one_of(tuple(e.value for e in Envelope), "an envelope")]
+
+
+class _BodyModelRef(_Model):
+    """`trigger.model`: the pydantic model the handler parses its body with."""
+
+    module: Annotated[str, _dotted("a module name such as orders.models")]
+    name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+    envelope: EnvelopeT | None = None
+
+
+class _BodySchemaRef(_Model):
+    """`trigger.schema`: a JSON Schema file the handler validates its body against."""
+
+    path: Annotated[str, Field(min_length=1)]
+    envelope: EnvelopeT | None = None
+
+
 class _TriggerModel(_Model):
     kind: Annotated[str, _one_of(tuple(k.value for k in TriggerKind), "a trigger kind")]
     source: str | None = None
@@ -173,6 +234,18 @@ class _TriggerModel(_Model):
     records: _Range | None = None
     missing_objects: bool = False
     keys: list[Annotated[str, Field(min_length=1)]] = []
+    filters: list[dict[str, Any]] = []
+    routes: list[_RouteModel] = []
+    function_url: bool = False
+    form_fields: list[Annotated[str, Field(min_length=1)]] = []
+    model: _BodyModelRef | None = None
+    schema_: _BodySchemaRef | None = Field(None, alias="schema")
+    powertools: bool = True  # read the handler's Powertools code for models, routes, outcomes
+
+    @field_validator("schema_", mode="before")
+    @classmethod
+    def _schema_shorthand(cls, value: Any) -> Any:
+        return {"path": value} if isinstance(value, str) else value
 
 
 class _ObjectsModel(_Model):
@@ -180,6 +253,7 @@ class _ObjectsModel(_Model):
     max: Annotated[int, Field(ge=0, le=1_000)] | None = None
     formats: list[str] = ["any"]
     prefixes: list[str] = []
+    suffixes: list[str] = []
     erroneous_p: Annotated[float, Field(ge=0.0, le=1.0)] = 0.003
 
 
@@ -388,10 +462,16 @@ class _Builder:
         root = self._root()
         self._check_handler_file(root, module, function)
         resources = self._resources()
-        trigger = self._trigger(resources)
+        trigger = self._form_fields(self._trigger(resources), root, module)
+        explicit = self._explicit_body()
         env = self._env(resources)
         packages = self._app_packages(root) if m.app_packages else (module.split(".")[0],)
-        return Target(
+        invalid = m.outcomes.invalid
+        overrides = OutcomeOverrides(
+            invalid_exceptions=invalid is not None and "exceptions" in invalid.model_fields_set,
+            invalid_status_codes=invalid is not None and "status_codes" in invalid.model_fields_set,
+        )
+        target = Target(
             config_path=self.file,
             handler_module=module,
             handler_function=function,
@@ -408,6 +488,32 @@ class _Builder:
             outcomes=self._outcomes(root),
             samples=read_samples([self.file.parent / s for s in m.seeds], trigger),
         )
+        return apply_powertools(
+            target, explicit=explicit, analyze=m.trigger.powertools, overrides=overrides
+        )
+
+    def _explicit_body(self) -> ExplicitBody | None:
+        """`trigger.model` or `trigger.schema` (not both), the schema file checked."""
+        t = self.m.trigger
+        if t.model is not None and t.schema_ is not None:
+            raise self.where.error(
+                ("trigger", "schema"), t.schema_.path, "either trigger.model or trigger.schema"
+            )
+        if t.model is not None:
+            where = self.where.where(("trigger", "model")) + ": trigger.model"
+            envelope = Envelope(t.model.envelope) if t.model.envelope else None
+            return ExplicitBody(where, envelope, module=t.model.module, name=t.model.name)
+        if t.schema_ is not None:
+            loc = ("trigger", "schema")
+            path = (self.file.parent / t.schema_.path).resolve()
+            if not path.is_file():
+                raise self.where.error(
+                    loc, t.schema_.path, f"a JSON Schema file relative to {self.file.parent}"
+                )
+            where = self.where.where(loc) + ": trigger.schema"
+            envelope = Envelope(t.schema_.envelope) if t.schema_.envelope else None
+            return ExplicitBody(where, envelope, path=path)
+        return None
 
     # --- handler and root ----------------------------------------------------------
     def _handler(self) -> tuple[str, str]:
@@ -523,7 +629,17 @@ class _Builder:
                     "leading slash), at most 900 bytes",
                     prefix.lstrip("/") or None,
                 )
-        return BucketSpec(b.name, ObjectsSpec(low, high, tuple(o.formats), prefixes, o.erroneous_p))
+        for j, suffix in enumerate(o.suffixes):
+            if not suffix or len(suffix.encode()) > 100:
+                raise self.where.error(
+                    (*loc, "suffixes", j),
+                    suffix,
+                    "a non-empty S3 key suffix (such as .jpeg) of at most 100 bytes",
+                )
+        objects = ObjectsSpec(
+            low, high, tuple(o.formats), prefixes, o.erroneous_p, tuple(dict.fromkeys(o.suffixes))
+        )
+        return BucketSpec(b.name, objects)
 
     def _table(self, i: int, t: _TableModel) -> TableSpec:
         loc = ("resources", "tables", i)
@@ -580,7 +696,11 @@ class _Builder:
     def _trigger(self, resources: Resources) -> Trigger:
         t = self.m.trigger
         kind = TriggerKind(t.kind)
-        source = self._source(kind, t.source, resources)
+        filters = trigger_filters(self.where, kind, t.filters)
+        if kind is TriggerKind.EVENTBRIDGE and t.source is None and not admits_s3(filters):
+            source = None  # the rule's pattern asks for custom events, not a bucket's
+        else:
+            source = self._source(kind, t.source, resources)
         if t.body is not None:
             self._body(kind, t.body, resources)
         if t.records is not None and kind not in _RECORD_KINDS:
@@ -605,17 +725,88 @@ class _Builder:
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
             )
         return Trigger(
-            kind, source, t.body, low, high, t.missing_objects, tuple(dict.fromkeys(t.keys))
+            kind,
+            source,
+            t.body,
+            low,
+            high,
+            t.missing_objects,
+            tuple(dict.fromkeys(t.keys)),
+            filters=filters,
+            **self._routes(kind),
         )
+
+    @staticmethod
+    def _form_fields(trigger: Trigger, root: Path, module: str) -> Trigger:
+        """Routes taking url-encoded forms get the field names the handler's module reads,
+        unless the config names them."""
+        if trigger.form_fields or not any(FORM_TYPE in r.content_types for r in trigger.routes):
+            return trigger
+        source = handler_file(root, module)
+        fields = form_fields(source) if source is not None else ()
+        return dataclasses.replace(trigger, form_fields=fields) if fields else trigger
+
+    def _routes(self, kind: TriggerKind) -> dict[str, Any]:
+        """`routes`, `function_url`, `form_fields`: what an API trigger's requests are."""
+        t = self.m.trigger
+        api = kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
+        for key, value in (("routes", t.routes), ("form_fields", t.form_fields)):
+            if value and not api:
+                raise self.where.error(
+                    ("trigger", key),
+                    [r.model_dump() for r in t.routes] if key == "routes" else value,
+                    f"{key} only for an apigateway or apigateway-v2 trigger",
+                )
+        if t.function_url and kind is not TriggerKind.APIGATEWAY_V2:
+            raise self.where.error(
+                ("trigger", "function_url"),
+                t.function_url,
+                "function_url only for an apigateway-v2 trigger (function URLs send payload 2.0)",
+            )
+        if t.function_url and t.routes:
+            raise self.where.error(
+                ("trigger", "routes"),
+                [r.path for r in t.routes],
+                "no routes with function_url (a function URL takes every path and method)",
+            )
+        seen: set[tuple[str, str]] = set()
+        for i, route in enumerate(t.routes):
+            if route.path == "$default" and kind is not TriggerKind.APIGATEWAY_V2:
+                raise self.where.error(
+                    ("trigger", "routes", i, "path"),
+                    route.path,
+                    'a resource path starting with "/" ($default routes are HTTP API '
+                    "routes: apigateway-v2)",
+                )
+            if (route.method, route.path) in seen:
+                raise self.where.error(
+                    ("trigger", "routes", i),
+                    f"{route.method} {route.path}",
+                    "each method and path once",
+                )
+            seen.add((route.method, route.path))
+        routes = tuple(
+            Route(
+                r.method,
+                r.path,
+                tuple(dict.fromkeys(r.content_types)),
+                tuple(dict.fromkeys(r.query)),
+                tuple(dict.fromkeys(r.headers)),
+            )
+            for r in t.routes
+        )
+        return {
+            "routes": routes,
+            "function_url": t.function_url,
+            "form_fields": tuple(dict.fromkeys(t.form_fields)),
+        }
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")
-        if kind in (TriggerKind.KINESIS, TriggerKind.SCHEDULE):  # not emulated: any name
-            what, longest = (
-                ("Kinesis stream", 128) if kind is TriggerKind.KINESIS else ("EventBridge rule", 64)
-            )
-            if source is not None and not re.fullmatch(rf"[A-Za-z0-9_.-]{{1,{longest}}}", source):
-                raise self.where.error(loc, source, f"a {what} name ([A-Za-z0-9_.-], 1-{longest})")
+        if kind in _UNEMULATED_SOURCES:  # not emulated: only the name is checked
+            what, alphabet, longest = _UNEMULATED_SOURCES[kind]
+            if source is not None and not re.fullmatch(rf"[{alphabet}]{{1,{longest}}}", source):
+                raise self.where.error(loc, source, f"a {what} name ([{alphabet}], 1-{longest})")
             return source
         if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2, TriggerKind.DIRECT):
             if source is not None:

@@ -157,7 +157,7 @@ class Replayer:
             saved.sequence.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=self.dictionary
         )
         try:
-            event = offline_event(generate_input(choices, self.target))
+            event = offline_event(generate_input(choices, self.target), self.target.trigger)
         except Exception as exc:  # noqa: BLE001 - a report must render whatever a generator does
             return None, f"could not regenerate the event: {type(exc).__name__}: {exc}"
         return event, "regenerated"

@@ -59,7 +59,7 @@ from lambdafuzz.harness.worker_startup import (
     import_error_message,
 )
 from lambdafuzz.model.outcome import FailureInfo, Status
-from lambdafuzz.model.target import Target, app_dirs
+from lambdafuzz.model.target import Target, Trigger, app_dirs
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
 
 ArmT = Any  # a stable, picklable branch-arm key (harness.arm_catalog.ArmKey)
@@ -268,6 +268,7 @@ class WorkerRuntime:
         fresh_dirs(self.isolation)
 
     def run(self, request: TestRequest) -> TestResult:
+        from lambdafuzz.generators.aws.delivery import FILTERED_OUT, delivered_event
         from lambdafuzz.generators.aws.events import render_event
         from lambdafuzz.generators.aws.world_generator import generate_input
         from lambdafuzz.harness.invoke import (
@@ -320,6 +321,18 @@ class WorkerRuntime:
                 generator_error=f"loading the world failed: {type(exc).__name__}: {exc}",
             )
         t2 = time.perf_counter()
+        delivered = delivered_event(event, target.trigger)
+        if delivered is None:  # Lambda would not invoke the handler: invalid, not a failure
+            return TestResult(
+                Status.INVALID,
+                choices.recording(),
+                {},
+                invalid_reason=FILTERED_OUT,
+                event=event if request.want_event else None,
+                timings=Timings(t1 - t0, t2 - t1),
+                input_digest=digest,
+            )
+        event = delivered
         context = LambdaContext(
             target.handler_function,
             timeout_s=target.timeout_s,
@@ -739,7 +752,7 @@ def _lost_result(
     try:
         generated = generate_input(choices, spec.target)
         if request.want_event:
-            event = offline_event(generated)
+            event = offline_event(generated, spec.target.trigger)
     except Exception:  # noqa: BLE001 - the recording so far is still the input
         pass
     kind = "Hang" if status is Status.HANG else "WorkerDied"
@@ -757,12 +770,14 @@ def _lost_result(
     return TestResult(status, choices.recording(), {}, failure=info, event=event, log=log)
 
 
-def offline_event(generated: Any) -> Any:
+def offline_event(generated: Any, trigger: Trigger | None = None) -> Any:
     """The event of a generated input rendered without an emulator (for a test whose
-    worker died): queue message ids and receipt handles are placeholders."""
+    worker died): queue message ids and receipt handles are placeholders; with `trigger`,
+    only the records its filters deliver (all of them when none would be)."""
     import hashlib
     import uuid
 
+    from lambdafuzz.generators.aws.delivery import delivered_event
     from lambdafuzz.model.world import DeliveredMessage, LoadedWorld
 
     messages = {
@@ -779,7 +794,9 @@ def offline_event(generated: Any) -> Any:
         )
         for queue in generated.world.queues
     }
-    return generated.render_event(LoadedWorld(generated.world, messages=messages))
+    event = generated.render_event(LoadedWorld(generated.world, messages=messages))
+    delivered = delivered_event(event, trigger) if trigger is not None else None
+    return event if delivered is None else delivered
 
 
 @contextlib.contextmanager

@@ -30,6 +30,10 @@ class TriggerKind(enum.StrEnum):
     KINESIS = "kinesis"  # records of a Kinesis data stream (its name: `source`)
     SCHEDULE = "schedule"  # an EventBridge rule's "Scheduled Event" (the rule's name: `source`)
     DIRECT = "direct"  # invoked with a JSON payload: the SDK, Step Functions, another function
+    MSK = "msk"  # records of an Amazon MSK topic (the topic: `source`)
+    KAFKA = "kafka"  # records of a self-managed Apache Kafka topic (the topic: `source`)
+    ACTIVEMQ = "activemq"  # messages of an Amazon MQ ActiveMQ queue (the queue: `source`)
+    RABBITMQ = "rabbitmq"  # messages of an Amazon MQ RabbitMQ queue (the queue: `source`)
 
 
 #: `trigger.body` values that are not file formats: a message carrying an S3 notification.
@@ -84,6 +88,31 @@ class Route:
     method: str  # GET, POST, ... or ANY
     path: str  # the resource template: "/orders/{id}", "/files/{proxy+}"; "$default"
     content_types: tuple[str, ...] = ()  # request bodies it takes; (): the generator's mix
+    query: tuple[str, ...] = ()  # query string parameters it requires: in every request
+    headers: tuple[str, ...] = ()  # headers it requires: in every request
+
+
+class Envelope(enum.StrEnum):
+    """Where in the event a parsed body sits (the Powertools envelope that unwraps it)."""
+
+    SQS = "sqs"  # each SQS record's body is the JSON of a model instance
+    SNS = "sns"  # each SNS record's Message
+    SNS_SQS = "sns-sqs"  # each SQS record's body is an SNS notification whose Message is it
+    EVENTBRIDGE = "eventbridge"  # the event's detail
+    APIGATEWAY = "apigateway"  # the request body (REST API payload 1.0)
+    APIGATEWAY_V2 = "apigateway-v2"  # the request body (HTTP API payload 2.0)
+    KINESIS = "kinesis"  # each Kinesis record's (base64) data
+
+
+@dataclass(slots=True, frozen=True)
+class BodyModel:
+    """The JSON body a handler's parser or validator admits (a pydantic model's JSON Schema,
+    or a validator's schema), and where the event carries it.  The schema travels as text so
+    the target stays hashable and every process generates the same bodies from it."""
+
+    name: str  # what it is, for messages: "orders.models.Order", "schemas/order.json"
+    envelope: Envelope | None  # None: the body is the whole event (or an API request's body)
+    schema_json: str  # the JSON Schema, compact JSON text
 
 
 @dataclass(slots=True, frozen=True)
@@ -101,9 +130,16 @@ class Trigger:
     event_keys: tuple[str, ...] = ()
     # apigateway / apigateway-v2: the routes that reach the handler; (): any path and method
     routes: tuple[Route, ...] = ()
+    # apigateway-v2: requests to the function's URL (any path and method, routeKey $default)
+    function_url: bool = False
+    # form fields (application/x-www-form-urlencoded bodies) the handler reads
+    form_fields: tuple[str, ...] = ()
     # event filter patterns (JSON text, the syntax of Lambda FilterCriteria and EventBridge
     # rule patterns): an event, or a record of a batch, is delivered when one matches
     filters: tuple[str, ...] = ()
+    # the body a Powertools parser / validator admits (or `trigger.model` / `trigger.schema`
+    # of the config): generated from its JSON Schema; None: the trigger's usual bodies
+    body_model: BodyModel | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -113,6 +149,9 @@ class ObjectsSpec:
     formats: tuple[str, ...]
     prefixes: tuple[str, ...] = ()
     erroneous_p: float = 0.003
+    # key endings (an S3 notification's suffix filter): each key ends with one, in place
+    # of the file's own extension; (): the extension
+    suffixes: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

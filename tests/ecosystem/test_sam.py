@@ -896,3 +896,167 @@ def test_a_scheduled_function_gets_scheduled_events_and_a_generated_world(tmp_pa
     assert failures and all(name.startswith(planted) for name in failures), failures
     saved = json.loads(sorted((out / "NightlyFunction" / "corpus").glob("*.json"))[0].read_text())
     assert saved["event"]["resources"][0].endswith(":rule/nightly-report")
+
+
+BROKERS = """\
+Transform: AWS::Serverless-2016-10-31
+Parameters:
+  Topic: {Type: String, Default: orders}
+Resources:
+  Rabbit:
+    Type: AWS::AmazonMQ::Broker
+    Properties: {EngineType: RABBITMQ, BrokerName: rabbit}
+  MskFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Orders:
+          Type: MSK
+          Properties:
+            Stream: arn:aws:kafka:us-east-1:123456789012:cluster/shop/abc
+            Topics: [!Ref Topic, refunds]
+            StartingPosition: LATEST
+            BatchSize: 3
+  KafkaFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Clicks:
+          Type: SelfManagedKafka
+          Properties:
+            KafkaBootstrapServers: ["broker:9092"]
+            Topics: [clicks]
+            SourceAccessConfigurations: [{Type: BASIC_AUTH, URI: arn:aws:secretsmanager:x}]
+  ActiveFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Jobs:
+          Type: MQ
+          Properties: {Broker: "arn:aws:mq:us-east-1:123456789012:broker:b:b-1", Queues: [jobs]}
+  RabbitFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: app.handler
+      Runtime: python3.12
+      Events:
+        Jobs:
+          Type: MQ
+          Properties: {Broker: !GetAtt Rabbit.Arn, Queues: [work.queue]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("function", "kind", "source", "records_max", "note"),
+    [
+        ("MskFunction", TriggerKind.MSK, "orders", 3, "Topics ['refunds']: lambdafuzz reads one"),
+        ("KafkaFunction", TriggerKind.KAFKA, "clicks", 5, "SourceAccessConfigurations is not"),
+        ("ActiveFunction", TriggerKind.ACTIVEMQ, "jobs", 5, "assumed ActiveMQ"),
+        ("RabbitFunction", TriggerKind.RABBITMQ, "work.queue", 5, None),
+    ],
+)
+def test_broker_events_import_as_their_trigger_kind(
+    tmp_path, function, kind, source, records_max, note
+):
+    write_app(tmp_path, BROKERS)
+    imported = load_template(tmp_path / "template.yaml", function)
+    trigger = imported.target.trigger
+    assert (trigger.kind, trigger.source, trigger.records_max) == (kind, source, records_max)
+    notes = [n for n in imported.unsupported if n.startswith("Events.")]
+    if note is None:
+        assert notes == []
+    else:
+        assert any(note in n for n in notes), notes
+
+
+PACKAGED = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Jobs:
+    Type: AWS::SQS::Queue
+  ZipFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: dist/package.zip
+      Handler: worker.handler
+      Runtime: python3.12
+      Events:
+        Jobs: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
+  FileFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/single.py
+      Handler: single.handler
+      Runtime: python3.12
+      Events:
+        Jobs: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
+"""
+
+
+def _zip(path: Path, members: dict[str, str]) -> None:
+    import zipfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, text in members.items():
+            zf.writestr(name, text)
+
+
+def test_a_zip_code_uri_is_unpacked_into_the_cache_and_a_py_code_uri_is_its_module(
+    tmp_path, monkeypatch
+):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    worker = (
+        "from jobs.parse import parse\n\ndef handler(event, context):\n    return parse(event)\n"
+    )
+    members = {
+        "worker.py": worker,
+        "jobs/__init__.py": "",
+        "jobs/parse.py": "def parse(e):\n    return 1\n",
+    }
+    _zip(tmp_path / "dist" / "package.zip", members)
+    write_app(
+        tmp_path,
+        PACKAGED,
+        {"src/single.py": "def handler(e, c):\n    return 1\n", "src/other.py": ""},
+    )
+    zipped = load_template(tmp_path / "template.yaml", "ZipFunction").target
+    assert zipped.root.parent == tmp_path / "cache" / "lambdafuzz" / "code"
+    assert (zipped.root / "worker.py").read_text() == worker
+    assert set(zipped.app_packages) == {"worker", "jobs"}
+    assert load_template(tmp_path / "template.yaml", "ZipFunction").target.root == zipped.root
+    single = load_template(tmp_path / "template.yaml", "FileFunction").target
+    assert (single.root, single.app_packages) == (tmp_path / "src", ("single",))
+
+
+@pytest.mark.parametrize(
+    ("members", "expected"),
+    [
+        ({"../escape.py": "x = 1\n", "worker.py": ""}, "outside the package directory"),
+        ({"/etc/evil.py": "", "worker.py": ""}, "outside the package directory"),
+        (None, "not a readable zip archive"),
+    ],
+)
+def test_a_hostile_or_corrupt_zip_code_uri_is_refused(tmp_path, monkeypatch, members, expected):
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    archive = tmp_path / "dist" / "package.zip"
+    if members is None:
+        archive.parent.mkdir(parents=True)
+        archive.write_bytes(b"PK\x03\x04 truncated")
+    else:
+        _zip(archive, members)
+    write_app(tmp_path, PACKAGED)
+    with pytest.raises(ConfigError, match=expected):
+        load_template(tmp_path / "template.yaml", "ZipFunction")
+    assert not (tmp_path / "escape.py").exists()
+    assert not list((tmp_path / "cache").rglob("*.py"))

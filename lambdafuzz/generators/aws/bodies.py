@@ -3,17 +3,22 @@
 A body is what `trigger.body` names: a file format (the file's text, or base64 when the
 file is binary or holds characters SQS refuses), `s3-event` (the JSON an S3 notification
 puts into a queue or topic, now and then the `s3:TestEvent` instead), or `eventbridge-s3`
-(an EventBridge "Object Created" event delivered to a queue).
+(an EventBridge "Object Created" event delivered to a queue).  A trigger's filter on the
+body (`{"body": {...}}` of an SQS pattern, `{"data": {...}}` of a Kinesis one) steers
+it: a JSON object whose filtered fields hold admitted values, or an admitted string.
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import re
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
 
 from lambdafuzz.generators.aws import ids
+from lambdafuzz.generators.aws.filter_steering import draw_admitted, steer
+from lambdafuzz.generators.aws.model_bodies import draw_model_body
 from lambdafuzz.generators.aws.s3_notifications import (
     draw_s3_record,
     dumps,
@@ -23,7 +28,9 @@ from lambdafuzz.generators.aws.s3_notifications import (
 )
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import GeneratedFile, draw_file
-from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT
+from lambdafuzz.generators.files.json_files import json_objects, json_values
+from lambdafuzz.model.event_pattern import MISSING
+from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT, BodyModel
 from lambdafuzz.model.world import Bucket
 
 #: Bodies when the config names none.
@@ -61,9 +68,20 @@ def draw_body(
     region: str,
     account: str,
     missing_p: float = 0.0,
+    rule: Any = None,
+    model: BodyModel | None = None,
 ) -> str:
     """A message body as `body` (a trigger's `body` setting, None for the default) says;
-    `missing_p`: the chance of an S3 notification naming a missing object."""
+    `missing_p`: the chance of an S3 notification naming a missing object; `rule`: the
+    part of a filter pattern that applies to the body (None: no filter on it); `model`:
+    the handler's body model (Powertools), which then decides the body instead (the
+    filter still drops what it does not admit)."""
+    if model is not None:
+        return _cap(draw_model_body(choices, model, region=region, account=account))
+    if rule is not None and body not in (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3):
+        steered = steered_body(choices, rule)
+        if steered is not None:
+            return steered
     if body == BODY_S3_EVENT:
         if choices.draw_boolean(TEST_EVENT_P, site="test-event?"):
             bucket = choices.draw_choice([b.name for b in buckets], site="bucket")
@@ -77,3 +95,24 @@ def draw_body(
     file = draw_file(choices, (body,) if body else DEFAULT_FORMATS, erroneous_p=0.003)
     # SQS refuses an empty body; a lone newline is the closest thing to an empty file.
     return _cap(file_text(file)[0]) or "\n"
+
+
+def steered_body(choices: Choices, rule: Any) -> str | None:
+    """A body a filter's body rule admits: a pattern mapping -> a JSON object with the
+    filtered fields set (the others random); a rule list -> an admitted string.  None
+    when the rule asks for no body or a non-string one (the caller draws as usual; the
+    matcher drops what does not pass)."""
+
+    def fresh() -> Any:
+        return json_values(choices, max_depth=1)
+
+    if isinstance(rule, Mapping):
+        document = steer(choices, rule, json_objects(choices, max_depth=2), fresh)
+        text = json.dumps(document, ensure_ascii=False)
+        if not _SQS_TEXT.fullmatch(text):
+            text = json.dumps(document)
+        return _cap(text)
+    value = draw_admitted(choices, rule, MISSING, fresh, site="body")
+    if isinstance(value, str) and value and _SQS_TEXT.fullmatch(value):
+        return _cap(value)
+    return None

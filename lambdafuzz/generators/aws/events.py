@@ -14,6 +14,7 @@ Labels: `lambdafuzz.Event` > `event.<kind>` > the parts' own labels.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import struct
@@ -25,12 +26,26 @@ from lambdafuzz import labels
 from lambdafuzz.errors import BackendError
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import draw_body
+from lambdafuzz.generators.aws.brokers import (
+    BROKER_KINDS,
+    BrokerMessagePlan,
+    draw_broker_messages,
+    render_broker_event,
+)
+from lambdafuzz.generators.aws.filter_steering import (
+    choose_pattern,
+    draw_admitted,
+    pattern_part,
+    patterns_of,
+    steer,
+)
 from lambdafuzz.generators.aws.http_events import (
     HttpRequestPlan,
     draw_request,
     render_v1,
     render_v2,
 )
+from lambdafuzz.generators.aws.model_bodies import draw_model_value, model_for
 from lambdafuzz.generators.aws.s3_notifications import (
     S3RecordPlan,
     draw_s3_record,
@@ -46,8 +61,8 @@ from lambdafuzz.generators.aws.streams import (
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
-from lambdafuzz.generators.files.json_files import json_objects
-from lambdafuzz.model.target import Target, TriggerKind
+from lambdafuzz.generators.files.json_files import json_objects, json_values
+from lambdafuzz.model.target import BodyModel, Envelope, ObjectsSpec, Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
 KIND_LABELS: Final = {
@@ -61,6 +76,10 @@ KIND_LABELS: Final = {
     TriggerKind.DIRECT: labels.DIRECT_EVENT,
     TriggerKind.KINESIS: labels.KINESIS_EVENT,
     TriggerKind.SCHEDULE: labels.SCHEDULE_EVENT,
+    TriggerKind.MSK: labels.MSK_EVENT,
+    TriggerKind.KAFKA: labels.KAFKA_EVENT,
+    TriggerKind.ACTIVEMQ: labels.ACTIVEMQ_EVENT,
+    TriggerKind.RABBITMQ: labels.RABBITMQ_EVENT,
 }
 #: The stream a Kinesis trigger without `source` reads.
 DEFAULT_STREAM: Final = "stream"
@@ -148,6 +167,7 @@ RecordPlanT = (
     | KinesisRecordPlan
     | SchedulePlan
     | SamplePlan
+    | BrokerMessagePlan
 )
 
 
@@ -187,6 +207,7 @@ def draw_event_plan(
                     world.buckets,
                     bucket=trigger.source,
                     missing_p=missing_chance(trigger.missing_objects),
+                    key_shape=_objects_of(target, trigger.source),
                     site="record",
                 )
                 for _ in range(count)
@@ -198,19 +219,32 @@ def draw_event_plan(
         elif kind is TriggerKind.DYNAMODB_STREAM:
             assert trigger.source is not None  # config guarantees a table with a stream
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
-            records = draw_stream_records(choices, world.table(trigger.source), count, local)
+            table = world.table(trigger.source)
+            patterns = patterns_of(trigger.filters)
+            records = draw_stream_records(choices, table, count, local, patterns)
         elif kind is TriggerKind.EVENTBRIDGE:
-            records = (_draw_bridge(choices, trigger.source, world, trigger.missing_objects),)
+            records = (_draw_bridge(choices, target, world),)
         elif kind is TriggerKind.DIRECT:
-            records = (_draw_direct(choices, trigger.event_keys),)
+            records = (_draw_direct(choices, trigger.event_keys, model_for(trigger, None)),)
         elif kind is TriggerKind.KINESIS:
             records = _draw_kinesis(choices, target, world)
+        elif kind in BROKER_KINDS:
+            records = draw_broker_messages(choices, target, world)
         elif kind is TriggerKind.SCHEDULE:
             rule = trigger.source or DEFAULT_RULE
             records = (SchedulePlan(rule, ids.draw_time_ms(choices), ids.draw_seed(choices)),)
         else:
             version = "1.0" if kind is TriggerKind.APIGATEWAY else "2.0"
-            request = draw_request(choices, version=version, body_format=trigger.body, local=local)
+            request = draw_request(
+                choices,
+                version=version,
+                body_format=trigger.body,
+                local=local,
+                routes=trigger.routes,
+                form_fields=trigger.form_fields,
+                function_url=trigger.function_url,
+                body_model=model_for(trigger, None, Envelope.APIGATEWAY, Envelope.APIGATEWAY_V2),
+            )
             records = (request,)
     return EventPlan(kind, trigger.source, records)
 
@@ -244,6 +278,7 @@ def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecord
                 region=world.region,
                 account=world.account_id,
                 missing_p=missing_chance(trigger.missing_objects),
+                model=model_for(trigger, Envelope.SNS),
             )
             subject = None
             if choices.draw_boolean(0.3, site="subject?"):
@@ -266,30 +301,64 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
     return ((name or "attribute", value),)
 
 
-def _draw_bridge(
-    choices: Choices, bucket: str | None, world: World, missing_objects: bool
-) -> BridgePlan:
-    if bucket is not None:
-        missing_p = missing_chance(missing_objects)
+def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
+    """An S3 "Object Created" event when the trigger names a bucket, else a custom event
+    whose source, detail-type and detail the rule's pattern (if any) admits; the detail
+    drawn from the handler's model when it parses one (EventBridgeEnvelope)."""
+    trigger = target.trigger
+    if trigger.source is not None:
+        missing_p = missing_chance(trigger.missing_objects)
         plan = draw_s3_record(
-            choices, world.buckets, bucket=bucket, missing_p=missing_p, site="record"
+            choices,
+            world.buckets,
+            bucket=trigger.source,
+            missing_p=missing_p,
+            key_shape=_objects_of(target, trigger.source),
+            site="record",
         )
         return BridgePlan(plan)
     source = encodable(
         choices.draw_from_dictionary(lambda: choices.draw_choice(CUSTOM_SOURCES, site="source"))
     )
     detail_type = choices.draw_choice(CUSTOM_DETAIL_TYPES, site="detail-type")
-    file = draw_file(choices, ("json",), erroneous_p=0.0)
-    try:
-        detail = json.loads(file.data)
-    except ValueError:
-        detail = {"data": file.data.decode("utf-8", errors="replace")}
-    if not isinstance(detail, dict):
-        detail = {"data": detail}
+    model = model_for(trigger, Envelope.EVENTBRIDGE)
+    if model is not None:  # the handler's model decides the detail
+        detail = draw_model_value(choices, model)
+    else:
+        file = draw_file(choices, ("json",), erroneous_p=0.0)
+        try:
+            detail = json.loads(file.data)
+        except ValueError:
+            detail = {"data": file.data.decode("utf-8", errors="replace")}
+        if not isinstance(detail, dict):
+            detail = {"data": detail}
+    pattern = choose_pattern(choices, patterns_of(trigger.filters))
+    if pattern is not None:
+        steered = steer(
+            choices,
+            pattern,
+            {"source": source, "detail-type": detail_type, "detail": detail},
+            lambda: json_values(choices, max_depth=1),
+        )
+        source = _text(steered.get("source"), source)
+        detail_type = _text(steered.get("detail-type"), detail_type)
+        detail = steered.get("detail") if isinstance(steered.get("detail"), dict) else {}
     detail_json = json.dumps(detail, ensure_ascii=False)
     return BridgePlan(
         None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
     )
+
+
+def _objects_of(target: Target, bucket: str | None) -> ObjectsSpec | None:
+    """The objects spec of the notifying bucket: its key prefixes and suffixes are the
+    notification's key filter, which a missing object's key must pass too."""
+    spec = next((b for b in target.resources.buckets if b.name == bucket), None)
+    return spec.objects if spec is not None else None
+
+
+def _text(value: object, default: str) -> str:
+    """A steered top-level field EventBridge only carries as a string."""
+    return value if isinstance(value, str) else default
 
 
 def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[KinesisRecordPlan, ...]:
@@ -297,15 +366,29 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     partition keys, arrival times in order."""
     trigger = target.trigger
     stream = trigger.source or DEFAULT_STREAM
+    patterns = patterns_of(trigger.filters)
     count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
     time_ms = ids.draw_time_ms(choices)
     records = []
     for index in range(count):
+        pattern = choose_pattern(choices, patterns)
         with choices.scope(labels.KINESIS_DATA, site="data"):
             text = draw_body(
-                choices, trigger.body, world.buckets, region=world.region, account=world.account_id
+                choices,
+                trigger.body,
+                world.buckets,
+                region=world.region,
+                account=world.account_id,
+                rule=pattern_part(pattern, "data"),
+                model=model_for(trigger, Envelope.KINESIS),
             )
         key = encodable(choices.draw_string(min_size=1, max_size=32, site="partition-key"))
+        key_rule = pattern_part(pattern, "partitionKey")
+        if isinstance(key_rule, list):
+            admitted = draw_admitted(
+                choices, key_rule, key, functools.partial(str, key), site="partition-key"
+            )
+            key = admitted if isinstance(admitted, str) and admitted else key
         time_ms += choices.draw_geometric(20.0, max_value=60_000, site="gap")
         data = text.encode("utf-8", "surrogatepass")
         records.append(
@@ -314,10 +397,15 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     return tuple(records)
 
 
-def _draw_direct(choices: Choices, keys: tuple[str, ...]) -> DirectPlan:
+def _draw_direct(
+    choices: Choices, keys: tuple[str, ...], model: BodyModel | None = None
+) -> DirectPlan:
     """A payload object holding every key the handler subscripts and, half the time each,
     the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
-    payload); now and then a few more keys."""
+    payload); now and then a few more keys.  With the handler's body `model`: its
+    instances (the parser or validator admits nothing else)."""
+    if model is not None:
+        return DirectPlan(json.dumps(draw_model_value(choices, model), ensure_ascii=False))
     shape = None
     if keys:
         required = {k: "any" for k in keys if not k.endswith("?")}
@@ -351,6 +439,8 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     if kind is TriggerKind.SCHEDULE:
         (firing,) = _only(plan, SchedulePlan)
         return render_schedule(firing, loaded)
+    if kind in BROKER_KINDS:
+        return render_broker_event(kind, tuple(_only(plan, BrokerMessagePlan)), loaded)
     if kind is TriggerKind.KINESIS:
         records = _only(plan, KinesisRecordPlan)
         return {"Records": [render_kinesis_record(r, loaded, records[0]) for r in records]}

@@ -1,15 +1,20 @@
-"""API Gateway proxy requests (REST API payload 1.0, HTTP API payload 2.0).
+"""API Gateway proxy requests (REST API payload 1.0, HTTP API payload 2.0, function URLs).
 
-A request is drawn once (`HttpRequestPlan`) and rendered in either payload format: method,
-a resource template with path parameters whose values often reuse strings of the world (an
-object key, an item key) so lookups can hit, query parameters (names may repeat), headers,
-cookies, and a body from the file generators (JSON mostly), base64-encoded when binary.
+A request is drawn once (`HttpRequestPlan`) and rendered in either payload format.  When
+the deployment declares routes (`Trigger.routes`), each request takes one of them (a
+`draw_choice`, so mutation can switch routes): its method, its resource template with every
+path parameter filled (a greedy `{proxy+}` may span segments), and a body in one of its
+content types (JSON, form fields the handler reads, text, base64 for binary types).
+Without routes, any method and a random resource template with random parameters.
+Path values often reuse strings of the world (an object key, an item key) so lookups can
+hit; query parameters (names may repeat), headers and cookies vary.
 Labels: `http.path`, `http.query`, `http.headers`, `http.body` under the event's label.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 import string
 import urllib.parse
 from collections.abc import Sequence
@@ -19,13 +24,21 @@ from typing import Any, Final
 from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import file_text
+from lambdafuzz.generators.aws.model_bodies import draw_model_body
 from lambdafuzz.generators.aws.s3_notifications import source_ip
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
+from lambdafuzz.model.target import BodyModel, Route
 from lambdafuzz.model.world import LoadedWorld
 
 METHODS: Final = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
+#: What a route may name: a method, or ANY (every method reaches the handler).
+ROUTE_METHODS: Final = (*METHODS, "ANY")
+#: The HTTP API route taking every request no other route matches (and function URLs').
+DEFAULT_ROUTE: Final = "$default"
+#: `{name}` / greedy `{name+}` in a resource template.
+ROUTE_PARAMETER: Final = re.compile(r"\{([^{}+]+)(\+?)\}")
 _METHOD_WEIGHTS: Final = (3.0, 3.0, 1.0, 1.0, 0.5, 0.2, 0.2)
 _BODY_METHODS: Final = frozenset({"POST", "PUT", "PATCH"})
 SEGMENT_ALPHABET: Final = string.ascii_lowercase + string.digits + "-_"
@@ -41,6 +54,16 @@ USER_AGENTS: Final = (
 #: Body formats besides JSON when the config names none.
 OTHER_BODY_FORMATS: Final = ("text", "csv", "xml", "image")
 API_ID: Final = "a1b2c3d4e5"
+#: A function URL's id: its host is `<id>.lambda-url.<region>.on.aws`.
+URL_ID: Final = "f1u2n3c4t5i6o7n8u9r0l1i2d3"
+#: Content types whose bodies are generated files of a format (by prefix match below).
+_CONTENT_FORMATS: Final = (
+    ("application/json", "json"), ("text/csv", "csv"), ("text/xml", "xml"),
+    ("application/xml", "xml"), ("text/", "text"), ("image/png", "png"),
+    ("image/jpeg", "jpeg"), ("image/jpg", "jpeg"), ("image/gif", "gif"), ("image/", "image"),
+    ("application/zip", "zip"), ("application/gzip", "gzip"), ("application/x-gzip", "gzip"),
+)  # fmt: skip
+FORM_TYPE: Final = "application/x-www-form-urlencoded"
 
 
 @dataclass(slots=True, frozen=True)
@@ -59,27 +82,60 @@ class HttpRequestPlan:
     default_route: bool  # HTTP API `$default` route instead of "METHOD /resource"
     time_ms: int
     seed: bytes
+    route_method: str  # the method of the route key: ANY, POST, ...
+    function_url: bool  # sent to the function's URL, not through API Gateway
 
 
 def draw_request(
-    choices: Choices, *, version: str, body_format: str | None, local: Sequence[str]
+    choices: Choices,
+    *,
+    version: str,
+    body_format: str | None,
+    local: Sequence[str],
+    routes: Sequence[Route] = (),
+    form_fields: Sequence[str] = (),
+    function_url: bool = False,
+    body_model: BodyModel | None = None,
 ) -> HttpRequestPlan:
-    method = choices.draw_weighted(METHODS, _METHOD_WEIGHTS, site="method")
+    """One request; on one of `routes` when there are any, else on any path and method."""
+    route = choices.draw_choice(routes, site="route") if routes else None
+    if route is None or route.method == "ANY":
+        method = choices.draw_weighted(METHODS, _METHOD_WEIGHTS, site="method")
+    else:
+        method = route.method
     with choices.scope(labels.HTTP_PATH):
-        resource, path, parameters = _draw_path(choices, local)
+        if route is None or route.path == DEFAULT_ROUTE:
+            resource, path, parameters = _draw_path(choices, local)
+        else:
+            resource, path, parameters = _route_path(choices, route.path, local)
     with choices.scope(labels.HTTP_QUERY):
-        query = _draw_query(choices, local)
+        query = _draw_query(choices, local, route.query if route is not None else ())
     with choices.scope(labels.HTTP_BODY):
-        body, is_base64, content_type = _draw_body(choices, method, body_format)
+        if body_model is None and route is not None and route.content_types:
+            body, is_base64, content_type = _draw_typed_body(
+                choices, method, route.content_types, form_fields, local
+            )
+        else:  # the handler's model (JSON), else the generators' mix
+            body, is_base64, content_type = _draw_body(choices, method, body_format, body_model)
     seed = ids.draw_seed(choices)
     with choices.scope(labels.HTTP_HEADERS):
-        headers, cookies = _draw_headers(choices, seed, content_type)
+        headers, cookies = _draw_headers(
+            choices, seed, content_type, route.headers if route is not None else ()
+        )
     if version == "1.0":
         stage, default_route = choices.draw_choice(STAGES, site="stage"), False
-    else:
+    elif function_url:
+        stage, default_route = "$default", True
+    elif route is None:
         stage = "$default"
         default_route = choices.draw_boolean(0.3, site="default-route?")
+    else:
+        stage, default_route = "$default", route.path == DEFAULT_ROUTE
     time_ms = ids.draw_time_ms(choices)
+    if route is not None:
+        route_method = route.method
+    else:
+        route_method = "ANY" if "{proxy+}" in resource else method
     return HttpRequestPlan(
         version,
         method,
@@ -95,7 +151,37 @@ def draw_request(
         default_route,
         time_ms,
         seed,
+        route_method,
+        function_url,
     )
+
+
+def _route_path(
+    choices: Choices, template: str, local: Sequence[str]
+) -> tuple[str, str, tuple[tuple[str, str], ...]]:
+    """A path matching the resource template: every parameter filled with a non-empty
+    value (a greedy one may hold "/"), percent-encoded in the path, plain in the map."""
+    parameters: list[tuple[str, str]] = []
+
+    def fill(match: re.Match[str]) -> str:
+        name, greedy = match.group(1), bool(match.group(2))
+        if greedy:  # one or more segments, none empty
+            count = choices.draw_integer(1, 3, site="segments")
+            parts = (_draw_value(choices, local, slash=True) for _ in range(count))
+            value = "/".join(_segment(p) for part in parts for p in part.split("/"))
+        else:
+            value = _segment(_draw_value(choices, local, slash=False))
+        parameters.append((name, value))
+        return urllib.parse.quote(value, safe="/" if greedy else "")
+
+    path = ROUTE_PARAMETER.sub(fill, template)
+    return template, path, tuple(parameters)
+
+
+def _segment(value: str) -> str:
+    """A path segment as a client sends it: never empty, never "." or ".." (resolved away
+    before the request leaves)."""
+    return "x" if value in ("", ".", "..") else value
 
 
 def _draw_value(choices: Choices, local: Sequence[str], *, slash: bool) -> str:
@@ -132,8 +218,13 @@ def _draw_path(
     return "/" + "/".join(template), "/" + "/".join(concrete), tuple(parameters.items())
 
 
-def _draw_query(choices: Choices, local: Sequence[str]) -> tuple[tuple[str, str], ...]:
+def _draw_query(
+    choices: Choices, local: Sequence[str], required: Sequence[str] = ()
+) -> tuple[tuple[str, str], ...]:
+    """Query parameters: the route's required ones first, then any."""
     pairs: list[tuple[str, str]] = []
+    for name in required:
+        pairs.append((name, _draw_value(choices, local, slash=True)))
     for _ in range(choices.draw_geometric(0.8, max_value=6, site="count")):
         if pairs and choices.draw_boolean(0.1, site="repeat?"):
             name = pairs[-1][0]
@@ -144,10 +235,12 @@ def _draw_query(choices: Choices, local: Sequence[str]) -> tuple[tuple[str, str]
 
 
 def _draw_body(
-    choices: Choices, method: str, body_format: str | None
+    choices: Choices, method: str, body_format: str | None, model: BodyModel | None = None
 ) -> tuple[str | None, bool, str | None]:
     if not choices.draw_boolean(0.9 if method in _BODY_METHODS else 0.05, site="body?"):
         return None, False, None
+    if model is not None:  # the JSON the handler's model admits (Powertools parser/validator)
+        return draw_model_body(choices, model), False, "application/json"
     if body_format is not None:
         formats: tuple[str, ...] = (body_format,)
     elif choices.draw_boolean(0.8, site="json?"):
@@ -161,8 +254,57 @@ def _draw_body(
     return text, is_base64, file.content_type
 
 
+def _draw_typed_body(
+    choices: Choices,
+    method: str,
+    content_types: Sequence[str],
+    form_fields: Sequence[str],
+    local: Sequence[str],
+) -> tuple[str | None, bool, str | None]:
+    """A body in one of the route's content types, and that type: JSON, form fields,
+    text formats as text; images, archives and other binary types base64-encoded."""
+    if not choices.draw_boolean(0.9 if method in _BODY_METHODS else 0.05, site="body?"):
+        return None, False, None
+    content_type = choices.draw_choice(content_types, site="content-type")
+    lowered = content_type.lower()
+    if lowered == FORM_TYPE:
+        return _draw_form(choices, form_fields, local), False, content_type
+    if lowered.endswith("+json"):
+        lowered = "application/json"
+    fmt = next((f for prefix, f in _CONTENT_FORMATS if lowered.startswith(prefix)), None)
+    if fmt is None:  # application/octet-stream, application/pdf, ...: any bytes
+        data = choices.draw_bytes(0, 512, site="bytes")
+        return base64.b64encode(data).decode(), True, content_type
+    file = draw_file(choices, (fmt,), erroneous_p=0.003)
+    text, is_base64 = file_text(file)
+    if fmt in ("json", "csv", "xml", "text") and is_base64:  # not text: sent as its bytes
+        text, is_base64 = file.data.decode("utf-8", errors="replace"), False
+    return text, is_base64, content_type
+
+
+def _draw_form(choices: Choices, fields: Sequence[str], local: Sequence[str]) -> str:
+    """An url-encoded form: mostly the fields the handler reads, a few others now and
+    then; values are strings of the world, small numbers or free text."""
+    pairs: list[tuple[str, str]] = []
+    for name in fields:
+        if choices.draw_boolean(0.85, site="field?"):
+            pairs.append((name, _draw_form_value(choices, local)))
+    for _ in range(choices.draw_geometric(0.3 if fields else 2.0, max_value=6, site="extra")):
+        name = choices.draw_from_dictionary(
+            lambda: encodable(choices.draw_string(SEGMENT_ALPHABET, 1, 10, site="name")) or "f"
+        )
+        pairs.append((name, _draw_form_value(choices, local)))
+    return urllib.parse.urlencode(pairs)
+
+
+def _draw_form_value(choices: Choices, local: Sequence[str]) -> str:
+    if choices.draw_boolean(0.3, site="number?"):
+        return str(choices.draw_integer(-5, 1000, site="number"))
+    return _draw_value(choices, local, slash=True)
+
+
 def _draw_headers(
-    choices: Choices, seed: bytes, content_type: str | None
+    choices: Choices, seed: bytes, content_type: str | None, required: Sequence[str] = ()
 ) -> tuple[tuple[tuple[str, str], ...], tuple[str, ...]]:
     agent = choices.draw_choice(USER_AGENTS, site="user-agent")
     accept = choices.draw_choice(("*/*", "application/json", "text/html,*/*;q=0.8"), site="accept")
@@ -180,6 +322,11 @@ def _draw_headers(
     ]
     if content_type is not None:
         headers.append(("Content-Type", content_type))
+    present = {name.lower() for name, _ in headers}
+    for name in required:  # the route's required headers, each with a value
+        if name.lower() not in present:
+            value = choices.draw_string(VALUE_ALPHABET, 1, 24, site="required")
+            headers.append((name, _ascii(value).strip() or "x"))
     if choices.draw_boolean(0.15, site="authorization?"):
         token = choices.draw_string(string.ascii_letters + string.digits, 8, 32, site="token")
         headers.append(("Authorization", f"Bearer {_ascii(token)}"))
@@ -203,21 +350,24 @@ def _ascii(text: str) -> str:
 
 # --------------------------------------------------------------------------- rendering
 def _context_ids(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
+    api_id = URL_ID if plan.function_url else API_ID
     return {
         "accountId": loaded.world.account_id,
-        "apiId": API_ID,
-        "domainName": _host(loaded),
-        "domainPrefix": API_ID,
+        "apiId": api_id,
+        "domainName": _host(plan, loaded),
+        "domainPrefix": api_id,
     }
 
 
-def _host(loaded: LoadedWorld) -> str:
+def _host(plan: HttpRequestPlan, loaded: LoadedWorld) -> str:
+    if plan.function_url:
+        return f"{URL_ID}.lambda-url.{loaded.world.region}.on.aws"
     return f"{API_ID}.execute-api.{loaded.world.region}.amazonaws.com"
 
 
 def render_v1(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
     """A REST API (payload format 1.0) proxy event."""
-    headers = [("Host", _host(loaded)), *plan.headers]
+    headers = [("Host", _host(plan, loaded)), *plan.headers]
     if plan.cookies:
         headers.append(("Cookie", "; ".join(plan.cookies)))
     single, multi = _single_and_multi(headers)
@@ -266,16 +416,16 @@ def render_v1(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
 
 
 def render_v2(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
-    """An HTTP API (payload format 2.0) event: lower-case headers, repeats comma-joined."""
+    """An HTTP API (payload format 2.0) or function URL event: lower-case headers, repeats
+    comma-joined."""
     headers: dict[str, str] = {}
-    for name, value in (("Host", _host(loaded)), *plan.headers):
+    for name, value in (("Host", _host(plan, loaded)), *plan.headers):
         key = name.lower()
         headers[key] = f"{headers[key]},{value}" if key in headers else value
     query: dict[str, str] = {}
     for name, value in plan.query:
         query[name] = f"{query[name]},{value}" if name in query else value
-    method_resource = "ANY" if "{proxy+}" in plan.resource else plan.method
-    route = "$default" if plan.default_route else f"{method_resource} {plan.resource}"
+    route = DEFAULT_ROUTE if plan.default_route else f"{plan.route_method} {plan.resource}"
     event: dict[str, Any] = {
         "version": "2.0",
         "routeKey": route,

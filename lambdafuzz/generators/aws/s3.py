@@ -35,8 +35,15 @@ FALLBACK_CONTENT_TYPES: Final = ("binary/octet-stream", "application/octet-strea
 
 
 @generator(labels.S3_OBJECT_KEY)
-def draw_object_key(choices: Choices, *, prefixes: Sequence[str] = (), extension: str = "") -> str:
-    """`prefix + stem + .extension`; without configured prefixes, now and then a folder."""
+def draw_object_key(
+    choices: Choices,
+    *,
+    prefixes: Sequence[str] = (),
+    extension: str = "",
+    ending: str | None = None,
+) -> str:
+    """`prefix + stem + .extension` (or `+ ending` when given: a configured suffix);
+    without configured prefixes, now and then a folder."""
     if prefixes:
         prefix = choices.draw_choice(prefixes, site="prefix")
     elif choices.draw_boolean(0.1, site="folder?"):
@@ -45,7 +52,9 @@ def draw_object_key(choices: Choices, *, prefixes: Sequence[str] = (), extension
         prefix = ""
     wide = choices.draw_boolean(0.15, site="wide?")
     stem = choices.draw_string(WIDE_KEY_ALPHABET if wide else KEY_ALPHABET, 1, 24, site="stem")
-    return _fit_key(prefix + _clean(stem), f".{extension}" if extension else "")
+    if ending is None:
+        ending = f".{extension}" if extension else ""
+    return _fit_key(prefix + _clean(stem), ending)
 
 
 def _clean(text: str) -> str:
@@ -68,9 +77,10 @@ def _fit_key(base: str, suffix: str) -> str:
 def draw_object(choices: Choices, spec: ObjectsSpec, taken: set[str] | None = None) -> S3Object:
     """One object of `spec`'s formats; its key avoids `taken` (and is added to it)."""
     file = draw_file(choices, spec.formats, erroneous_p=spec.erroneous_p)
-    key = draw_object_key(choices, prefixes=spec.prefixes, extension=file.extension)
+    ending = choices.draw_choice(spec.suffixes, site="suffix") if spec.suffixes else None
+    key = draw_object_key(choices, prefixes=spec.prefixes, extension=file.extension, ending=ending)
     if taken is not None:
-        key = _unique(key, file.suffix, taken)
+        key = _unique(key, file.suffix if ending is None else ending, taken)
         taken.add(key)
     content_type = choices.draw_weighted(
         (file.content_type, *FALLBACK_CONTENT_TYPES), (0.9, 0.05, 0.05), site="content-type"

@@ -24,6 +24,7 @@ from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.s3 import draw_object_key
 from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.model.target import ObjectsSpec
 from lambdafuzz.model.world import Bucket
 
 #: How the object came to be: S3 eventName suffix -> EventBridge `reason`.
@@ -53,20 +54,31 @@ def draw_s3_record(
     *,
     bucket: str | None = None,
     missing_p: float = 0.0,
+    key_shape: ObjectsSpec | None = None,
 ) -> S3RecordPlan:
     """A notification for an object of `bucket` (default: any bucket holding objects); with
-    probability `missing_p` (or when there is no object) for a key that is not there."""
+    probability `missing_p` (or when there is no object) for a key that is not there,
+    shaped by `key_shape`'s prefixes and suffixes (the notification's key filter)."""
     if bucket is None:
         holding = [b for b in buckets if b.objects] or list(buckets)
         chosen = choices.draw_choice(holding, site="bucket")
     else:
         chosen = next(b for b in buckets if b.name == bucket)
-    missing = choices.draw_boolean(missing_p, site="missing?") or not chosen.objects
+    # the draw stays even at missing_p 0 (the recorded layout does not change with the
+    # setting), but a mutated True only counts where missing objects are allowed
+    drawn = choices.draw_boolean(missing_p, site="missing?")
+    missing = (drawn and missing_p > 0) or not chosen.objects
     if missing:
         extension = choices.draw_choice(_MISSING_EXTENSIONS, site="extension")
-        key = draw_object_key(choices, extension=extension, site="missing-key")
-        while chosen.get(key) is not None:
-            key = "missing-" + key
+        prefixes = key_shape.prefixes if key_shape else ()
+        suffixes = key_shape.suffixes if key_shape else ()
+        ending = choices.draw_choice(suffixes, site="suffix") if suffixes else None
+        key = draw_object_key(
+            choices, prefixes=prefixes, extension=extension, ending=ending, site="missing-key"
+        )
+        prefix = next((p for p in prefixes if key.startswith(p)), "")
+        while chosen.get(key) is not None:  # keeps the prefix: the filter still passes it
+            key = prefix + "missing-" + key[len(prefix) :]
         size = choices.draw_geometric(2000.0, max_value=1 << 24, site="size")
         etag = hashlib.md5(key.encode()).hexdigest()  # noqa: S324 - an ETag, not security
     else:

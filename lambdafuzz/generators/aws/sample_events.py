@@ -61,8 +61,12 @@ CONTENT: Final[dict[TriggerKind, tuple[str, ...]]] = {
     TriggerKind.APIGATEWAY: ("body", "pathParameters.*", "queryStringParameters.*"),
     TriggerKind.APIGATEWAY_V2: ("body", "pathParameters.*", "queryStringParameters.*"),
     TriggerKind.EVENTBRIDGE: ("detail.**",),
-    TriggerKind.KINESIS: (),
+    TriggerKind.KINESIS: (),  # base64 data: kept as the sample has it
     TriggerKind.SCHEDULE: (),
+    TriggerKind.MSK: (),  # base64 record values, as Kinesis
+    TriggerKind.KAFKA: (),
+    TriggerKind.ACTIVEMQ: (),
+    TriggerKind.RABBITMQ: (),
 }
 #: What an EventBridge "Object Created" event lets vary (the trigger names a bucket).
 BRIDGE_S3_CONTENT: Final = ("detail.object.key",)
@@ -105,7 +109,7 @@ def draw_sample_event(
     bucket = trigger.source if trigger.kind in (TriggerKind.S3, TriggerKind.EVENTBRIDGE) else None
     if bucket is not None:
         payload = _name_bucket(payload, bucket, world)
-    patterns = CONTENT[trigger.kind]
+    patterns = CONTENT.get(trigger.kind, ())
     if trigger.kind is TriggerKind.EVENTBRIDGE and bucket is not None:
         patterns = BRIDGE_S3_CONTENT
     optional = frozenset(k[:-1] for k in trigger.event_keys if k.endswith("?"))

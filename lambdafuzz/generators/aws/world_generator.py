@@ -19,12 +19,21 @@ from typing import Any
 from lambdafuzz import labels
 from lambdafuzz.generators.aws.dynamodb import draw_table
 from lambdafuzz.generators.aws.events import EventPlan, draw_event_plan, render_event
+from lambdafuzz.generators.aws.filter_steering import patterns_of
+from lambdafuzz.generators.aws.model_bodies import model_for
 from lambdafuzz.generators.aws.queues import draw_queue
 from lambdafuzz.generators.aws.s3 import draw_bucket, key_strings
 from lambdafuzz.generators.aws.s3_notifications import missing_chance
 from lambdafuzz.generators.aws.sample_events import draw_sample_choice, draw_sample_event
+from lambdafuzz.generators.aws.streams import steer_table
 from lambdafuzz.generators.core import Choices, generator
-from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT, Target, TriggerKind
+from lambdafuzz.model.target import (
+    BODY_EVENTBRIDGE_S3,
+    BODY_S3_EVENT,
+    Envelope,
+    Target,
+    TriggerKind,
+)
 from lambdafuzz.model.world import LoadedWorld, Table, Topic, World
 
 _DEFAULTS = World()
@@ -60,6 +69,7 @@ def draw_world(choices: Choices, target: Target) -> World:
     resources = target.resources
     region, account = _DEFAULTS.region, _DEFAULTS.account_id
     notified = _notified_bucket(target)
+    patterns = patterns_of(trigger.filters)
     buckets = tuple(
         draw_bucket(
             choices, spec, min_objects=int(spec.name == notified), site=f"bucket:{spec.name}"
@@ -70,11 +80,15 @@ def draw_world(choices: Choices, target: Target) -> World:
     tables = []
     for spec in resources.tables:
         low = high = 0
-        if trigger.kind is TriggerKind.DYNAMODB_STREAM and trigger.source == spec.name:
+        is_source = trigger.kind is TriggerKind.DYNAMODB_STREAM and trigger.source == spec.name
+        if is_source:
             low, high = trigger.records_min, trigger.records_max  # changes need items
         table = draw_table(
             choices, spec, local, min_items=low, max_items=high, site=f"table:{spec.name}"
         )
+        if is_source and patterns:
+            with choices.scope(labels.DYNAMODB_ITEM, site=f"table:{spec.name}:filter"):
+                table = steer_table(choices, table, patterns, local)
         tables.append(table)
     queues = []
     for spec in resources.queues:
@@ -89,6 +103,8 @@ def draw_world(choices: Choices, target: Target) -> World:
             min_messages=trigger.records_min if is_source else 0,
             max_messages=trigger.records_max if is_source else 0,
             missing_p=missing_chance(trigger.missing_objects) if is_source else 0.0,
+            patterns=patterns if is_source else (),
+            model=model_for(trigger, Envelope.SQS, Envelope.SNS_SQS) if is_source else None,
             site=f"queue:{spec.name}",
         )
         queues.append(queue)
