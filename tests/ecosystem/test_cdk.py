@@ -91,3 +91,17 @@ def test_an_assembly_of_several_stacks_asks_for_one(tmp_path):
         resolve_config(copy)
     result = CliRunner().invoke(cli, ["fuzz", str(copy), "--execs", "1"])
     assert result.exit_code == 2 and "pass the stack's template" in result.output
+
+
+def test_a_zipped_asset_is_unpacked_as_a_zip_code_uri_is(tmp_path):
+    copy = copy_assembly(tmp_path)
+    archive = shutil.make_archive(str(copy / INGEST_ASSET), "zip", copy / INGEST_ASSET)
+    shutil.rmtree(copy / INGEST_ASSET)
+    template = copy / TEMPLATE.name
+    data = json.loads(template.read_text())
+    data["Resources"][INGEST]["Metadata"]["aws:asset:path"] = Path(archive).name
+    template.write_text(json.dumps(data))
+    target = load_template(template, INGEST).target
+    assert (target.root / "ingest.py").read_text() == (
+        CDK_OUT / INGEST_ASSET / "ingest.py"
+    ).read_text()
