@@ -661,7 +661,9 @@ class _Importer:
             trigger["source"] = re.sub(r"[^A-Za-z0-9_.-]", "-", rule)[:64]
         if event.kind in _BROKER_DESTINATIONS:
             trigger.update(self._broker_destination(event))
-        if event.kind == "direct":
+        if event.constant_json is not None:  # a rule's or schedule's Input, always the same
+            trigger["constant"] = json.loads(event.constant_json)
+        elif event.kind == "direct":
             module, _, function = handler_spec.rpartition(".")
             source = handler_file((self.t.path.parent / root).resolve(), module)
             keys = event_keys(source, function) if source is not None else ()

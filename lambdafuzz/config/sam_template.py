@@ -7,6 +7,7 @@ resources and events, and resolving intrinsic functions (`!Ref`, `!GetAtt`, `!Su
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -213,6 +214,8 @@ class TemplateEvent:
     kind: str  # a TriggerKind value
     source: str | None  # logical id of the emitting resource
     properties: Mapping[str, Any]
+    # a rule's or schedule's constant `Input` (JSON text): the payload it always sends
+    constant_json: str | None = None
 
 
 EVENT_KINDS = {
@@ -226,10 +229,13 @@ EVENT_KINDS = {
     "CloudWatchEvent": "eventbridge",
     "Kinesis": "kinesis",
     "Schedule": "schedule",
+    "ScheduleV2": "direct",  # EventBridge Scheduler sends its Input as the payload
     "MSK": "msk",
     "SelfManagedKafka": "kafka",
     "MQ": "activemq",  # "rabbitmq" when its Broker is a RabbitMQ broker of the template
 }
+#: Events whose `Input` replaces the event: the function always receives that constant.
+_INPUT_KINDS = frozenset({"Schedule", "ScheduleV2", "EventBridgeRule", "CloudWatchEvent"})
 SOURCE_PROPERTY = {"S3": "Bucket", "SQS": "Queue", "SNS": "Topic", "DynamoDB": "Stream"}
 
 
@@ -250,10 +256,28 @@ def template_events(
                 notes.append(f"Events.{name}: event type {kind} has no generator; not fuzzed")
                 continue
             source = None
-            if kind == "Schedule" and ("Input" in eprops or "InputPath" in eprops):
+            if kind in _INPUT_KINDS and ("InputPath" in eprops or "InputTransformer" in eprops):
                 notes.append(
-                    f"Events.{name}: a Schedule with Input sends that constant, not a "
-                    "Scheduled Event; not fuzzed (a lambdafuzz.yaml with a direct trigger can)"
+                    f"Events.{name}: InputPath/InputTransformer reshape the event; not "
+                    "modelled, not fuzzed (a lambdafuzz.yaml with a direct trigger can)"
+                )
+                continue
+            if kind in _INPUT_KINDS and "Input" in eprops:
+                text = eprops["Input"]
+                try:
+                    json.loads(text) if isinstance(text, str) else None
+                except ValueError:
+                    text = None
+                if not isinstance(text, str):
+                    notes.append(f"Events.{name}: Input {text!r} is not JSON text; not fuzzed")
+                    continue
+                supported.append(TemplateEvent(name, "direct", None, eprops, text))
+                continue
+            if kind == "ScheduleV2":
+                notes.append(
+                    f"Events.{name}: a ScheduleV2 without Input; the payload EventBridge "
+                    "Scheduler sends is not modelled, not fuzzed (a lambdafuzz.yaml with a "
+                    "direct trigger and its constant can)"
                 )
                 continue
             if kind == "Kinesis":  # the stream is not emulated: only its name matters

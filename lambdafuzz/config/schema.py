@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import ipaddress
+import json
 import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
@@ -61,6 +62,7 @@ from lambdafuzz.model.target import (
     QueueSpec,
     Resources,
     Route,
+    SampleEvent,
     TableSpec,
     Target,
     TopicSpec,
@@ -227,6 +229,16 @@ class _BodySchemaRef(_Model):
     envelope: EnvelopeT | None = None
 
 
+def _json_value(value: Any) -> Any:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        raise custom_error(
+            "a JSON value (quote dates and times: YAML reads them as timestamps)"
+        ) from None
+    return value
+
+
 class _TriggerModel(_Model):
     kind: Annotated[str, _one_of(tuple(k.value for k in TriggerKind), "a trigger kind")]
     source: str | None = None
@@ -234,6 +246,8 @@ class _TriggerModel(_Model):
     records: _Range | None = None
     missing_objects: bool = False
     keys: list[Annotated[str, Field(min_length=1)]] = []
+    # direct only: the payload a rule or schedule always sends (its `Input`)
+    constant: Annotated[Any, AfterValidator(_json_value)] = None
     filters: list[dict[str, Any]] = []
     routes: list[_RouteModel] = []
     function_url: bool = False
@@ -486,11 +500,27 @@ class _Builder:
             layers=self._layers(),
             resources=resources,
             outcomes=self._outcomes(root),
-            samples=read_samples([self.file.parent / s for s in m.seeds], trigger),
+            samples=self._samples(trigger),
         )
         return apply_powertools(
             target, explicit=explicit, analyze=m.trigger.powertools, overrides=overrides
         )
+
+    def _samples(self, trigger: Trigger) -> tuple[SampleEvent, ...]:
+        """The sample events that seed the campaign; a `constant` payload is the only one
+        (the deployment sends nothing else, so other samples could not arrive)."""
+        m = self.m
+        if "constant" not in m.trigger.model_fields_set:
+            return read_samples([self.file.parent / s for s in m.seeds], trigger)
+        if m.seeds:
+            log.warning(
+                "warning [sample-event]: %s: seeds %s ignored: the trigger's constant payload "
+                "is the only event this function receives",
+                self.file,
+                ", ".join(m.seeds),
+            )
+        payload = json.dumps(m.trigger.constant, ensure_ascii=False)
+        return (SampleEvent("constant", payload, fixed=True),)
 
     def _explicit_body(self) -> ExplicitBody | None:
         """`trigger.model` or `trigger.schema` (not both), the schema file checked."""
@@ -719,6 +749,12 @@ class _Builder:
                 t.missing_objects,
                 "missing_objects only for S3 notifications: an s3 or eventbridge trigger "
                 f"on a bucket, or an sqs/sns body of {BODY_S3_EVENT} or {BODY_EVENTBRIDGE_S3}",
+            )
+        if "constant" in t.model_fields_set and kind is not TriggerKind.DIRECT:
+            raise self.where.error(
+                ("trigger", "constant"),
+                t.constant,
+                "constant only for a direct trigger (the payload a rule or schedule always sends)",
             )
         if t.keys and kind is not TriggerKind.DIRECT:
             raise self.where.error(

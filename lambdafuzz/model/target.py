@@ -215,6 +215,9 @@ class SampleEvent:
 
     name: str  # the file's stem: the seed's corpus name is `seed-event-<name>`
     payload_json: str  # the event as JSON text (targets are immutable and hashable)
+    # the deployment always sends exactly this (a rule's or schedule's constant `Input`):
+    # mutation never changes it, only the world varies
+    fixed: bool = False
 
 
 @dataclass(slots=True, frozen=True)

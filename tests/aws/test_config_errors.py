@@ -307,3 +307,14 @@ def test_a_direct_trigger_takes_payload_keys_and_nothing_else(tmp_path):
     assert "trigger.keys" in message and "only for a direct trigger" in message
     sourced = "handler: app.handler\ntrigger: {kind: direct, source: jobs}\n"
     assert "no source for direct" in error_for(tmp_path / "source", sourced)
+
+
+def test_a_constant_payload_is_only_for_a_direct_trigger_and_must_be_json(make_target):
+    with pytest.raises(ConfigError, match="constant only for a direct trigger"):
+        make_target(
+            "handler: app.handler\ntrigger: {kind: sns, constant: {a: 1}}\nresources: {topics: [{name: t}]}\n"
+        )
+    with pytest.raises(ConfigError, match="a JSON value"):
+        make_target("handler: app.handler\ntrigger: {kind: direct, constant: {day: 2026-01-01}}\n")
+    target = make_target("handler: app.handler\ntrigger: {kind: direct, constant: null}\n")
+    assert [(s.payload_json, s.fixed) for s in target.samples] == [("null", True)]

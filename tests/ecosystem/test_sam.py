@@ -1060,3 +1060,80 @@ def test_a_hostile_or_corrupt_zip_code_uri_is_refused(tmp_path, monkeypatch, mem
         load_template(tmp_path / "template.yaml", "ZipFunction")
     assert not (tmp_path / "escape.py").exists()
     assert not list((tmp_path / "cache").rglob("*.py"))
+
+
+CONSTANT_INPUT = """\
+Transform: AWS::Serverless-2016-10-31
+Resources:
+  Ledger:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+  CloseFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: close.handler
+      Runtime: python3.12
+      Environment: {Variables: {TABLE: !Ref Ledger}}
+      Events:
+        Nightly:
+          Type: ScheduleV2
+          Properties:
+            ScheduleExpression: cron(0 1 * * ? *)
+            Input: '{"mode": "close", "days": 1}'
+  ReshapedFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: src/
+      Handler: close.handler
+      Runtime: python3.12
+      Events:
+        Rule:
+          Type: EventBridgeRule
+          Properties:
+            Pattern: {source: [aws.ec2]}
+            InputPath: $.detail
+        Fallback:
+          Type: ScheduleV2
+          Properties: {ScheduleExpression: rate(1 hour)}
+"""
+
+CLOSE = """\
+import os
+
+import boto3
+
+table = boto3.resource("dynamodb").Table(os.environ["TABLE"])
+
+
+def handler(event, context):
+    assert event == {"mode": "close", "days": 1}, event  # the schedule's Input, always
+    total = 0
+    for item in table.scan()["Items"]:
+        total += len(item["id"]) // (len(item) - 1)  # planted: an item with only its key
+    return {"closed": total}
+"""
+
+
+def test_a_schedule_input_is_the_constant_payload_and_only_the_world_varies(tmp_path):
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    write_app(tmp_path, CONSTANT_INPUT, {"src/close.py": CLOSE})
+    target = load_template(tmp_path / "template.yaml", "CloseFunction").target
+    assert target.trigger.kind is TriggerKind.DIRECT
+    assert [(s.name, json.loads(s.payload_json), s.fixed) for s in target.samples] == [
+        ("constant", {"mode": "close", "days": 1}, True)
+    ]
+    out = tmp_path / "out"
+    args = ["fuzz", str(tmp_path / "template.yaml"), "--function", "CloseFunction"]
+    result = CliRunner().invoke(cli, [*args, "--execs", "300", "--out", str(out), "--quiet"])
+    assert result.exit_code == 1, result.output
+    failures = sorted(p.name for p in (out / "failures").glob("*.json"))
+    assert failures, result.output
+    assert all(n.startswith("ZeroDivisionError") for n in failures), failures
+    skipped = template_functions(tmp_path / "template.yaml").skipped
+    assert any(n.startswith("ReshapedFunction") for n in skipped), skipped

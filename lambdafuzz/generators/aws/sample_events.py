@@ -109,7 +109,7 @@ def draw_sample_event(
     bucket = trigger.source if trigger.kind in (TriggerKind.S3, TriggerKind.EVENTBRIDGE) else None
     if bucket is not None:
         payload = _name_bucket(payload, bucket, world)
-    patterns = CONTENT.get(trigger.kind, ())
+    patterns = () if sample.fixed else CONTENT.get(trigger.kind, ())
     if trigger.kind is TriggerKind.EVENTBRIDGE and bucket is not None:
         patterns = BRIDGE_S3_CONTENT
     optional = frozenset(k[:-1] for k in trigger.event_keys if k.endswith("?"))
