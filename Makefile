@@ -45,6 +45,7 @@ bench: venv
 	$(PY) benchmarks/choices_throughput.py --seconds 1
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/zero_mutations.py
+	$(PY) benchmarks/sam_constructs.py --seeds 0,1,2
 
 bench-study: venv
 	$(PY) benchmarks/run.py
