@@ -129,6 +129,8 @@ def event_routes(template: Template, function: str, events: list[TemplateEvent])
             found.add("ANY", DEFAULT_ROUTE)
         elif isinstance(path, str) and isinstance(method, str):
             loc = ("Resources", function, "Properties", "Events", event.name, "Properties")
+            if len(path) > 1 and path.endswith("/"):  # API Gateway serves /a/ as /a
+                path = path.rstrip("/") or "/"
             problem = route_path_problem(path)
             if problem is not None or path == DEFAULT_ROUTE and event.kind == "apigateway":
                 raise template.error((*loc, "Path"), path, problem or 'a path starting with "/"')
