@@ -885,10 +885,16 @@ def test_a_scheduled_function_gets_scheduled_events_and_a_generated_world(tmp_pa
     assert [t.name for t in target.resources.tables] == ["Orders"]
     with caplog.at_level(logging.WARNING):
         fuzzable = template_function_names(tmp_path / "template.yaml")
-    assert fuzzable == ["NightlyFunction"]  # a Schedule with Input is not a Scheduled Event
-    assert "skipped function ConstantFunction" in caplog.text
+    assert fuzzable == ["NightlyFunction", "ConstantFunction"]
+    # a Schedule with Input is not a Scheduled Event: its function always gets the Input
+    constant = load_template(tmp_path / "template.yaml", "ConstantFunction").target
+    assert constant.trigger.kind is TriggerKind.DIRECT
+    assert [(json.loads(s.payload_json), s.fixed) for s in constant.samples] == [
+        ({"mode": "tick"}, True)
+    ]
     out = tmp_path / "out"
-    args = ["fuzz", str(tmp_path), "--execs", "300", "--out", str(out), "--quiet"]
+    args = ["fuzz", str(tmp_path), "--function", "NightlyFunction", "--execs", "300"]
+    args += ["--out", str(out / "NightlyFunction"), "--quiet"]
     result = CliRunner().invoke(cli, [*args, "--strategy", "zest-strings"])  # "amount"
     assert result.exit_code == 1, result.output
     failures = [p.name for p in (out / "NightlyFunction" / "failures").glob("*.json")]
