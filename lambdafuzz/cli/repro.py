@@ -11,6 +11,9 @@ from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.options import backend_options, config_option, function_option
 from lambdafuzz.cli.saved_inputs import campaign_for, load_saved, start
 
+#: Runs whose median `repro` shows for the noisy cost measures (duration, memory).
+REPRO_COST_RUNS = 3
+
 
 @click.command(
     epilog="Example: lambdafuzz repro out/failures/ZeroDivisionError-at-gradebook-handler-py-31-1a2b3c4d.json"
@@ -37,9 +40,16 @@ def repro(
 
     saved = load_saved(input_file)
     replayer = campaign_for(input_file, config, function_name, backend, endpoint).replayer
+    replayer.measure_cost = True
     with replayer:
         start(replayer)
         result = replayer.replay(saved)
+        cost_runs = [result.cost] if result.cost is not None else []
+        if cost_runs and result.status < Status.FAILURE:  # durations are noisy: a median
+            for _ in range(REPRO_COST_RUNS - 1):
+                again = replayer.replay(saved, want_event=False, want_log=False)
+                if again.cost is not None:
+                    cost_runs.append(again.cost)
     click.echo("== world")
     click.echo(json.dumps(replayer.summarize(result.recording), indent=1, default=repr))
     click.echo("== event")
@@ -51,6 +61,8 @@ def repro(
     click.echo(f"== outcome: {result.status.name}")
     if result.return_value:
         click.echo(f"returned: {result.return_value}")
+    if cost_runs:
+        _echo_cost(saved, cost_runs)
     if result.failure is not None:
         failure = result.failure
         click.echo(f"failure: {failure.signature}")
@@ -60,3 +72,16 @@ def repro(
             click.echo(f"where: {failure.where}")
         click.echo(failure.traceback)
     ctx.exit(int(ExitCode.FAILURES_FOUND if result.status >= Status.FAILURE else ExitCode.OK))
+
+
+def _echo_cost(saved, runs) -> None:  # SavedInput, list[CostMeasures]
+    """The cost measures of the replay (noisy ones as the median of the runs), and the
+    numbers the campaign saved when the input is a cost finding."""
+    from lambdafuzz.fuzzer.cost import CostFinding, median_measures
+
+    measures = median_measures(runs)
+    median = f" (median of {len(runs)} runs)" if len(runs) > 1 else ""
+    click.echo(f"cost{median}: {measures.describe()}")
+    finding = CostFinding.from_json(saved.extra.get("cost"))
+    if finding is not None:
+        click.echo(f"cost finding when saved: {finding.headline()}")
