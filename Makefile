@@ -45,6 +45,7 @@ bench: venv
 	$(PY) benchmarks/choices_throughput.py --seconds 1
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/zero_mutations.py
+	$(PY) benchmarks/cost.py --execs 300 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
 
 bench-study: venv
 	$(PY) benchmarks/run.py

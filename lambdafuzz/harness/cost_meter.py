@@ -52,7 +52,8 @@ class CostMeter:
         if entry not in handlers.BUILTIN_HANDLERS:
             handlers.BUILTIN_HANDLERS.append(entry)
 
-    def _on_call(self, model: Any = None, request_dict: Any = None, **_: Any) -> None:
+    def _on_call(self, model: Any = None, params: Any = None, **_: Any) -> None:
+        """botocore's `before-call`: `params` is the serialized request dict."""
         if not self._active or model is None:
             return
         try:
@@ -60,7 +61,7 @@ class CostMeter:
         except AttributeError:
             return
         self._calls[op] = self._calls.get(op, 0) + 1
-        body = request_dict.get("body") if isinstance(request_dict, dict) else None
+        body = params.get("body") if isinstance(params, dict) else None
         if body:
             self._bytes += _size(body)
 
