@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.options import backend_options, config_option, function_option
 from lambdafuzz.cli.saved_inputs import campaign_for, load_saved, start
+
+if TYPE_CHECKING:
+    from lambdafuzz.fuzzer.corpus import SavedInput
+    from lambdafuzz.model.cost import CostMeasures
 
 #: Runs whose median `repro` shows for the noisy cost measures (duration, memory).
 REPRO_COST_RUNS = 3
@@ -74,7 +79,7 @@ def repro(
     ctx.exit(int(ExitCode.FAILURES_FOUND if result.status >= Status.FAILURE else ExitCode.OK))
 
 
-def _echo_cost(saved, runs) -> None:  # SavedInput, list[CostMeasures]
+def _echo_cost(saved: SavedInput, runs: list[CostMeasures]) -> None:
     """The cost measures of the replay (noisy ones as the median of the runs), and the
     numbers the campaign saved when the input is a cost finding."""
     from lambdafuzz.fuzzer.cost import CostFinding, median_measures
