@@ -402,21 +402,7 @@ class Engine:
                 )
             cost_parent = self._cost_parent()
             if cost_parent is not None:
-                for _ in range(COST_CHILDREN):
-                    if not self._budget_left():
-                        return
-                    mutation = self.mutator.mutate(cost_parent.sequence, self.rng)
-                    self.requested += 1
-                    self._children_made += 1
-                    self._cost_children_made += 1
-                    yield self._request(
-                        mutation.prefix,
-                        self._seed(),
-                        Tag(TagKind.COST, cost_parent.id, mutation),
-                        cost_parent.digest
-                        if self.skip_zero_mutations and cost_parent.digest
-                        else None,
-                    )
+                yield from self._cost_children(cost_parent)
                 continue
             if self.options.strategy is Strategy.RANDOM or not self.queue:
                 self.requested += 1
@@ -438,6 +424,11 @@ class Engine:
                         entry.seed,
                         Tag(TagKind.RECHECK, entry=entry.id),
                     )
+                cost_parent = self._cost_parent()  # interleaved: a parent's children are many
+                if cost_parent is not None:
+                    yield from self._cost_children(cost_parent)
+                    if not self._budget_left():
+                        return
                 mutation = self.mutator.mutate(parent.sequence, self.rng)
                 self.requested += 1
                 self._children_made += 1
@@ -447,6 +438,22 @@ class Engine:
                     Tag(TagKind.CHILD, parent.id, mutation),
                     parent.digest if self.skip_zero_mutations and parent.digest else None,
                 )
+
+    def _cost_children(self, parent: Entry) -> Iterator[TestRequest]:
+        """COST_CHILDREN mutants of a cost-queue parent (fewer when the budget ends)."""
+        for _ in range(COST_CHILDREN):
+            if not self._budget_left():
+                return
+            mutation = self.mutator.mutate(parent.sequence, self.rng)
+            self.requested += 1
+            self._children_made += 1
+            self._cost_children_made += 1
+            yield self._request(
+                mutation.prefix,
+                self._seed(),
+                Tag(TagKind.COST, parent.id, mutation),
+                parent.digest if self.skip_zero_mutations and parent.digest else None,
+            )
 
     def _request(
         self, prefix: Any, seed: int, tag: Tag, parent_digest: bytes | None = None
