@@ -43,7 +43,7 @@ PLANTED: dict[str, tuple[str, dict[str, Any]]] = {
     "csv_dedupe": ("duration", {}),
     "csv_items": ("aws_calls", {"max_aws_calls": 50}),
     "key_router": ("duration", {}),
-    "zip_fanout": ("aws_calls", {"max_aws_calls": 16}),
+    "zip_fanout": ("aws_calls", {"max_aws_calls": 14}),
     "album_proof": ("memory", {"max_memory_mb": 16.0}),
 }
 

@@ -33,8 +33,9 @@ from lambdafuzz.model.cost import CostMeasures, Measure
 DURATION_MARGIN = 1.2
 #: ... at least this many milliseconds longer: timer and scheduling noise on a busy box.
 DURATION_MIN_STEP_MS = 2.0
-#: Memory growth raises the maximum only when this many KiB larger (page and arena noise).
-MEMORY_MARGIN_KB = 256
+#: Memory growth raises the maximum only when this many KiB larger (page and arena noise,
+#: and what the heap keeps of blocks under the meter's 4 MiB mmap threshold).
+MEMORY_MARGIN_KB = 1024
 #: The measures a finding may be about, with budgets.
 BUDGETED = (Measure.DURATION, Measure.AWS_CALLS, Measure.MEMORY)
 #: The noisy ones: a finding is confirmed by the median of this many runs.

@@ -74,6 +74,10 @@ MAX_SHAPES_PER_SITE = 10
 MAX_CORRUPT_NOTICES = 20
 #: Children of one cost-queue parent (PerfFuzz gives its favoured inputs a fixed energy).
 COST_CHILDREN = 20
+#: Re-runs that confirm a new duration or memory maximum: at most this share of the
+#: executions, plus a few for the start (every maximum is new then).
+COST_RERUN_SHARE = 0.02
+COST_RERUN_FREE = 10
 #: Cost findings confirmed by re-running (durations, memory) per campaign; past this,
 #: worse candidates of the noisy measures are only counted.
 MAX_COST_CONFIRMS = 60
@@ -304,6 +308,7 @@ class Engine:
         self._cost_inputs: dict[Measure, SavedInput] = {}
         self._cost_budgets = CostBudgets.of(options)
         self._cost_confirms = 0
+        self.cost_reruns = 0  # tests run again to confirm a noisy measure
         self._children_made = 0  # children of either queue, for `cost_share`
         self._cost_children_made = 0
         self._cost_cursor = 0
@@ -571,9 +576,14 @@ class Engine:
         raised = feedback.raises(cost, result.hit_counts)
         if any(key in NOISY for key in raised):
             # a first call through a code path (a client created, a service model loaded)
-            # is slow once: a noisy maximum counts only when a second run confirms it
-            again = self._run_again(request)
-            if again is not None and again.cost is not None:
+            # is slow once: a noisy maximum counts only when a second run confirms it, and
+            # such re-runs stay a small share of the executions (else it does not count)
+            again = None
+            if self.cost_reruns < COST_RERUN_SHARE * self.execs + COST_RERUN_FREE:
+                again = self._run_again(request)
+            if again is None or again.cost is None:
+                raised = [key for key in raised if key not in NOISY]
+            else:
                 cost = replace(
                     cost,
                     duration_ms=min(cost.duration_ms, again.cost.duration_ms),
@@ -660,7 +670,10 @@ class Engine:
         """`request` once more, for another sample of a noisy measure: in the worker that
         just ran it when the pool can (`WorkerPool.run_again`), else in a fresh one."""
         again = getattr(self._pool, "run_again", None) or getattr(self._pool, "rerun", None)
-        return again(request) if again is not None else None
+        if again is None:
+            return None
+        self.cost_reruns += 1
+        return again(request)
 
     def _zero_mutation(self, tag: Tag, request: TestRequest, result: TestResult) -> None:
         """A child that generated exactly its parent's input (`input_digest`: the same values,
@@ -1044,6 +1057,7 @@ class Engine:
             },
             zero_mutations_skipped=self.zero_mutations_skipped,
             cost_queue=len(self.cost_queue),
+            cost_reruns=self.cost_reruns,
             cost_findings=len(self.cost_findings),
             cost_maxima=self.cost.maxima() if self.cost is not None else {},
         )

@@ -42,6 +42,7 @@ class Stats:
     #: the cost objective (fuzzer/cost.py): its queue's size, the measures past a budget
     #: (one finding each, in cost/), and the campaign's maxima by measure name
     cost_queue: int = 0
+    cost_reruns: int = 0  # tests run again to confirm a duration or memory maximum/finding
     cost_findings: int = 0
     cost_maxima: dict[str, float] = field(default_factory=dict)
 
