@@ -76,8 +76,10 @@ MAX_CORRUPT_NOTICES = 20
 COST_CHILDREN = 20
 #: Re-runs that confirm a new duration or memory maximum: at most this share of the
 #: executions, plus a few for the start (every maximum is new then).
-COST_RERUN_SHARE = 0.02
-COST_RERUN_FREE = 10
+COST_RERUN_SHARE = 0.01
+COST_RERUN_FREE = 3
+#: ... and under `--objective cost`, where climbing on durations alone needs them.
+COST_RERUN_SHARE_ALONE = 0.1
 #: Cost findings confirmed by re-running (durations, memory) per campaign; past this,
 #: worse candidates of the noisy measures are only counted.
 MAX_COST_CONFIRMS = 60
@@ -579,7 +581,12 @@ class Engine:
             # is slow once: a noisy maximum counts only when a second run confirms it, and
             # such re-runs stay a small share of the executions (else it does not count)
             again = None
-            if self.cost_reruns < COST_RERUN_SHARE * self.execs + COST_RERUN_FREE:
+            share = (
+                COST_RERUN_SHARE_ALONE
+                if self.options.objective is Objective.COST
+                else (COST_RERUN_SHARE)
+            )
+            if self.cost_reruns < share * self.execs + COST_RERUN_FREE:
                 again = self._run_again(request)
             if again is None or again.cost is None:
                 raised = [key for key in raised if key not in NOISY]

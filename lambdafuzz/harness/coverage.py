@@ -85,7 +85,7 @@ RawT = tuple[int, int, int]  # (id(code), src, dst) as recorded in the callback
 #: Where counts stop without `exact_counts`: the last bucket starts at 128.
 BUCKET_CAP = 128
 #: Where counts stop with `exact_counts` (the cost objective): far past any real loop.
-EXACT_CAP = 1 << 40
+EXACT_CAP = (1 << 30) - 1  # still a one-digit int: compared as fast as 128
 
 
 def _make_branch_callback(hits: dict[RawT, int], cap: int = BUCKET_CAP):
