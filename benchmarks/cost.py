@@ -154,6 +154,7 @@ def overhead(lambdas: list[str], execs: int, rounds: int, seed: int, tmp: Path) 
                 "coverage_execs_per_s": base,
                 "cost_measured_execs_per_s": measured,
                 "overhead_pct": round(100.0 * (base - measured) / base, 1) if base else None,
+                "rounds": rates,  # execs/s of every campaign: the spread is the noise
             }
         )
         print(f"  {name}: {records[-1]}", file=sys.stderr, flush=True)
