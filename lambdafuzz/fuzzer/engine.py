@@ -22,7 +22,7 @@ import enum
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -587,7 +587,7 @@ class Engine:
                 else (COST_RERUN_SHARE)
             )
             if self.cost_reruns < share * self.execs + COST_RERUN_FREE:
-                again = self._run_again(request)
+                again = yield from self._again(request, tag, now)
             if again is None or again.cost is None:
                 raised = [key for key in raised if key not in NOISY]
             else:
@@ -639,7 +639,7 @@ class Engine:
                 return
             self._cost_confirms += 1
             for _ in range(CONFIRM_RUNS - 1):
-                again = self._run_again(request)
+                again = yield from self._again(request, tag, now)
                 if again is None or again.cost is None:
                     continue
                 samples.append(again.cost)
@@ -672,6 +672,19 @@ class Engine:
         self._cost_inputs[measure] = saved
         self.out.save_cost(finding, saved)
         yield NewCostFinding(finding)
+
+    def _again(
+        self, request: TestRequest, tag: Tag, now: float
+    ) -> Generator[EventT, None, TestResult | None]:
+        """Another sample of a noisy measure: `request` run again (`_run_again`).  A run
+        that fails this time (its worker killed from outside, a hang that depends on load)
+        is a failure seen like any other (`_failure`: re-run in a fresh worker, flaky when
+        it does not fail again), and gives no sample."""
+        again = self._run_again(request)
+        if again is not None and again.status >= Status.FAILURE and again.failure is not None:
+            yield from self._failure(request, again, tag, now)
+            return None
+        return again
 
     def _run_again(self, request: TestRequest) -> TestResult | None:
         """`request` once more, for another sample of a noisy measure: in the worker that

@@ -14,7 +14,7 @@ from lambdafuzz.generators.core import Choices
 from lambdafuzz.harness.arm_catalog import ArmCatalog
 from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.cost import CostMeasures, Measure
-from lambdafuzz.model.outcome import Status
+from lambdafuzz.model.outcome import FailureInfo, Status
 
 APP = Path(__file__).parent / "apps" / "csv_items"  # timeout_s 10: duration budget 5 s
 ARM = ("ledger/handler.py", "lambda_handler", 1, 10, 12)
@@ -32,8 +32,9 @@ def _result(seed: int, calls: int, duration_ms: float = 1.0, hits: int = 2) -> T
 class ScriptedPool:
     """Answers requests with the scripted results in order; re-runs repeat the result."""
 
-    def __init__(self, results: list[TestResult]) -> None:
+    def __init__(self, results: list[TestResult], again: list[TestResult] | None = None) -> None:
         self.results = list(results)
+        self.again_results = list(again or [])
         self.sent: list[TestRequest] = []
         self.again: list[TestRequest] = []
         self._last: dict[int, TestResult] = {}
@@ -49,14 +50,21 @@ class ScriptedPool:
 
     def run_again(self, request: TestRequest) -> TestResult:
         self.again.append(request)
+        if self.again_results:
+            return self.again_results.pop(0)
+        return self._last[id(request)]
+
+    def rerun(self, request: TestRequest) -> TestResult:  # a fresh worker: as first run
         return self._last[id(request)]
 
     def close(self) -> None:
         pass
 
 
-def _engine(tmp_path: Path, results: list[TestResult], **options) -> tuple[Engine, ScriptedPool]:
-    pool = ScriptedPool(results)
+def _engine(
+    tmp_path: Path, results: list[TestResult], again: list[TestResult] | None = None, **options
+) -> tuple[Engine, ScriptedPool]:
+    pool = ScriptedPool(results, again)
 
     def factory(spec: WorkerSpec, workers: int) -> ScriptedPool:
         pool.spec = spec
@@ -118,3 +126,23 @@ def test_coverage_objective_asks_workers_for_no_measures(tmp_path):
     assert pool.spec is not None and not pool.spec.cost
     assert engine.cost is None and not engine.cost_queue
     assert not any(isinstance(e, NewCostFinding) for e in events)
+
+
+def test_a_confirming_run_that_fails_is_handled_as_a_failure_seen(tmp_path):
+    died = TestResult(
+        Status.FAILURE,
+        _result(9, calls=1).recording,
+        {},
+        failure=FailureInfo("WorkerDied", "killed", "", "ledger/handler.py:20", detail="SIGTERM"),
+    )
+    # a new duration maximum is confirmed by a second run, which dies (killed from outside)
+    engine, pool = _engine(
+        tmp_path, [_result(1, calls=1, duration_ms=50.0)], [died], objective=Objective.COST
+    )
+    events = list(engine.run())
+    assert pool.again == [pool.sent[0]]
+    assert not engine.failures  # a fresh worker ran it as before: flaky, not a failure
+    (record,) = engine.flaky.values()
+    assert record.signature.startswith("WorkerDied SIGTERM") and record.rerun.status == "VALID"
+    assert Measure.DURATION not in engine.cost.measure_max  # no sample: not confirmed
+    assert events[-1].stats.execs == 1
