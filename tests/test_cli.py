@@ -66,13 +66,14 @@ def test_every_choice_option_offers_exactly_its_enums_values():
     import click
 
     from lambdafuzz.cli.options import EnumChoice
-    from lambdafuzz.fuzzer.options import Strategy
+    from lambdafuzz.fuzzer.options import Objective, Strategy
     from lambdafuzz.generators.core import ReplayMode
     from lambdafuzz.harness.backends import BackendKind
     from lambdafuzz.model.target import TriggerKind
 
     owners = {
         "strategy": Strategy,
+        "objective": Objective,
         "mode": ReplayMode,
         "backend": BackendKind,
         "trigger": TriggerKind,

@@ -268,6 +268,43 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
         show_default=True,
         help="Address-space headroom per worker, in MB.",
     ),
+    click.option(
+        "--objective",
+        type=EnumChoice("lambdafuzz.fuzzer.options:Objective"),
+        default="mixed",
+        show_default=True,
+        help="What inputs are kept for: coverage, cost (inputs that make the handler "
+        "slower, chattier or hungrier), or mixed (coverage, plus --cost-share of the "
+        "children from the cost queue).",
+    ),
+    click.option(
+        "--cost-share",
+        type=click.FloatRange(min=0.0, max=1.0),
+        default=0.1,
+        show_default=True,
+        help="With --objective mixed: share of the children made from the cost queue.",
+    ),
+    click.option(
+        "--duration-share",
+        type=click.FloatRange(min=0.0, max=1.0, min_open=True),
+        default=0.5,
+        show_default=True,
+        help="A run longer than this share of the function's timeout is a cost finding.",
+    ),
+    click.option(
+        "--max-aws-calls",
+        type=click.IntRange(min=0),
+        default=100,
+        show_default=True,
+        help="AWS calls in one invocation past which it is a cost finding.",
+    ),
+    click.option(
+        "--max-memory-mb",
+        type=click.FloatRange(min=0.0, min_open=True),
+        default=None,
+        help="Peak memory growth in one invocation past which it is a cost finding "
+        "(default: half the function's memory size).",
+    ),
 )
 
 

@@ -4,13 +4,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.options import backend_options, config_option, function_option
 from lambdafuzz.cli.saved_inputs import campaign_for, load_saved, start
+
+if TYPE_CHECKING:
+    from lambdafuzz.fuzzer.corpus import SavedInput
+    from lambdafuzz.model.cost import CostMeasures
+
+#: Runs whose median `repro` shows for the noisy cost measures (duration, memory).
+REPRO_COST_RUNS = 3
 
 
 @click.command(
@@ -50,9 +57,16 @@ def repro(
     saved = load_saved(input_file)
     campaign = campaign_for(input_file, config, function_name, backend, endpoint)
     replayer = campaign.replayer
+    replayer.measure_cost = True
     with replayer:
         start(replayer)
         result = replayer.replay(saved)
+        cost_runs = [result.cost] if result.cost is not None else []
+        if cost_runs and result.status < Status.FAILURE:  # durations are noisy: a median
+            for _ in range(REPRO_COST_RUNS - 1):
+                again = replayer.replay(saved, want_event=False, want_log=False)
+                if again.cost is not None:
+                    cost_runs.append(again.cost)
     if export_dir is not None:
         meta = campaign.directory.meta if campaign.directory is not None else None
         function = function_name or (meta.function if meta is not None else None)
@@ -68,6 +82,8 @@ def repro(
     click.echo(f"== outcome: {result.status.name}")
     if result.return_value:
         click.echo(f"returned: {result.return_value}")
+    if cost_runs:
+        _echo_cost(saved, cost_runs)
     if result.failure is not None:
         failure = result.failure
         click.echo(f"failure: {failure.signature}")
@@ -94,3 +110,16 @@ def _export(directory: Path, replayer: Any, result: Any, function: str | None, f
     except (ExportError, OSError) as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(f"== exported {len(written.files)} files to {written.path}/ (see README.txt)")
+
+
+def _echo_cost(saved: SavedInput, runs: list[CostMeasures]) -> None:
+    """The cost measures of the replay (noisy ones as the median of the runs), and the
+    numbers the campaign saved when the input is a cost finding."""
+    from lambdafuzz.fuzzer.cost import CostFinding, median_measures
+
+    measures = median_measures(runs)
+    median = f" (median of {len(runs)} runs)" if len(runs) > 1 else ""
+    click.echo(f"cost{median}: {measures.describe()}")
+    finding = CostFinding.from_json(saved.extra.get("cost"))
+    if finding is not None:
+        click.echo(f"cost finding when saved: {finding.headline()}")

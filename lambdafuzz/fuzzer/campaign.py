@@ -13,7 +13,7 @@ from typing import Any
 
 from lambdafuzz.fuzzer.engine import Engine
 from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator
-from lambdafuzz.fuzzer.options import CampaignOptions, Strategy
+from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.harness.arm_catalog import Scope, scan_arms
 from lambdafuzz.model.target import Target, app_dirs
@@ -21,11 +21,13 @@ from lambdafuzz.model.target import Target, app_dirs
 
 def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
     """An engine for `target`; `options` are `CampaignOptions` fields by name (strings
-    are accepted for `strategy` and `mode`), so a new option needs no edit here."""
+    are accepted for `strategy`, `mode` and `objective`), so a new option needs no edit here."""
     if "strategy" in options:
         options["strategy"] = Strategy(options["strategy"])
     if "mode" in options:
         options["mode"] = ReplayMode(options["mode"])
+    if "objective" in options:
+        options["objective"] = Objective(options["objective"])
     if "seed_corpora" in options:
         options["seed_corpora"] = tuple(Path(p) for p in options["seed_corpora"])
     campaign = CampaignOptions(target=target, out_dir=Path(out_dir), **options)

@@ -9,6 +9,11 @@ round-robin; a parent gets 50 x (its coverage / the best coverage) children, x20
 favored (first to cover some branch arm); an input is saved when it covers a new arm, a new
 hit-count bucket of an arm, or a new arm among VALID inputs; failures never enter the
 queue.
+
+The cost objective (`fuzzer/cost.py`) runs beside it: an input that raises a cost maximum
+(an arm's hit count, the duration, AWS calls, bytes sent, memory) is kept in a separate
+cost queue whose entries get `cost_share` of the children (all of them with
+`--objective cost`), and an input past a cost budget is saved in `cost/` (`_cost`).
 """
 
 from __future__ import annotations
@@ -17,15 +22,26 @@ import enum
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from lambdafuzz.errors import CorpusError
 from lambdafuzz.fuzzer.corpus import SavedInput
+from lambdafuzz.fuzzer.cost import (
+    CONFIRM_RUNS,
+    FINDING_MARGIN,
+    NOISY,
+    CostBudgets,
+    CostFeedback,
+    CostFinding,
+    describe_raised,
+    median_measures,
+)
 from lambdafuzz.fuzzer.failures import FailureRecord, RerunOutcome, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator
-from lambdafuzz.fuzzer.options import CampaignOptions, Strategy
+from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm, OutDir, PlotRow
 from lambdafuzz.fuzzer.sample_seeds import sample_seeds
 from lambdafuzz.fuzzer.stats import Stats
@@ -37,6 +53,7 @@ from lambdafuzz.harness.worker import (
     WorkerPool,
     WorkerSpec,
 )
+from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import app_dirs
 
@@ -56,6 +73,17 @@ MAX_FLAKY_RERUNS = 3
 MAX_SHAPES_PER_SITE = 10
 #: Unreadable saved files listed one by one when resuming; the rest are counted.
 MAX_CORRUPT_NOTICES = 20
+#: Children of one cost-queue parent (PerfFuzz gives its favoured inputs a fixed energy).
+COST_CHILDREN = 20
+#: Re-runs that confirm a new duration or memory maximum: at most this share of the
+#: executions, plus a few for the start (every maximum is new then).
+COST_RERUN_SHARE = 0.01
+COST_RERUN_FREE = 3
+#: ... and under `--objective cost`, where climbing on durations alone needs them.
+COST_RERUN_SHARE_ALONE = 0.1
+#: Cost findings confirmed by re-running (durations, memory) per campaign; past this,
+#: worse candidates of the noisy measures are only counted.
+MAX_COST_CONFIRMS = 60
 
 
 def _count(n: int, noun: str) -> str:
@@ -89,6 +117,13 @@ class NewFailure:
 
 
 @dataclass(slots=True, frozen=True)
+class NewCostFinding:
+    """An input past a cost budget, worse than the one saved for its measure before."""
+
+    finding: CostFinding
+
+
+@dataclass(slots=True, frozen=True)
 class Notice:
     slug: str
     message: str
@@ -102,7 +137,15 @@ class CampaignFinished:
     isolation: str = ""
 
 
-EventT = CampaignStarted | Progress | NewCoverage | NewFailure | Notice | CampaignFinished
+EventT = (
+    CampaignStarted
+    | Progress
+    | NewCoverage
+    | NewFailure
+    | NewCostFinding
+    | Notice
+    | CampaignFinished
+)
 
 
 # ------------------------------------------------------------------------------ state
@@ -127,6 +170,7 @@ class TagKind(enum.Enum):
     CHILD = "child"  # a mutant of a queued parent
     SEED = "seed"  # a resumed or seed-corpus input
     RECHECK = "recheck"  # a saved input run again to measure stability
+    COST = "cost"  # a mutant of a cost-queue parent
 
 
 @dataclass(slots=True, frozen=True)
@@ -152,8 +196,9 @@ class Provenance:
 
     def __str__(self) -> str:
         tag = self.tag
-        if tag.kind is TagKind.CHILD:
-            parts = [f"src:{tag.parent}"]
+        if tag.kind in (TagKind.CHILD, TagKind.COST):
+            src = "cost-src" if tag.kind is TagKind.COST else "src"
+            parts = [f"{src}:{tag.parent}"]
             if tag.mutation is not None and tag.mutation.targeted:
                 parts.append(f"targeted:{tag.mutation.targeted}")
         elif tag.kind is TagKind.SEED:
@@ -260,6 +305,17 @@ class Engine:
         self._resumed: dict[str, SavedInput] = {}  # corpus/ inputs being re-run, by name
         self._next_number = 0  # the next fresh corpus name is id-{this:06d}
         self._samples: set[str] = set()  # names of the sample events' seeds (seed-event-*)
+        # the cost objective: maxima, the cost queue, findings past the budgets
+        self.cost = CostFeedback() if options.objective.measures_cost else None
+        self.cost_queue: list[Entry] = []
+        self.cost_findings: dict[Measure, CostFinding] = {}
+        self._cost_inputs: dict[Measure, SavedInput] = {}
+        self._cost_budgets = CostBudgets.of(options)
+        self._cost_confirms = 0
+        self.cost_reruns = 0  # tests run again to confirm a noisy measure
+        self._children_made = 0  # children of either queue, for `cost_share`
+        self._cost_children_made = 0
+        self._cost_cursor = 0
 
     def request_stop(self, reason: StopReason = StopReason.INTERRUPTED) -> None:
         self.stop_requested = True
@@ -290,6 +346,7 @@ class Engine:
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
             memory_limit_mb=options.memory_limit_mb,
             app_arms_total=self.catalog.total,
+            cost=self.cost is not None,
         )
         pool = self._pool_factory(spec, options.workers)
         self._pool = pool
@@ -352,6 +409,10 @@ class Engine:
                 yield self._request(
                     entry.sequence.prefix(mode), entry.seed, Tag(TagKind.RECHECK, entry=entry.id)
                 )
+            cost_parent = self._cost_parent()
+            if cost_parent is not None:
+                yield from self._cost_children(cost_parent)
+                continue
             if self.options.strategy is Strategy.RANDOM or not self.queue:
                 self.requested += 1
                 yield self._request(
@@ -372,14 +433,36 @@ class Engine:
                         entry.seed,
                         Tag(TagKind.RECHECK, entry=entry.id),
                     )
+                cost_parent = self._cost_parent()  # interleaved: a parent's children are many
+                if cost_parent is not None:
+                    yield from self._cost_children(cost_parent)
+                    if not self._budget_left():
+                        return
                 mutation = self.mutator.mutate(parent.sequence, self.rng)
                 self.requested += 1
+                self._children_made += 1
                 yield self._request(
                     mutation.prefix,
                     self._seed(),
                     Tag(TagKind.CHILD, parent.id, mutation),
                     parent.digest if self.skip_zero_mutations and parent.digest else None,
                 )
+
+    def _cost_children(self, parent: Entry) -> Iterator[TestRequest]:
+        """COST_CHILDREN mutants of a cost-queue parent (fewer when the budget ends)."""
+        for _ in range(COST_CHILDREN):
+            if not self._budget_left():
+                return
+            mutation = self.mutator.mutate(parent.sequence, self.rng)
+            self.requested += 1
+            self._children_made += 1
+            self._cost_children_made += 1
+            yield self._request(
+                mutation.prefix,
+                self._seed(),
+                Tag(TagKind.COST, parent.id, mutation),
+                parent.digest if self.skip_zero_mutations and parent.digest else None,
+            )
 
     def _request(
         self, prefix: Any, seed: int, tag: Tag, parent_digest: bytes | None = None
@@ -400,6 +483,24 @@ class Engine:
 
     def _favored(self) -> set[int]:
         return set(self.responsible.values())
+
+    def _cost_parent(self) -> Entry | None:
+        """The next cost-queue parent when the cost queue is due, else None: always under
+        `--objective cost`, while its children are below `cost_share` of all children
+        under `mixed`.  Parents are the entries still holding a maximum, round-robin."""
+        feedback = self.cost
+        if feedback is None or self.options.strategy is Strategy.RANDOM:
+            return None
+        if self.options.objective is not Objective.COST and (
+            self._cost_children_made >= self.options.cost_share * self._children_made
+        ):
+            return None
+        champions = feedback.champions()
+        if not champions:
+            return None
+        entry = self.cost_queue[champions[self._cost_cursor % len(champions)]]
+        self._cost_cursor += 1
+        return entry
 
     # ------------------------------------------------------------------ one execution
     def _handle(self, request: TestRequest, result: TestResult) -> Iterator[EventT]:
@@ -448,9 +549,13 @@ class Engine:
             self.mutator.observe(tag.mutation, False, self.seen)
             self._tell(tag, request, result, saved=False)
             return
+        if self.cost is not None and result.cost is not None:
+            yield from self._cost(request, result, tag, now)
         # a sample event's seed is kept whatever it covered: the project's own input
         sample = tag.kind is TagKind.SEED and tag.source in self._samples
         saved = bool(new_arms or new_bucket or new_valid or sample)
+        if self.options.objective is Objective.COST:
+            saved = sample  # the cost queue alone (and the project's own samples)
         self.mutator.observe(tag.mutation, saved, self.seen)
         self._tell(tag, request, result, saved=saved)
         if not saved:
@@ -464,6 +569,135 @@ class Engine:
         if self.options.stability_check:
             self._pending_rechecks.append(entry)
         yield NewCoverage(entry.name, entry.provenance, len(self.seen))
+
+    def _cost(
+        self, request: TestRequest, result: TestResult, tag: Tag, now: float
+    ) -> Iterator[EventT]:
+        """The cost feedback of one test that did not fail: into the cost queue when it
+        raises a maximum, into cost/ when it is past a budget (and worse than the input
+        saved there)."""
+        feedback = self.cost
+        cost = result.cost
+        assert feedback is not None and cost is not None
+        raised = feedback.raises(cost, result.hit_counts)
+        if any(key in NOISY for key in raised):
+            # a first call through a code path (a client created, a service model loaded)
+            # is slow once: a noisy maximum counts only when a second run confirms it, and
+            # such re-runs stay a small share of the executions (else it does not count)
+            again = None
+            share = (
+                COST_RERUN_SHARE_ALONE
+                if self.options.objective is Objective.COST
+                else (COST_RERUN_SHARE)
+            )
+            if self.cost_reruns < share * self.execs + COST_RERUN_FREE:
+                again = yield from self._again(request, tag, now)
+            if again is None or again.cost is None:
+                raised = [key for key in raised if key not in NOISY]
+            else:
+                cost = replace(
+                    cost,
+                    duration_ms=min(cost.duration_ms, again.cost.duration_ms),
+                    memory_kb=min(cost.memory_kb, again.cost.memory_kb),
+                )
+                confirmed = feedback.raises(cost, result.hit_counts)
+                raised = [key for key in raised if key not in NOISY or key in confirmed]
+        if raised:
+            entry = Entry(
+                id=len(self.cost_queue),
+                name=f"cost-{len(self.cost_queue):06d}",
+                sequence=result.recording,
+                seed=request.seed,
+                arms=frozenset(result.coverage),
+                valid=result.status is Status.VALID,
+                provenance=f"{Provenance(tag, failure=True)} {describe_raised(raised)}",
+                digest=result.input_digest,
+            )
+            self.cost_queue.append(entry)
+            feedback.take(raised, cost, result.hit_counts, entry.id)
+        for measure in self._cost_budgets.exceeded(cost):
+            yield from self._cost_finding(measure, request, result, tag, now, cost)
+
+    def _cost_finding(
+        self,
+        measure: Measure,
+        request: TestRequest,
+        result: TestResult,
+        tag: Tag,
+        now: float,
+        cost: CostMeasures,
+    ) -> Iterator[EventT]:
+        """Save `result` as the cost finding of `measure` when it is worse than the saved
+        one.  Durations and memory are noisy: the input is run twice more in the worker that
+        ran it and the median must still be past the budget (and worse)."""
+        limit = self._cost_budgets.limit(measure)
+        assert limit is not None
+        current = self.cost_findings.get(measure)
+        if current is not None:
+            current.hits += 1
+            if cost.value(measure) <= current.value * FINDING_MARGIN:
+                return
+        samples = [cost]
+        if measure in NOISY:
+            if self._cost_confirms >= MAX_COST_CONFIRMS:
+                return
+            self._cost_confirms += 1
+            for _ in range(CONFIRM_RUNS - 1):
+                again = yield from self._again(request, tag, now)
+                if again is None or again.cost is None:
+                    continue
+                samples.append(again.cost)
+        measures = median_measures(samples)
+        value = measures.value(measure)
+        if value <= limit or (current is not None and value <= current.value):
+            return
+        finding = CostFinding(
+            measure=measure,
+            value=value,
+            budget=limit,
+            measures=measures,
+            samples=tuple(s.value(measure) for s in samples),
+            first_exec=self.execs,
+            first_time_s=now,
+            hits=current.hits if current is not None else 1,
+        )
+        saved = SavedInput(
+            name=f"cost-{measure.value}",
+            sequence=result.recording,
+            seed=request.seed,
+            mode=request.mode,
+            outcome=result.status.name,
+            provenance=str(Provenance(tag, failure=True)),
+            world=self._world_summary(result.recording),
+            event=result.event,
+            extra={"return_value": result.return_value} if result.return_value else {},
+        )
+        self.cost_findings[measure] = finding
+        self._cost_inputs[measure] = saved
+        self.out.save_cost(finding, saved)
+        yield NewCostFinding(finding)
+
+    def _again(
+        self, request: TestRequest, tag: Tag, now: float
+    ) -> Generator[EventT, None, TestResult | None]:
+        """Another sample of a noisy measure: `request` run again (`_run_again`).  A run
+        that fails this time (its worker killed from outside, a hang that depends on load)
+        is a failure seen like any other (`_failure`: re-run in a fresh worker, flaky when
+        it does not fail again), and gives no sample."""
+        again = self._run_again(request)
+        if again is not None and again.status >= Status.FAILURE and again.failure is not None:
+            yield from self._failure(request, again, tag, now)
+            return None
+        return again
+
+    def _run_again(self, request: TestRequest) -> TestResult | None:
+        """`request` once more, for another sample of a noisy measure: in the worker that
+        just ran it when the pool can (`WorkerPool.run_again`), else in a fresh one."""
+        again = getattr(self._pool, "run_again", None) or getattr(self._pool, "rerun", None)
+        if again is None:
+            return None
+        self.cost_reruns += 1
+        return again(request)
 
     def _zero_mutation(self, tag: Tag, request: TestRequest, result: TestResult) -> None:
         """A child that generated exactly its parent's input (`input_digest`: the same values,
@@ -748,6 +982,10 @@ class Engine:
         for entry in existing.flaky:
             self.flaky[entry.signature] = entry.record
             self._flaky_inputs[entry.signature] = entry.saved
+        for found in self.out.iter_cost():  # later findings must be worse to replace them
+            if not isinstance(found, CorpusError):
+                self.cost_findings[found.finding.measure] = found.finding
+                self._cost_inputs[found.finding.measure] = found.saved
         notice = self._keep_dictionary(existing.meta)
         if notice is not None:
             notices.append(notice)
@@ -847,6 +1085,10 @@ class Engine:
                 for k, v in sorted(self.targeting.items())
             },
             zero_mutations_skipped=self.zero_mutations_skipped,
+            cost_queue=len(self.cost_queue),
+            cost_reruns=self.cost_reruns,
+            cost_findings=len(self.cost_findings),
+            cost_maxima=self.cost.maxima() if self.cost is not None else {},
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:
@@ -871,6 +1113,8 @@ class Engine:
                 self.out.save_failure(record, self._failure_inputs[signature])
             for signature, record in self.flaky.items():
                 self.out.save_flaky(record, self._flaky_inputs[signature])
+            for measure, finding in self.cost_findings.items():
+                self.out.save_cost(finding, self._cost_inputs[measure])
             self.out.write_coverage(self.coverage())
 
     @property

@@ -41,6 +41,26 @@ class Strategy(enum.StrEnum):
         return self in (Strategy.ZEST_STRINGS, Strategy.SPOTON)
 
 
+class Objective(enum.StrEnum):
+    """What the campaign's feedback keeps an input for (README, "Cost findings")."""
+
+    MIXED = "mixed"  # coverage, plus the cost queue for `cost_share` of the children
+    COVERAGE = "coverage"  # coverage only: no cost measures, no cost findings
+    COST = "cost"  # the cost queue only: inputs that raise a cost maximum
+
+    @property
+    def measures_cost(self) -> bool:
+        return self is not Objective.COVERAGE
+
+
+#: Share of the children made from the cost queue under `Objective.MIXED`.
+COST_SHARE = 0.1
+#: A run longer than this share of the function's timeout is a duration cost finding.
+DURATION_SHARE = 0.5
+#: AWS calls in one invocation above which it is a cost finding.
+MAX_AWS_CALLS = 100
+
+
 @dataclass(slots=True, frozen=True)
 class CampaignOptions:
     target: Target
@@ -66,6 +86,13 @@ class CampaignOptions:
     # mutated draws take a fresh value other than the parent's (`generators.core.Changed`);
     # False: Zest's plain fresh draws, which make zero mutations (the study's comparison)
     change_mutated_draws: bool = True
+    # the cost objective (fuzzer/cost.py): which feedback keeps inputs, the cost queue's
+    # share of the children (mixed), and the budgets past which an input is a cost finding
+    objective: Objective = Objective.MIXED
+    cost_share: float = COST_SHARE
+    duration_share: float = DURATION_SHARE  # of the function's timeout_s
+    max_aws_calls: int | None = MAX_AWS_CALLS  # None: no AWS call budget
+    max_memory_mb: float | None = None  # None: half the function's memory_mb
 
     def identity(self) -> TargetIdentity:
         return TargetIdentity.of(self.target, self.function, self.out_dir)

@@ -1,7 +1,8 @@
 """The one owner of a campaign's output folder, in both directions.
 
 The engine writes `campaign.json` (the options, including the dictionary that replay
-needs), `stats.json`, `plot_data.csv`, `coverage.json`, `corpus/` and `failures/`;
+needs), `stats.json`, `plot_data.csv`, `coverage.json`, `corpus/`, `failures/` and
+`cost/` (the worst input past each cost budget, `fuzzer.cost.CostFinding`);
 `lambdafuzz minimize` adds `NAME.min.json` beside a failure.  Everything else — replay,
 reports, CI outputs, the pytest plugin, resume — reads the folder through the typed
 records here.  Readers tolerate a campaign that was interrupted: a missing file is an empty
@@ -50,6 +51,7 @@ from lambdafuzz.fuzzer.corpus import (
     save_input,
 )
 from lambdafuzz.fuzzer.corpus import write_json_atomic as _write_json
+from lambdafuzz.fuzzer.cost import CostFinding
 from lambdafuzz.fuzzer.failures import FailureRecord
 from lambdafuzz.fuzzer.options import DICTIONARY_P, CampaignOptions, TargetIdentity
 from lambdafuzz.fuzzer.stats import Stats
@@ -65,6 +67,8 @@ CORPUS_DIR = "corpus"
 FAILURES_DIR = "failures"
 #: Failures that did not reproduce in a fresh worker (the record has both outcomes).
 FLAKY_DIR = "flaky"
+#: Cost findings: `<measure>.json`, the worst input past that measure's budget.
+COST_DIR = "cost"
 #: `lambdafuzz minimize` writes NAME.min.json beside failures/NAME.json.
 MIN_SUFFIX = ".min.json"
 #: Held (flock) by the campaign running in the out dir; holds its pid, host and start time.
@@ -256,6 +260,15 @@ class CoverageRecord:
 
 
 @dataclass(slots=True, frozen=True)
+class CostEntry:
+    """One cost finding of a campaign, as saved in `cost/`."""
+
+    path: Path
+    saved: SavedInput
+    finding: CostFinding
+
+
+@dataclass(slots=True, frozen=True)
 class CampaignDir:
     """Everything a reader needs of one out dir."""
 
@@ -264,6 +277,7 @@ class CampaignDir:
     stats: Stats | None
     failures: tuple[FailureEntry, ...]
     problems: tuple[str, ...]  # files that could not be read
+    cost: tuple[CostEntry, ...] = ()  # cost findings, worst first by measure order
 
     @property
     def handler(self) -> str:
@@ -526,6 +540,29 @@ class OutDir:
         _write_json(path, data)
         return path
 
+    def save_cost(self, finding: CostFinding, saved: SavedInput) -> Path:
+        """Write (or replace, with a worse input) the cost finding of one measure."""
+        path = self.path / COST_DIR / finding.file_name
+        data = saved.to_json()
+        data["cost"] = finding.to_json()
+        _write_json(path, data)
+        return path
+
+    def iter_cost(self) -> Iterator[CostEntry | CorpusError]:
+        """Every saved cost finding, in measure order."""
+        folder = self.path / COST_DIR
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            try:
+                saved = load_input(path)
+            except CorpusError as exc:
+                yield exc
+                continue
+            finding = CostFinding.from_json(saved.extra.get("cost"))
+            if finding is None:
+                yield CorpusError(f"{path}: no cost finding record (field 'cost')")
+                continue
+            yield CostEntry(path, saved, finding)
+
     def save_minimized(self, failure_path: Path, saved: SavedInput) -> Path:
         """NAME.min.json beside failures/NAME.json; resume never reads it as a record."""
         path = minimized_path(failure_path)
@@ -676,7 +713,15 @@ class OutDir:
             else:
                 failures.append(item)
         failures.sort(key=lambda f: f.signature)
-        return CampaignDir(self.path, meta, stats, tuple(failures), tuple(problems))
+        cost = []
+        for found in self.iter_cost():
+            if isinstance(found, CorpusError):
+                problems.append(str(found))
+            else:
+                cost.append(found)
+        return CampaignDir(
+            self.path, meta, stats, tuple(failures), tuple(problems), cost=tuple(cost)
+        )
 
     def read_existing(self, seed_corpora: tuple[Path, ...] = ()) -> ExistingCampaign:
         """What a resumed campaign starts from: corpus/ and seed corpora, known failures.

@@ -38,6 +38,8 @@ class Replayer:
         self.backend = backend
         self.endpoint = endpoint
         self._pool: WorkerPool | None = None
+        #: measure what each run costs (`TestResult.cost`); set before the first run
+        self.measure_cost = False
 
     @classmethod
     def for_campaign(
@@ -71,6 +73,7 @@ class Replayer:
                 endpoint=self.endpoint,
                 dictionary=self.dictionary,
                 dictionary_p=self.dictionary_p,
+                cost=self.measure_cost,
             )
             self._pool = WorkerPool(spec, 1)
         return self._pool

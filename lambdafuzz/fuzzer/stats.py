@@ -39,6 +39,12 @@ class Stats:
     #: children identical to their parent (same values read): generated, not run, and not
     #: counted in `execs` (the engine's `_zero_mutation`)
     zero_mutations_skipped: int = 0
+    #: the cost objective (fuzzer/cost.py): its queue's size, the measures past a budget
+    #: (one finding each, in cost/), and the campaign's maxima by measure name
+    cost_queue: int = 0
+    cost_reruns: int = 0  # tests run again to confirm a duration or memory maximum/finding
+    cost_findings: int = 0
+    cost_maxima: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -55,6 +61,8 @@ class Stats:
                     str(k): {str(a): int(b) for a, b in dict(v).items()}
                     for k, v in dict(raw or {}).items()
                 }
+            elif f.name == "cost_maxima":
+                values[f.name] = {str(k): float(v) for k, v in dict(raw or {}).items()}
             elif f.name == "strategy":
                 values[f.name] = str(raw or "")
             elif f.name == "stability_pct":

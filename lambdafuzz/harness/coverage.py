@@ -54,6 +54,9 @@ class BranchHits:
     """What one test covered: each arm hit, with its AFL hit-count bucket."""
 
     hits: frozenset[tuple[ArmKey, int]]
+    #: exact counts of the arms taken more than once (only from a collector made with
+    #: `exact_counts`): what the cost objective maximises per arm
+    counts: dict[ArmKey, int] | None = None
 
     @property
     def arms(self) -> frozenset[ArmKey]:
@@ -79,7 +82,13 @@ if HAS_SYS_MONITORING:
 RawT = tuple[int, int, int]  # (id(code), src, dst) as recorded in the callback
 
 
-def _make_branch_callback(hits: dict[RawT, int]):  # -> Callable[[CodeType, int, int], None]
+#: Where counts stop without `exact_counts`: the last bucket starts at 128.
+BUCKET_CAP = 128
+#: Where counts stop with `exact_counts` (the cost objective): far past any real loop.
+EXACT_CAP = (1 << 30) - 1  # still a one-digit int: compared as fast as 128
+
+
+def _make_branch_callback(hits: dict[RawT, int], cap: int = BUCKET_CAP):
     """The BRANCH callback: one dict update, never DISABLE (on 3.12/3.13 that kills both arms).
 
     Measured on this project's 3.13 box, per branch event, against 225 ns for an empty
@@ -88,13 +97,16 @@ def _make_branch_callback(hits: dict[RawT, int]):  # -> Callable[[CodeType, int,
     list and counting at end() 1087; keying on the code object itself is worse still
     (hashing a code object costs 420 ns). Counts stop at 128 (the last bucket): a hot loop
     then pays the lookup but not the store, 765 vs 926 ns. Bound names are default
-    arguments (fast locals).
+    arguments (fast locals). With `cap` = EXACT_CAP (the cost objective counts every
+    iteration) a hot loop pays the store too: the cost benchmark measures it.
     """
 
-    def on_branch(code: CodeType, src: int, dst: int, _hits=hits, _get=hits.get, _id=id) -> None:
+    def on_branch(
+        code: CodeType, src: int, dst: int, _hits=hits, _get=hits.get, _id=id, _cap=cap
+    ) -> None:
         key = (_id(code), src, dst)
         n = _get(key, 0)
-        if n < 128:
+        if n < _cap:
             _hits[key] = n + 1
 
     return on_branch
@@ -122,6 +134,8 @@ class BranchCollector:
         "_live",
         "_live_sites",
         "_catalog",
+        "_exact",
+        "max_hits",
     )
 
     def __init__(
@@ -130,12 +144,19 @@ class BranchCollector:
         *,
         root: str | os.PathLike[str] | None = None,
         tool_id: int | None = None,
+        exact_counts: bool = False,
     ) -> None:
+        """`exact_counts`: count every branch event (not only up to the last bucket) and
+        report the counts of arms taken more than once (`BranchHits.counts`)."""
         self.scope = scope if isinstance(scope, Scope) else Scope.of(scope, root=root)
         self._want_tool = tool_id
         self._tool: int | None = None
         self._hits: dict[RawT, int] = {}
-        self._on_branch = _make_branch_callback(self._hits)
+        self._exact = exact_counts
+        self._on_branch = _make_branch_callback(
+            self._hits, EXACT_CAP if exact_counts else BUCKET_CAP
+        )
+        self.max_hits = 0  # the last test's highest arm count (exact_counts only)
         # id(code) -> (code, file key), application code only; holding the code keeps the
         # id from being reused while raw keys name it. Library code is not held: its
         # decision sticks through DISABLE, and after a restart_events() it is re-decided
@@ -232,8 +253,13 @@ class BranchCollector:
                 recs = records[raw]
             except KeyError:
                 recs = records[raw] = self._pool(raw)
-            out.append(recs[_BUCKET_OF[n] if n < 128 else 7])  # n <= 128
-        return BranchHits(frozenset(out))
+            out.append(recs[_BUCKET_OF[n] if n < 128 else 7])
+        if not self._exact:
+            return BranchHits(frozenset(out))
+        # arms taken more than once, by their pooled key (records[raw][0][0] is the arm)
+        exact = {records[raw][0][0]: n for raw, n in counts.items() if n > 1}
+        self.max_hits = max(exact.values(), default=1 if counts else 0)
+        return BranchHits(frozenset(out), exact)
 
     def _pool(self, raw: RawT) -> tuple[tuple[ArmKey, int], ...]:
         code, file_key = self._app[raw[0]]

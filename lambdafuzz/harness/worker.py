@@ -58,6 +58,7 @@ from lambdafuzz.harness.worker_startup import (
     describe_exit,
     import_error_message,
 )
+from lambdafuzz.model.cost import CostMeasures
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import Target, Trigger, app_dirs
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
@@ -90,6 +91,9 @@ class WorkerSpec:
     # the arm total of the campaign's catalog, so workers need not scan the same source
     # again; None: the worker scans it (replays, which hold no catalog)
     app_arms_total: int | None = None
+    # measure every test's cost (`model.cost.CostMeasures`: duration, AWS calls, bytes
+    # sent, peak memory) and count branch arms exactly: the cost objective's feedback
+    cost: bool = False
 
 
 @dataclass(slots=True, frozen=True)
@@ -137,6 +141,10 @@ class TestResult:
     # a failure on an event that names an S3 object the world does not hold (only with
     # `trigger.missing_objects`): the label `consistency.describe` gives it, else ""
     world_inconsistency: str = ""
+    # what the handler call cost (`WorkerSpec.cost` only, else None), and the exact counts
+    # of the application arms it took more than once
+    cost: CostMeasures | None = None
+    hit_counts: CoverageT = field(default_factory=dict)
 
 
 @dataclass(slots=True, frozen=True)
@@ -211,6 +219,12 @@ class WorkerRuntime:
         target = spec.target
         self.isolation = iso = isolation if isolation is not None else unisolated()
         _replace_environ(sandbox_env({}, home=iso.home, tmpdir=iso.tmp_dir))
+        self.meter = None
+        if spec.cost:  # hooks botocore before the emulator or the handler make a session
+            from lambdafuzz.harness.cost_meter import CostMeter
+
+            self.meter = CostMeter()
+            self.meter.install()
         self.backend = make_backend(spec.backend, spec.endpoint)
         self.backend.start()
         loaded = self.backend.load(resources_only(target))
@@ -220,7 +234,7 @@ class WorkerRuntime:
         _replace_environ(self.env)
         self._env_data = dict(_environ_data())
         self.app_dirs = app_dirs(target)
-        self.collector = BranchCollector(self.app_dirs)
+        self.collector = BranchCollector(self.app_dirs, exact_counts=spec.cost)
         self.collector.start()
         if spec.memory_limit_mb:  # hard and soft, before the handler's code runs
             _limit_address_space(spec.memory_limit_mb)
@@ -346,9 +360,16 @@ class WorkerRuntime:
         output = self.output
         if output is not None:
             output.begin(context.aws_request_id)
+        meter = self.meter
         collector.begin()
+        if meter is not None:
+            meter.begin()
         try:
-            value = self.handler(event, context)
+            try:
+                value = self.handler(event, context)
+            finally:
+                if meter is not None:
+                    meter.stop()
             status, failure = classify_return(value, target.outcomes)
             return_value = _short_repr(value)
             if guard.violations:  # the handler swallowed the refusal; still a violation
@@ -357,7 +378,9 @@ class WorkerRuntime:
                 )
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: the handler's, not ours
             status, failure = classify_exception(exc, target.outcomes, self.app_dirs)
-        coverage = dict(collector.end().hits)
+        branch_hits = collector.end()
+        coverage = dict(branch_hits.hits)
+        cost = None if meter is None else meter.measures(collector.max_hits)
         log = ""
         if output is not None:
             output.end()
@@ -381,6 +404,8 @@ class WorkerRuntime:
             log=log,
             world_inconsistency=inconsistency,
             input_digest=digest,
+            cost=cost,
+            hit_counts=branch_hits.counts or {},
         )
 
 
@@ -895,6 +920,15 @@ class WorkerPool:
             spare.close()
         self._spare = Worker(self.spec, -1, wait=False)  # ready by the next new failure
         return result
+
+    def run_again(self, request: TestRequest) -> TestResult:
+        """Run `request` once more in the worker that just ran it (another sample of a
+        noisy cost measure: no fresh worker needed); in a fresh one when that worker is
+        gone or busy."""
+        last = self._last
+        if last is not None and last[0] is request and last[1].pending is None:
+            return last[1].run(request)  # a dead one is started again first
+        return self.rerun(request)
 
     def recycle(self, request: TestRequest) -> None:
         """Replace the worker that ran `request` by a fresh one (the input failed there and

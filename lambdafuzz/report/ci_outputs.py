@@ -9,6 +9,10 @@ root (the git top level above the handler, or `--sarif-root`), so code scanning 
 the line that raised; JUnit testcases carry the same `file` and `line`.  Fingerprints hash
 the exception type, the enclosing function and the text of that line, not its number, so
 an unrelated edit above it keeps the alert.
+
+Cost findings (`cost/`: an input past a duration, AWS call or memory budget) are warnings,
+not failures: a JUnit testcase that passes and says so on its `system-err`, a SARIF result
+of level `warning` at the handler's definition.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from typing import Any
 
 from lambdafuzz import __version__
 from lambdafuzz.config.campaign import reproduce_command
-from lambdafuzz.fuzzer.out_dir import CampaignDir, FailureEntry, read_campaign_dir
+from lambdafuzz.fuzzer.out_dir import CampaignDir, CostEntry, FailureEntry, read_campaign_dir
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.model.outcome import is_app_location, shown_signature
 from lambdafuzz.model.target import Target
@@ -63,6 +67,18 @@ def _reproduce(c: CampaignDir, entry: FailureEntry) -> str:
     return f"Reproduce: {repro}\nMinimize:  {reproduce_command(c, entry.path, 'minimize')}"
 
 
+def _cost_text(entry: CostEntry) -> str:
+    finding = entry.finding
+    return (
+        f"cost finding {finding.headline()}; {finding.measures.describe()}; "
+        f"{finding.hits} input(s) past the budget"
+    )
+
+
+def _reproduce_cost(c: CampaignDir, entry: CostEntry) -> str:
+    return f"Reproduce: {reproduce_command(c, entry.path)}"
+
+
 # =========================================================================== JUnit
 def junit_tree(
     out_dir: Path | str, target: Target | None = None, *, uri_base: Path | None = None
@@ -73,7 +89,7 @@ def junit_tree(
     base = uri_base_for(target, uri_base) if target is not None else None
     elapsed = f"{_stats(c).elapsed_s:.3f}"
     suite_name = f"lambdafuzz.{c.handler}"
-    tests = max(1, len(c.failures))
+    tests = max(1, len(c.failures)) + len(c.cost)
     stamp_source = Path(out_dir) / "stats.json"
     mtime = stamp_source.stat().st_mtime if stamp_source.is_file() else time.time()
     root = ET.Element(
@@ -135,6 +151,21 @@ def junit_tree(
     if not c.failures:
         case = ET.SubElement(suite, "testcase", name="campaign", classname=suite_name, time=elapsed)
         ET.SubElement(case, "system-out").text = _xml_text(_summary(c))
+    for cost in c.cost:  # warnings: passing testcases that say what they cost
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            name=_xml_text(f"cost: {cost.finding.measure.value}"),
+            classname=f"{suite_name}.cost",
+            time=f"{cost.finding.measures.duration_ms / 1000.0:.3f}",
+        )
+        if target is not None and base is not None:
+            where = _handler_location(target)
+            case.set("file", where.uri(base))
+            case.set("line", str(where.line))
+        ET.SubElement(case, "system-err").text = _xml_text(
+            f"warning: {_cost_text(cost)}\n{_reproduce_cost(c, cost)}\n"
+        )
     ET.SubElement(suite, "system-out").text = _xml_text(_summary(c))
     ET.SubElement(suite, "system-err").text = _xml_text("\n".join(c.problems))
     ET.indent(root)
@@ -325,6 +356,61 @@ def sarif_log(
                     "hits": entry.hits,
                     "reproducer": str(entry.path),
                     "reproduce": reproduce_command(c, entry.path),
+                },
+            }
+        )
+    for cost in c.cost:
+        finding = cost.finding
+        rule_id = f"cost/{finding.measure.value}"
+        if rule_id not in rule_index:
+            rule_index[rule_id] = len(rules)
+            rules.append(
+                {
+                    "id": rule_id,
+                    "name": "Cost" + finding.measure.value.title().replace("_", ""),
+                    "shortDescription": {
+                        "text": f"An input makes the handler exceed its {finding.measure.value} "
+                        "budget"
+                    },
+                    "fullDescription": {
+                        "text": f"lambdafuzz generated an AWS world and event on which the "
+                        f"handler {c.handler} goes past its {finding.measure.value} budget "
+                        "(billed time, throttling, memory): a cost finding, not a failure."
+                    },
+                    "defaultConfiguration": {"level": "warning"},
+                    "help": {
+                        "text": "Replay the saved input with `lambdafuzz repro FILE` to see "
+                        "its measures."
+                    },
+                    "properties": {"tags": ["fuzzing", "performance", "cost"]},
+                }
+            )
+        where = _handler_location(target)
+        key = "\x1f".join((rule_id, where.path.name, where.function))
+        results.append(
+            {
+                "ruleId": rule_id,
+                "ruleIndex": rule_index[rule_id],
+                "level": "warning",
+                "message": {"text": _cost_text(cost)[:2000]},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": where.uri(base), "uriBaseId": SRCROOT},
+                            "region": {"startLine": where.line},
+                        }
+                    }
+                ],
+                "partialFingerprints": {
+                    "lambdafuzzCost/v1": hashlib.sha256(key.encode()).hexdigest()
+                },
+                "properties": {
+                    "measure": finding.measure.value,
+                    "value": finding.value,
+                    "budget": finding.budget,
+                    "measures": finding.measures.to_json(),
+                    "reproducer": str(cost.path),
+                    "reproduce": reproduce_command(c, cost.path),
                 },
             }
         )

@@ -285,6 +285,48 @@ def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | N
     return f"<section class='failure' id='failure-{i}'><h3>{esc(title)}</h3>{body}</section>"
 
 
+def _cost_section(c: CampaignDir, target: Target | None) -> str:
+    """The cost maxima, then the worst input past each budget: its numbers, the world and
+    the event that cause them."""
+    from lambdafuzz.model.cost import Measure
+
+    stats = c.stats
+    parts = []
+    if stats is not None and stats.cost_maxima:
+        rows = []
+        for name, value in stats.cost_maxima.items():
+            try:
+                shown = Measure(name).show(value)
+            except ValueError:
+                continue
+            rows.append(f"<tr><td>{esc(name)}</td><td>{esc(shown)}</td></tr>")
+        parts.append(
+            f"<p>Campaign maxima (cost queue: {esc(stats.cost_queue)} inputs)</p>"
+            f"<table class='summary'>{''.join(rows)}</table>"
+        )
+    if not c.cost:
+        parts.append("<p class='note ok'>No input went past a cost budget.</p>")
+    for i, entry in enumerate(c.cost):
+        finding = entry.finding
+        samples = ", ".join(finding.measure.show(v) for v in finding.samples)
+        body = (
+            f"<p>{esc(finding.measures.describe())}</p>"
+            f"<p>Runs: {esc(samples)}; {esc(finding.hits)} input(s) past the budget; first "
+            f"at execution {esc(finding.first_exec)}; provenance "
+            f"<code>{esc(entry.saved.provenance)}</code></p>"
+            f"<p>Reproduce: <code>{esc(reproduce_command(c, entry.path))}</code></p>"
+        )
+        body += _details(
+            "World that causes it", f"<pre>{esc(_pretty(entry.saved.world))}</pre>", open_=True
+        )
+        body += _details("Event", f"<pre>{esc(_pretty(entry.saved.event))}</pre>", open_=True)
+        parts.append(
+            f"<section class='failure' id='cost-{i}'><h3>{esc(finding.headline())}</h3>"
+            f"{body}</section>"
+        )
+    return "".join(parts)
+
+
 def _where(info: Any) -> str:
     """Where it failed; an application frame links to its line in the source section."""
     where = info.where
@@ -471,6 +513,7 @@ def render_report(out_dir: Path | str, target: Target | None = None) -> str:
         ("coverage", "Coverage over time", _plot_section(read_plot_rows(out))),
         ("targeting", "Targeting per type", _targeting_section(c)),
         ("failures", f"Failures ({len(c.failures)})", _failure_section(c, target)),
+        ("cost", f"Cost findings ({len(c.cost)})", _cost_section(c, target)),
         ("source", "Application source and branch arms", _source_section(c, out, target)),
     ]
     nav = " | ".join(f"<a href='#{key}'>{esc(title)}</a>" for key, title, _ in sections)

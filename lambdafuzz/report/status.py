@@ -11,6 +11,7 @@ from lambdafuzz.fuzzer.engine import (
     CampaignFinished,
     CampaignStarted,
     EventT,
+    NewCostFinding,
     NewCoverage,
     NewFailure,
     Notice,
@@ -76,12 +77,42 @@ def summary(finished: CampaignFinished) -> str:
     if s.targeting:
         parts = ", ".join(f"{k}: {v['saved']}/{v['children']}" for k, v in s.targeting.items())
         lines.append(f"  targeting       saved/children per type: {parts}")
+    lines += cost_lines(finished)
     if finished.isolation:
         lines.append(f"  isolation       {finished.isolation}")
     lines.append(
-        f"  outputs         {finished.out_dir}/ (corpus/, failures/, stats.json, plot_data.csv)"
+        f"  outputs         {finished.out_dir}/ (corpus/, failures/, cost/, stats.json, "
+        "plot_data.csv)"
     )
     return "\n".join(lines)
+
+
+def cost_lines(finished: CampaignFinished) -> list[str]:
+    """The cost objective's part of the summary: its maxima, then the worst input past
+    each budget with its numbers and where it is saved."""
+    from lambdafuzz.fuzzer.out_dir import OutDir
+    from lambdafuzz.model.cost import Measure
+
+    s = finished.stats
+    if not s.cost_maxima and not s.cost_findings:
+        return []
+    shown = []
+    for name, value in s.cost_maxima.items():
+        try:
+            shown.append(f"{name} {Measure(name).show(value)}")
+        except ValueError:
+            continue
+    lines = [
+        f"  cost            {s.cost_findings} finding{'s' if s.cost_findings != 1 else ''} "
+        f"(cost queue {s.cost_queue}); maxima: " + ", ".join(shown)
+    ]
+    for entry in OutDir(finished.out_dir).iter_cost():
+        if isinstance(entry, Exception):
+            continue
+        finding = entry.finding
+        lines.append(f"    {finding.headline()}  [{entry.path}]")
+        lines.append(f"      {finding.measures.describe()}")
+    return lines
 
 
 def follow(
@@ -121,6 +152,8 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             print(f"  new failure: {event.record.signature}", file=out, flush=True)
             if event.record.world_inconsistency:
                 print(f"    ({event.record.world_inconsistency})", file=out, flush=True)
+        elif isinstance(event, NewCostFinding):
+            print(f"  cost finding: {event.finding.headline()}", file=out, flush=True)
         elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
             _warn(event)
         elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
@@ -176,6 +209,8 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 recent.append(f"[red]failure[/red] {event.record.signature}{inconsistent}")
             elif isinstance(event, NewCoverage):
                 recent.append(f"{event.name} {event.provenance}")
+            elif isinstance(event, NewCostFinding):
+                recent.append(f"[magenta]cost[/magenta] {escape(event.finding.headline())}")
             elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
                 _warn(event)  # Live shows stderr above the panel
             elif isinstance(event, Notice) and event.slug in INFO_NOTICES:

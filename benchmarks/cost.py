@@ -1,0 +1,244 @@
+"""The cost objective, measured (`make bench` runs it with a small budget).
+
+    .venv/bin/python benchmarks/cost.py [--execs 2000] [--overhead-execs 300]
+        [--apps a,b] [--lambdas a,b] [--rounds 1] [--json FILE]
+
+Two tables, side by side in one run:
+
+* **Planted cost problems** (`tests/cost/apps/`: quadratic work in the CSV rows, one
+  DynamoDB call per line, a backtracking regex on the key, a zip unpacked member by member,
+  photos decoded at full size): for each, a campaign with `--objective cost` and one with
+  `--objective coverage`, same seed and `--execs`. The table gives the measure the planted
+  problem is about, the execution at which the cost campaign saved its cost finding (past
+  the budget given here), and the maximum of that measure each campaign reached; the
+  coverage campaign measures nothing, so its maximum is that of its saved corpus replayed
+  with the cost measures on.
+* **Overhead** on the benchmark lambdas: executions per second of `--objective coverage`
+  and of `--objective mixed --cost-share 0` (every measure taken, the same inputs run, the
+  cost queue never scheduled), alternating per round, and the difference.
+
+Numbers depend on the machine and on whatever else runs on it; the header says which.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.study import machine  # noqa: E402
+from benchmarks.study.layout import LAMBDAS_DIR, REPO, all_lambdas  # noqa: E402
+from benchmarks.study.tables import markdown_table  # noqa: E402
+
+APPS_DIR = REPO / "tests" / "cost" / "apps"
+#: app -> (measure it is about, the budgets that make it a finding)
+PLANTED: dict[str, tuple[str, dict[str, Any]]] = {
+    "csv_dedupe": ("duration", {}),
+    "csv_items": ("aws_calls", {"max_aws_calls": 50}),
+    "key_router": ("duration", {}),
+    "zip_fanout": ("aws_calls", {"max_aws_calls": 14}),
+    "album_proof": ("memory", {"max_memory_mb": 16.0}),
+}
+
+
+def run(config: Path, out: Path, **options: Any) -> tuple[Any, float]:
+    """One campaign in this process (its worker is a child process): (engine, wall s)."""
+    from lambdafuzz.config import load_config
+    from lambdafuzz.fuzzer.campaign import build_engine
+
+    engine = build_engine(load_config(config), out_dir=out, **options)
+    t0 = time.perf_counter()
+    for _ in engine.run():
+        pass
+    return engine, time.perf_counter() - t0
+
+
+def corpus_maxima(config: Path, out: Path) -> dict[str, float]:
+    """The cost maxima of a coverage campaign's saved corpus, replayed with the measures on
+    (duration and memory: the smaller of two runs, as the cost feedback confirms them)."""
+    from lambdafuzz.config import load_config
+    from lambdafuzz.fuzzer.corpus import iter_inputs
+    from lambdafuzz.fuzzer.replay import Replayer
+
+    best: dict[str, float] = {}
+    replayer = Replayer(load_config(config))
+    replayer.measure_cost = True
+    with replayer:
+        for saved in iter_inputs(out / "corpus"):
+            if isinstance(saved, Exception):
+                continue
+            runs = [replayer.replay(saved, want_event=False, want_log=False) for _ in range(2)]
+            costs = [r.cost for r in runs if r.cost is not None]
+            if not costs:
+                continue
+            values = {
+                "duration": min(c.duration_ms for c in costs),
+                "memory": float(min(c.memory_kb for c in costs)),
+                "aws_calls": float(costs[0].aws_calls),
+                "hit_count": float(costs[0].max_hits),
+            }
+            for name, value in values.items():
+                best[name] = max(best.get(name, 0.0), value)
+    return best
+
+
+def planted(apps: list[str], execs: int, seed: int, tmp: Path) -> list[dict[str, Any]]:
+    from lambdafuzz.fuzzer.cost import CostBudgets
+
+    records = []
+    for app in apps:
+        measure, budgets = PLANTED[app]
+        config = APPS_DIR / app
+        cost_out = tmp / f"{app}-cost"
+        engine, wall = run(
+            config, cost_out, objective="cost", seed=seed, max_execs=execs, **budgets
+        )
+        finding = engine.cost_findings.get(_measure(measure))
+        cov_out = tmp / f"{app}-coverage"
+        cov_engine, cov_wall = run(
+            config, cov_out, objective="coverage", seed=seed, max_execs=execs, **budgets
+        )
+        cov_max = corpus_maxima(config, cov_out)
+        records.append(
+            {
+                "app": app,
+                "measure": measure,
+                "budget": CostBudgets.of(engine.options).limit(_measure(measure)),
+                "found_at_exec": finding.first_exec if finding else None,
+                "finding_value": finding.value if finding else None,
+                "cost_max": engine.cost.maxima().get(measure) if engine.cost else None,
+                "coverage_max": cov_max.get(measure),
+                "cost_hit_count_max": engine.cost.maxima().get("hit_count")
+                if engine.cost
+                else None,
+                "coverage_hit_count_max": cov_max.get("hit_count"),
+                "cost_execs_per_s": round(engine.execs / wall, 1),
+                "coverage_execs_per_s": round(cov_engine.execs / cov_wall, 1),
+            }
+        )
+        print(f"  {app}: {records[-1]}", file=sys.stderr, flush=True)
+    return records
+
+
+def _measure(name: str) -> Any:
+    from lambdafuzz.model.cost import Measure
+
+    return Measure(name)
+
+
+def overhead(lambdas: list[str], execs: int, rounds: int, seed: int, tmp: Path) -> list[dict]:
+    records = []
+    for name in lambdas:
+        rates: dict[str, list[float]] = {"coverage": [], "cost-measured": []}
+        for r in range(rounds):
+            order = ("coverage", "cost-measured") if r % 2 == 0 else ("cost-measured", "coverage")
+            for kind in order:
+                options: dict[str, Any] = {"objective": "coverage"}
+                if kind == "cost-measured":
+                    options = {"objective": "mixed", "cost_share": 0.0}
+                out = tmp / f"{name}-{kind}-{r}"
+                engine, _ = run(LAMBDAS_DIR / name, out, seed=seed, max_execs=execs, **options)
+                rates[kind].append(engine.stats().execs_per_sec)
+        base = statistics.median(rates["coverage"])
+        measured = statistics.median(rates["cost-measured"])
+        records.append(
+            {
+                "lambda": name,
+                "coverage_execs_per_s": base,
+                "cost_measured_execs_per_s": measured,
+                "overhead_pct": round(100.0 * (base - measured) / base, 1) if base else None,
+                "rounds": rates,  # execs/s of every campaign: the spread is the noise
+            }
+        )
+        print(f"  {name}: {records[-1]}", file=sys.stderr, flush=True)
+    return records
+
+
+def _num(value: float | None, digits: int = 1) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--execs", type=int, default=2000, help="per planted campaign")
+    parser.add_argument("--overhead-execs", type=int, default=300, help="per overhead campaign")
+    parser.add_argument("--apps", default=",".join(PLANTED))
+    parser.add_argument("--lambdas", default=",".join(all_lambdas()))
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+    info = machine.describe()
+    print(f"machine: {info}  ({machine.now()})", file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix="lambdafuzz-cost-bench-") as tmp:
+        apps = [a for a in args.apps.split(",") if a]
+        lambdas = [n for n in args.lambdas.split(",") if n]
+        found = planted(apps, args.execs, args.seed, Path(tmp)) if apps else []
+        costs = overhead(lambdas, args.overhead_execs, args.rounds, args.seed, Path(tmp))
+    print(f"\n## Planted cost problems ({args.execs} executions each, seed {args.seed})\n")
+    print(
+        markdown_table(
+            (
+                "app",
+                "measure",
+                "budget",
+                "cost: finding at exec",
+                "cost: max",
+                "coverage: max",
+                "cost: hottest arm",
+                "coverage: hottest arm",
+            ),
+            [
+                (
+                    r["app"],
+                    r["measure"],
+                    _num(r["budget"], 0),
+                    r["found_at_exec"] if r["found_at_exec"] is not None else "not found",
+                    _num(r["cost_max"]),
+                    _num(r["coverage_max"]),
+                    _num(r["cost_hit_count_max"], 0),
+                    _num(r["coverage_hit_count_max"], 0),
+                )
+                for r in found
+            ],
+            "llrrrrrr",
+        )
+    )
+    print(
+        f"\n## Overhead of the cost measures ({args.overhead_execs} executions, "
+        f"{args.rounds} round(s), median)\n"
+    )
+    print(
+        markdown_table(
+            ("lambda", "coverage execs/s", "coverage + cost measures execs/s", "overhead"),
+            [
+                (
+                    r["lambda"],
+                    _num(r["coverage_execs_per_s"]),
+                    _num(r["cost_measured_execs_per_s"]),
+                    f"{_num(r['overhead_pct'])}%",
+                )
+                for r in costs
+            ],
+        )
+    )
+    print(
+        f"\nmachine: {info['cpu']}, {info['nproc']} cores, load {info['load_start']} -> "
+        f"{machine.load_average()}"
+    )
+    if args.json is not None:
+        args.json.write_text(
+            json.dumps({"machine": info, "planted": found, "overhead": costs}, indent=1) + "\n"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""Print proofs of photo albums."""

@@ -1,0 +1,1 @@
+"""Flag near-duplicate rows of an uploaded contact list before it is imported."""

@@ -1,0 +1,1 @@
+"""Copy the lines of an uploaded ledger CSV into DynamoDB."""

@@ -1,0 +1,1 @@
+"""Route uploads to the importer or to quarantine by their key."""

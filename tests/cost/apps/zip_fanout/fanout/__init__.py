@@ -1,0 +1,1 @@
+"""Unpack uploaded bundles into the bucket, member by member."""
