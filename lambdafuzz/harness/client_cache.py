@@ -168,6 +168,8 @@ class ClientCache:
     ) -> Any:
         key = self._client_key(session, args, kwargs)
         session_version = _emitter_version(getattr(session, "_events", None))
+        # ... and resolves its credentials on the first client: key on what a next call sees
+        key = self._client_key(session, args, kwargs) if key is not None else None
         if key is not None:
             entry = self.clients.get(key)
             if entry is not None and entry.pristine(session, session_version):
@@ -175,6 +177,10 @@ class ClientCache:
                 return entry.client
         self.misses += 1
         client = create(session, *args, **kwargs)
+        # botocore registers some of the session's handlers lazily, on its first client
+        session_version = _emitter_version(getattr(session, "_events", None))
+        # ... and resolves its credentials on the first client: key on what a next call sees
+        key = self._client_key(session, args, kwargs) if key is not None else None
         if key is not None:
             if len(self.clients) >= _MAX_CLIENTS:  # e.g. a new boto3.Session per call
                 self.clients.clear()
