@@ -6,7 +6,7 @@
 Reported, each for `--aws-path moto` and `--aws-path fast`:
 
 * per answered operation: median us per call over `--iterations` calls on one world
-  (in-process moto, one client made before timing);
+  (in-process moto, one client made before timing), the two paths' calls interleaved;
 * client/resource creation: `boto3.client("s3")`, `boto3.resource("dynamodb").Table(..)`;
 * gradebook's handler called directly in a loop (`--loop` calls on one loaded world, the
   handler creating its clients per call as it does);
@@ -45,15 +45,20 @@ def _median_us(call: Any, iterations: int) -> float:
 
 
 def operation_calls(s3: Any, ddb: Any, sqs: Any, sns: Any) -> dict[str, Any]:
-    """One repeatable call per answered operation (state it needs is made per call where a
-    call consumes it: a receipt handle to delete)."""
-    url = sqs.get_queue_url(QueueName=QUEUE)["QueueUrl"]
+    """One repeatable call per answered operation. Sends go to a queue nothing reads,
+    receives to a queue of 10 messages kept visible, deletes take a message made for
+    them (outside the timed part), so no call's cost grows with the calls before it."""
+    sink = sqs.create_queue(QueueName=f"{QUEUE}-sink")["QueueUrl"]
+    source = sqs.create_queue(QueueName=f"{QUEUE}-source")["QueueUrl"]
+    for i in range(10):
+        sqs.send_message(QueueUrl=source, MessageBody=f"m{i}")
+    work = sqs.create_queue(QueueName=f"{QUEUE}-work")["QueueUrl"]
     arn = f"arn:aws:sns:us-east-1:123456789012:{TOPIC}"
     key = {"pk": {"S": "p1"}, "sk": {"N": "1"}}
 
     def handle() -> str:
-        sqs.send_message(QueueUrl=url, MessageBody="x")
-        got = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1, VisibilityTimeout=30)
+        sqs.send_message(QueueUrl=work, MessageBody="x")
+        got = sqs.receive_message(QueueUrl=work, MaxNumberOfMessages=1, VisibilityTimeout=30)
         return got["Messages"][0]["ReceiptHandle"]
 
     return {
@@ -91,33 +96,39 @@ def operation_calls(s3: Any, ddb: Any, sqs: Any, sns: Any) -> dict[str, Any]:
         "dynamodb.TransactWriteItems": lambda: ddb.transact_write_items(
             TransactItems=[{"Put": {"TableName": TABLE, "Item": {**key, "n": {"N": "3"}}}}]
         ),
-        "sqs.SendMessage": lambda: sqs.send_message(QueueUrl=url, MessageBody="hello"),
+        "sqs.SendMessage": lambda: sqs.send_message(QueueUrl=sink, MessageBody="hello"),
         "sqs.SendMessageBatch": lambda: sqs.send_message_batch(
-            QueueUrl=url, Entries=[{"Id": "a", "MessageBody": "1"}, {"Id": "b", "MessageBody": "2"}]
+            QueueUrl=sink,
+            Entries=[{"Id": "a", "MessageBody": "1"}, {"Id": "b", "MessageBody": "2"}],
         ),
-        "sqs.ReceiveMessage": lambda: sqs.receive_message(QueueUrl=url, VisibilityTimeout=0),
-        "sqs.DeleteMessage": (handle, lambda h: sqs.delete_message(QueueUrl=url, ReceiptHandle=h)),
+        "sqs.ReceiveMessage": lambda: sqs.receive_message(
+            QueueUrl=source, MaxNumberOfMessages=10, VisibilityTimeout=0
+        ),
+        "sqs.DeleteMessage": (
+            handle,
+            lambda h: sqs.delete_message(QueueUrl=work, ReceiptHandle=h),
+        ),
         "sqs.DeleteMessageBatch": (
             handle,
             lambda h: sqs.delete_message_batch(
-                QueueUrl=url, Entries=[{"Id": "a", "ReceiptHandle": h}]
+                QueueUrl=work, Entries=[{"Id": "a", "ReceiptHandle": h}]
             ),
         ),
         "sns.Publish": lambda: sns.publish(TopicArn=arn, Message="hello"),
     }
 
 
-def _time_call(call: Any, iterations: int) -> float:
-    if isinstance(call, tuple):  # (prepare, timed): only the timed part counts
+def _once(call: Any) -> float:
+    """Seconds one call takes (of a (prepare, timed) pair only the timed part)."""
+    if isinstance(call, tuple):
         prepare, timed = call
-        times = []
-        for _ in range(iterations):
-            value = prepare()
-            t0 = time.perf_counter()
-            timed(value)
-            times.append(time.perf_counter() - t0)
-        return statistics.median(times) * 1e6
-    return _median_us(call, iterations)
+        value = prepare()
+        t0 = time.perf_counter()
+        timed(value)
+        return time.perf_counter() - t0
+    t0 = time.perf_counter()
+    call()
+    return time.perf_counter() - t0
 
 
 def per_operation(iterations: int) -> dict[str, dict[str, float]]:
@@ -143,18 +154,19 @@ def per_operation(iterations: int) -> dict[str, dict[str, float]]:
     )
     for i in range(5):
         ddb.put_item(TableName=TABLE, Item={"pk": {"S": "p1"}, "sk": {"N": str(i)}})
-    sqs.create_queue(QueueName=QUEUE)
     sns.create_topic(Name=TOPIC)
     calls = operation_calls(s3, ddb, sqs, sns)
     rows: dict[str, dict[str, float]] = {}
     for name, call in calls.items():
-        row = {}
-        for path in ("moto", "fast"):
-            FAST_AWS.enabled = path == "fast"
-            _time_call(call, 5)  # warm-up
-            row[path] = _time_call(call, iterations)
+        times: dict[str, list[float]] = {"moto": [], "fast": []}
+        for i in range(iterations + 4):  # the paths interleaved, in alternating order
+            for path in ("moto", "fast") if i % 2 else ("fast", "moto"):
+                FAST_AWS.enabled = path == "fast"
+                took = _once(call)
+                if i >= 4:  # the first rounds warm up
+                    times[path].append(took)
         FAST_AWS.enabled = False
-        rows[name] = row
+        rows[name] = {path: statistics.median(t) * 1e6 for path, t in times.items()}
     return rows
 
 
