@@ -47,6 +47,7 @@ bench: venv
 	$(PY) benchmarks/zero_mutations.py
 	$(PY) benchmarks/sam_constructs.py --seeds 0,1,2
 	$(PY) benchmarks/cost.py --execs 300 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
+	$(PY) benchmarks/aws_path.py
 
 bench-study: venv
 	$(PY) benchmarks/run.py

@@ -69,6 +69,7 @@ def test_every_choice_option_offers_exactly_its_enums_values():
     from lambdafuzz.fuzzer.options import Objective, Strategy
     from lambdafuzz.generators.core import ReplayMode
     from lambdafuzz.harness.backends import BackendKind
+    from lambdafuzz.harness.fast_aws import AwsPath
     from lambdafuzz.model.target import TriggerKind
 
     owners = {
@@ -76,6 +77,7 @@ def test_every_choice_option_offers_exactly_its_enums_values():
         "objective": Objective,
         "mode": ReplayMode,
         "backend": BackendKind,
+        "aws_path": AwsPath,
         "trigger": TriggerKind,
     }
     seen = {}
@@ -90,6 +92,7 @@ def test_every_choice_option_offers_exactly_its_enums_values():
     assert seen["fuzz --strategy"] == [s.value for s in Strategy]
     assert seen["fuzz --replay"] == ["linear", "ei"]
     assert seen["fuzz --backend"] == [b.value for b in BackendKind]
+    assert seen["fuzz --aws-path"] == ["fast", "moto"]
     assert seen["init --trigger"] == [t.value for t in TriggerKind]
     backends = [where for where in seen if where.endswith("--backend")]
     assert len(backends) >= 2  # fuzz and the replaying commands share one definition

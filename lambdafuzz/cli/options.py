@@ -245,6 +245,15 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
     ),
     backend_options,
     click.option(
+        "--aws-path",
+        type=EnumChoice("lambdafuzz.harness.fast_aws:AwsPath"),
+        default="fast",
+        show_default=True,
+        help="With --backend moto: 'fast' answers hot S3/DynamoDB/SQS/SNS operations "
+        "straight from moto and reuses boto3 clients; 'moto' sends every call through "
+        "botocore's full HTTP path.",
+    ),
+    click.option(
         "--replay",
         "mode",
         type=EnumChoice("lambdafuzz.generators.core:ReplayMode"),

@@ -342,6 +342,7 @@ class Engine:
             target=options.target,
             backend=options.backend,
             endpoint=options.endpoint,
+            aws_path=options.aws_path,
             dictionary=options.dictionary,
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
             memory_limit_mb=options.memory_limit_mb,

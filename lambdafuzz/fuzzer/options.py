@@ -72,6 +72,9 @@ class CampaignOptions:
     workers: int = 1
     backend: str = "moto"
     endpoint: str | None = None
+    # in-process moto: "fast" answers hot AWS operations in botocore's before-call and
+    # reuses clients (`harness.fast_aws`); "moto": botocore's full path for every call
+    aws_path: str = "fast"
     # linear (Zest): more coverage and failures than execution-indexed replay at the same
     # budget on the benchmark lambdas (BENCHMARKS.md, the benchmarks/havoc.py section)
     mode: ReplayMode = ReplayMode.LINEAR

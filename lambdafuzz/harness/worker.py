@@ -82,6 +82,9 @@ class WorkerSpec:
     target: Target
     backend: str = "moto"
     endpoint: str | None = None
+    # "fast": with in-process moto, hot AWS operations answered in botocore's before-call
+    # and clients reused (`harness.fast_aws`); "moto": botocore's full path for every call
+    aws_path: str = "fast"
     dictionary: tuple[str, ...] = ()
     dictionary_p: float = 0.0
     memory_limit_mb: int | None = None  # address-space headroom above the worker's baseline
@@ -227,6 +230,10 @@ class WorkerRuntime:
             self.meter.install()
         self.backend = make_backend(spec.backend, spec.endpoint)
         self.backend.start()
+        if spec.aws_path == "fast" and spec.backend == "moto":  # before the handler's import
+            from lambdafuzz.harness.fast_aws import install_fast_path
+
+            install_fast_path()
         loaded = self.backend.load(resources_only(target))
         extra = {**self.backend.client_env(), **resolve_env(target, loaded)}
         # restored exactly before every test (`_fresh_sandbox`)

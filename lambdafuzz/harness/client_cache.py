@@ -1,0 +1,260 @@
+"""Reuse of boto3 clients and resource classes a handler creates again on every invocation.
+
+Handlers commonly call `boto3.client("s3")` and `boto3.resource("dynamodb").Table(name)`
+inside the handler function. Under in-process moto, creating a client costs 5-8 ms (the
+endpoint ruleset provider is rebuilt, the session's event handlers are deep-copied, the
+client class is generated) and a resource another class generation per `Table()`, while
+the AWS call that follows costs 2-3 ms: most of a test's time goes to objects that are the
+same every time.
+
+`install()` wraps `botocore.session.Session.create_client` and boto3's
+`ResourceFactory.load_from_definition`:
+
+* A client is handed out again for a later call with identical arguments (service, region,
+  endpoint, credentials, `Config` options, the session's credentials and variables, every
+  `AWS_*` environment variable) on the same session, as long as it is provably as it was
+  created: the same attributes on the client and its `meta`, and no event handler
+  registered or unregistered on it (botocore replaces the emitter's lookup cache dict on
+  every registration change, so identity of that dict is the check) nor on its session.
+  A client the handler changed is never handed out again; a fresh one is created.
+* A resource class (what `Table`, `Bucket`, `Object` instantiate) is generated once per
+  resource definition, service model and factory; instances are still created per call.
+
+Observable difference, the price of the speed: two `boto3.client("s3")` calls return the
+same object (`is` holds). Nothing in the client's state depends on earlier calls (moto
+holds all AWS state, and it is reset per test).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+_AWS_ENV_PREFIX = "AWS_"
+_MAX_CLIENTS = 256
+
+
+def _emitter_version(events: Any) -> Any:
+    """The lookup-cache dict of the emitter behind an `EventAliaser`: replaced by botocore
+    on every register/unregister, so holding it and comparing identity detects changes."""
+    inner = getattr(events, "_emitter", events)
+    return getattr(inner, "_lookup_cache", None)
+
+
+def _config_key(config: Any) -> Any:
+    if config is None:
+        return None
+    options = getattr(config, "_user_provided_options", None)
+    if options is None:
+        return _Uncacheable
+    return repr(sorted(options.items()))
+
+
+class _Uncacheable:
+    """Marker: an argument this cache cannot key on (the client is created afresh)."""
+
+
+class _Entry:
+    __slots__ = ("session", "client", "attrs", "meta_attrs", "events_version", "session_version")
+
+    def __init__(self, session: Any, client: Any, session_version: Any) -> None:
+        self.session = session  # pinned: the key holds its id
+        self.client = client
+        self.session_version = session_version
+        self.snapshot()
+
+    def snapshot(self) -> None:
+        client = self.client
+        self.attrs = dict(vars(client))
+        self.meta_attrs = dict(vars(client.meta))
+        self.events_version = _emitter_version(client.meta.events)
+
+    def pristine(self, session: Any, session_version: Any) -> bool:
+        client = self.client
+        if session is not self.session or session_version is not self.session_version:
+            return False
+        if _emitter_version(client.meta.events) is not self.events_version:
+            return False
+        return _same(vars(client), self.attrs) and _same(vars(client.meta), self.meta_attrs)
+
+
+def _same(now: dict[str, Any], then: dict[str, Any]) -> bool:
+    if len(now) != len(then):
+        return False
+    return all(now.get(key, _Uncacheable) is value for key, value in then.items())
+
+
+class ClientCache:
+    """The installed wrappers and their caches (one per worker process)."""
+
+    def __init__(self) -> None:
+        self.clients: dict[Any, _Entry] = {}
+        self._made: dict[int, _Entry] = {}  # id(client) -> its entry
+        self.classes: dict[Any, tuple[Any, tuple[Any, ...]]] = {}
+        self.hits = 0
+        self.misses = 0
+        self._originals: dict[str, Any] = {}
+
+    @property
+    def installed(self) -> bool:
+        return bool(self._originals)
+
+    def install(self) -> None:
+        if self.installed:
+            return
+        import boto3.session
+        import botocore.session
+        from boto3.resources.factory import ResourceFactory
+
+        cache = self
+        create_client = botocore.session.Session.create_client
+        load_from_definition = ResourceFactory.load_from_definition
+        resource = boto3.session.Session.resource
+        self._originals = {
+            "create_client": create_client,
+            "load": load_from_definition,
+            "resource": resource,
+        }
+
+        def cached_resource(session: Any, *args: Any, **kwargs: Any) -> Any:
+            made = resource(session, *args, **kwargs)
+            # boto3 itself registers handlers on the resource's client while building it
+            # (DynamoDB's high-level interface, once per client): part of the client as
+            # `resource()` makes it, not a change by the handler.
+            cache.settled(made.meta.client)
+            return made
+
+        def cached_create_client(session: Any, *args: Any, **kwargs: Any) -> Any:
+            return cache.client(session, create_client, args, kwargs)
+
+        def cached_load(
+            factory: Any,
+            resource_name: Any,
+            single_resource_json_definition: Any,
+            service_context: Any,
+        ) -> Any:
+            return cache.resource_class(
+                factory,
+                load_from_definition,
+                resource_name,
+                single_resource_json_definition,
+                service_context,
+            )
+
+        botocore.session.Session.create_client = cached_create_client  # type: ignore[method-assign]
+        ResourceFactory.load_from_definition = cached_load  # type: ignore[method-assign]
+        boto3.session.Session.resource = cached_resource  # type: ignore[method-assign]
+
+    def uninstall(self) -> None:
+        if not self.installed:
+            return
+        import boto3.session
+        import botocore.session
+        from boto3.resources.factory import ResourceFactory
+
+        boto3.session.Session.resource = self._originals["resource"]  # type: ignore[method-assign]
+        botocore.session.Session.create_client = self._originals["create_client"]  # type: ignore[method-assign]
+        ResourceFactory.load_from_definition = self._originals["load"]  # type: ignore[method-assign]
+        self._originals = {}
+        self.clear()
+
+    def clear(self) -> None:
+        self.clients.clear()
+        self._made.clear()
+        self.classes.clear()
+
+    def client(
+        self, session: Any, create: Any, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> Any:
+        key = self._client_key(session, args, kwargs)
+        session_version = _emitter_version(getattr(session, "_events", None))
+        # ... and resolves its credentials on the first client: key on what a next call sees
+        key = self._client_key(session, args, kwargs) if key is not None else None
+        if key is not None:
+            entry = self.clients.get(key)
+            if entry is not None and entry.pristine(session, session_version):
+                self.hits += 1
+                return entry.client
+        self.misses += 1
+        client = create(session, *args, **kwargs)
+        # botocore registers some of the session's handlers lazily, on its first client
+        session_version = _emitter_version(getattr(session, "_events", None))
+        # ... and resolves its credentials on the first client: key on what a next call sees
+        key = self._client_key(session, args, kwargs) if key is not None else None
+        if key is not None:
+            if len(self.clients) >= _MAX_CLIENTS:  # e.g. a new boto3.Session per call
+                self.clients.clear()
+                self._made.clear()
+            self.clients[key] = entry = _Entry(session, client, session_version)
+            self._made[id(client)] = entry
+        return client
+
+    def settled(self, client: Any) -> None:
+        """`client` as it is now is how it was made (see `install`'s resource wrapper)."""
+        entry = self._made.get(id(client))
+        if entry is not None and entry.client is client:
+            entry.snapshot()
+
+    def _client_key(self, session: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        config = kwargs.get("config")
+        if len(args) > 9:
+            config = args[9]
+        config_key = _config_key(config)
+        if config_key is _Uncacheable:
+            return None
+        plain = [a for i, a in enumerate(args) if i != 9]
+        named = tuple(sorted((k, v) for k, v in kwargs.items() if k != "config"))
+        env = tuple(sorted(kv for kv in os.environ.items() if kv[0].startswith(_AWS_ENV_PREFIX)))
+        session_vars = getattr(session, "_session_instance_vars", {})
+        credentials = getattr(session, "_credentials", None)
+        try:
+            key = (
+                id(session),
+                tuple(plain),
+                named,
+                config_key,
+                env,
+                tuple(sorted(session_vars.items())),
+                id(credentials),
+            )
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def resource_class(
+        self,
+        factory: Any,
+        load: Any,
+        resource_name: Any,
+        definition: Any,
+        service_context: Any,
+    ) -> Any:
+        pins = (factory, definition, *_context_parts(service_context))
+        key = (resource_name, *map(id, pins))
+        found = self.classes.get(key)
+        if found is not None:
+            return found[0]
+        cls = load(factory, resource_name, definition, service_context)
+        if len(self.classes) >= _MAX_CLIENTS:
+            self.classes.clear()
+        self.classes[key] = (cls, pins)  # pins keep the ids in the key from being reused
+        return cls
+
+
+def _context_parts(service_context: Any) -> tuple[Any, ...]:
+    """What a boto3 `ServiceContext` determines, as objects stable across `resource()`
+    calls: boto3 wraps the same loaded service description and session in new
+    `ServiceModel` and `LazyLoadedWaiterModel` objects on every call."""
+    model = service_context.service_model
+    waiters = service_context.service_waiter_model
+    return (
+        service_context.service_name,
+        getattr(model, "_service_description", model),
+        service_context.resource_json_definitions,
+        getattr(waiters, "_session", waiters),
+        getattr(waiters, "_api_version", None),
+    )
+
+
+CACHE = ClientCache()

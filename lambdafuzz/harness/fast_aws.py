@@ -1,0 +1,292 @@
+"""The fast AWS path: hot operations answered in botocore's `before-call` event.
+
+Under in-process moto a call goes: botocore validates and serialises the parameters,
+(`before-call`), signs, emits `before-send` through the event hierarchy, moto's stubber
+scans every service's URL patterns to find the service, then the service's URL table,
+builds a werkzeug request, dispatches it to the service's response class, and botocore
+wraps the reply in an HTTP response, runs the retry checker and parses it.
+
+`FastAws.install()` registers one `before-call` handler (on every botocore session, like
+moto's own stubber) that, for the operations in `ANSWERED`, hands the serialised request
+straight to the same moto response method the normal path reaches, and parses the reply
+with the same botocore parser:
+
+* identical on both paths: parameter validation and serialisation, `request-created`
+  (signing and every other handler on it), moto's request object, its handler for the URL,
+  checksum handling, `before-parse`, the parser, modeled error fields, `needs-retry`
+  (retries on the same rules; e.g. DynamoDB's CRC32 check), `after-call`, and the
+  `ClientError` botocore raises from the parsed error;
+* skipped: `before-send` (moto's stubber and any other handler on it), moto's scan of
+  every service's URL patterns (cached per host), botocore's HTTP-response wrapping and
+  history recording, `response-received`.
+
+Every other operation, and every answered operation whose host moto would not serve,
+falls through to moto unchanged. `tests/harness/test_fast_aws_differential.py` compares
+both paths on generated operation sequences.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from typing import Any
+
+#: botocore service name -> operations answered in `before-call`.
+ANSWERED: dict[str, frozenset[str]] = {
+    "s3": frozenset(
+        ("GetObject", "PutObject", "HeadObject", "DeleteObject", "CopyObject", "ListObjectsV2")
+    ),
+    "dynamodb": frozenset(
+        (
+            "GetItem",
+            "PutItem",
+            "UpdateItem",
+            "DeleteItem",
+            "Query",
+            "Scan",
+            "BatchGetItem",
+            "BatchWriteItem",
+            "TransactWriteItems",
+        )
+    ),
+    "sqs": frozenset(
+        (
+            "SendMessage",
+            "SendMessageBatch",
+            "ReceiveMessage",
+            "DeleteMessage",
+            "DeleteMessageBatch",
+        )
+    ),
+    "sns": frozenset(("Publish",)),
+}
+
+
+class AwsPath(enum.StrEnum):
+    """How a handler's AWS calls reach in-process moto (`--aws-path`)."""
+
+    FAST = "fast"  # hot operations answered in `before-call`, clients reused (this module)
+    MOTO = "moto"  # every call through botocore's full HTTP path into moto's stubber
+
+
+class FastAws:
+    """The `before-call` handler and what it caches (one per process)."""
+
+    def __init__(self) -> None:
+        self.enabled = False
+        self.answered = 0
+        self.fell_through = 0
+        self.seen: set[tuple[str, str]] = set()  # (service, operation) answered so far
+        self._registered = False
+        self._hosts: dict[str, Any] = {}  # host -> moto service name (or None: not moto's)
+        self._urls: dict[str, tuple[tuple[re.Pattern[str], Any], ...]] = {}
+        self._parsers: dict[str, Any] = {}
+
+    def install(self) -> None:
+        """Answer from now on; botocore sessions created before this are covered too,
+        since the handler is added to botocore's built-in handlers and to the default
+        boto3 session if one exists."""
+        self.enabled = True
+        if self._registered:
+            return
+        import boto3
+        import botocore.handlers
+
+        botocore.handlers.BUILTIN_HANDLERS.append(("before-call", self._before_call))
+        if boto3.DEFAULT_SESSION is not None:
+            boto3.DEFAULT_SESSION._session.register("before-call", self._before_call)
+        self._registered = True
+
+    def uninstall(self) -> None:
+        """Stop answering (the registered handler then always falls through)."""
+        self.enabled = False
+
+    # ------------------------------------------------------------------- the handler
+    def _before_call(
+        self,
+        model: Any = None,
+        params: Any = None,
+        request_signer: Any = None,
+        context: Any = None,
+        **_: Any,
+    ) -> Any:
+        if not self.enabled or model is None or params is None or request_signer is None:
+            return None
+        service = model.service_model.service_name
+        operations = ANSWERED.get(service)
+        if operations is None or model.name not in operations:
+            return None
+        from moto.core.models import botocore_stubber
+
+        if not botocore_stubber.enabled:
+            return None
+        target = self._target(params["url"])
+        if target is None:
+            self.fell_through += 1
+            return None
+        self.answered += 1
+        self.seen.add((service, model.name))
+        return self._answer(model, params, request_signer, context or {}, target)
+
+    def _target(self, url: str) -> Any:
+        """moto's handler for `url` and the URL it sees, or None (moto would not serve it:
+        let the normal path decide)."""
+        from moto.core.utils import get_equivalent_url_in_aws_domain
+
+        parsed, _ = get_equivalent_url_in_aws_domain(url)
+        clean = f"{parsed.scheme}://{parsed.netloc}{parsed.path}"
+        host = f"{parsed.scheme}://{parsed.netloc}"
+        service = self._hosts.get(host, _UNKNOWN)
+        if service is _UNKNOWN:
+            service = self._hosts[host] = _service_of(clean)
+        if service is None:
+            return None
+        urls = self._urls.get(service)
+        if urls is None:
+            urls = self._urls[service] = _url_table(service)
+        for pattern, handler in urls:
+            if pattern.match(clean):
+                return handler
+        return None
+
+    def _answer(
+        self, model: Any, params: Any, signer: Any, context: Any, handler: Any
+    ) -> tuple[Any, Any]:
+        import time
+
+        from botocore.awsrequest import AWSResponse, create_request_object
+        from botocore.compress import maybe_compress_request
+        from botocore.httpchecksum import apply_request_checksum
+        from moto.core.botocore_stubber import MockRawResponse
+        from moto.core.exceptions import HTTPException
+        from moto.core.request import normalize_request
+
+        emitter = signer._event_emitter
+        service_id = model.service_model.service_id.hyphenize()
+        config = context.get("client_config")
+        if config is not None:
+            maybe_compress_request(config, params, model)
+        apply_request_checksum(params)
+        attempts = 1
+        while True:
+            request = create_request_object(params)
+            request.stream_output = model.has_streaming_output or model.has_event_stream_output
+            emitter.emit(
+                f"request-created.{service_id}.{model.name}",
+                request=request,
+                operation_name=model.name,
+            )
+            prepared = request.prepare()
+            normalized = normalize_request(prepared)
+            try:
+                status, headers, body = handler(normalized, normalized.raw_url, normalized.headers)
+            except HTTPException as e:
+                status, headers, body = e.code, e.get_headers(), e.get_body()
+            http = AWSResponse(prepared.url, status, headers, MockRawResponse(body))
+            parsed = self._parse(emitter, service_id, model, http, context)
+            retry = emitter.emit_until_response(
+                f"needs-retry.{service_id}.{model.name}",
+                response=(http, parsed),
+                endpoint=None,
+                operation=model,
+                attempts=attempts,
+                caught_exception=None,
+                request_dict=params,
+            )[1]
+            if retry is None:
+                return http, parsed
+            attempts += 1
+            time.sleep(retry)
+            if hasattr(params.get("body"), "seek"):
+                params["body"].seek(0)
+
+    def _parse(self, emitter: Any, service_id: str, model: Any, http: Any, context: Any) -> Any:
+        from botocore.endpoint import convert_to_response_dict
+        from botocore.httpchecksum import handle_checksum_body
+
+        response_dict = convert_to_response_dict(http, model)
+        handle_checksum_body(http, response_dict, context, model)
+        customized: dict[str, Any] = {}
+        emitter.emit(
+            f"before-parse.{service_id}.{model.name}",
+            operation_model=model,
+            response_dict=response_dict,
+            customized_response_dict=customized,
+        )
+        protocol = model.service_model.resolved_protocol
+        parser = self._parsers.get(protocol)
+        if parser is None:
+            from botocore.parsers import create_parser
+
+            parser = self._parsers[protocol] = create_parser(protocol)
+        parsed = parser.parse(response_dict, model.output_shape)
+        parsed.update(customized)
+        if http.status_code >= 300:
+            _add_modeled_error_fields(response_dict, parsed, model, parser)
+        return parsed
+
+
+_UNKNOWN = object()
+
+
+def _service_of(clean_url: str) -> str | None:
+    """The moto service moto's stubber would pick for this URL (its own scan), or None."""
+    from moto.backend_index import backend_url_patterns
+    from moto.core.config import passthrough_service, passthrough_url, service_whitelisted
+
+    if passthrough_url(clean_url):
+        return None
+    for service, pattern in backend_url_patterns:
+        if pattern.match(clean_url):
+            if passthrough_service(service) or not service_whitelisted(service):
+                return None
+            return service
+    return None
+
+
+def _url_table(service: str) -> tuple[tuple[re.Pattern[str], Any], ...]:
+    """The service backend's URL table, compiled once, in moto's order."""
+    import moto.backends as backends
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.core.base_backend import BackendDict
+
+    backend_dict = backends.get_backend(service)  # type: ignore[call-overload]
+    if isinstance(backend_dict, BackendDict):
+        regions = backend_dict[DEFAULT_ACCOUNT_ID]
+        backend = regions["us-east-1"] if "us-east-1" in regions else regions["aws"]
+    else:
+        backend = backend_dict["global"]
+    return tuple((re.compile(url), handler) for url, handler in backend.urls.items())
+
+
+def _add_modeled_error_fields(
+    response_dict: Any, parsed: dict[str, Any], model: Any, parser: Any
+) -> None:
+    """What botocore's endpoint adds to an error: the fields its error shape models."""
+    code = parsed.get("Error", {}).get("Code")
+    if code is None:
+        return
+    shape = model.service_model.shape_for_error_code(code)
+    if shape is None:
+        return
+    parsed.update(parser.parse(response_dict, shape))
+
+
+FAST_AWS = FastAws()
+
+
+def install_fast_path() -> None:
+    """The fast AWS path in this process: hot operations answered in `before-call` and
+    client/resource creation reused (`client_cache`). For in-process moto only."""
+    from lambdafuzz.harness.client_cache import CACHE
+
+    FAST_AWS.install()
+    CACHE.install()
+
+
+def uninstall_fast_path() -> None:
+    """Back to botocore's full path for every call and fresh clients."""
+    from lambdafuzz.harness.client_cache import CACHE
+
+    FAST_AWS.uninstall()
+    CACHE.uninstall()

@@ -1,0 +1,74 @@
+"""Client and resource-class reuse (`harness.client_cache`): reused only while pristine."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from lambdafuzz.harness.client_cache import CACHE
+
+
+@pytest.fixture
+def cached() -> Iterator[Any]:
+    from lambdafuzz.harness.safety import FAKE_CREDENTIALS
+
+    saved = dict(os.environ)
+    os.environ.update(FAKE_CREDENTIALS, AWS_DEFAULT_REGION="us-east-1")
+    import boto3
+
+    CACHE.install()
+    try:
+        yield boto3.Session(region_name="us-east-1")
+    finally:
+        CACHE.uninstall()
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def test_identical_arguments_reuse_the_client(cached: Any) -> None:
+    first = cached.client("s3")
+    assert cached.client("s3") is first
+    assert cached.client("sqs") is not first
+    assert cached.client("s3", region_name="eu-west-1") is not first
+    assert cached.client("s3", region_name="eu-west-1").meta.region_name == "eu-west-1"
+
+
+def test_a_client_the_handler_changed_is_not_handed_out_again(cached: Any) -> None:
+    first = cached.client("s3")
+    first.meta.events.register("before-call.s3", lambda **_: None)
+    second = cached.client("s3")
+    assert second is not first
+    second.extra_attribute = 1  # an attribute set on the client also counts as a change
+    assert cached.client("s3") is not second
+
+
+def test_an_environment_change_makes_a_new_client(cached: Any) -> None:
+    first = cached.client("s3")
+    os.environ["AWS_DEFAULT_REGION"] = "eu-west-1"
+    second = cached.client("s3")
+    assert second is not first
+
+
+def test_another_session_gets_its_own_client(cached: Any) -> None:
+    import boto3
+
+    assert boto3.Session(region_name="us-east-1").client("s3") is not cached.client("s3")
+
+
+def test_resources_reuse_their_client_and_class(cached: Any) -> None:
+    table = cached.resource("dynamodb").Table("t")
+    again = cached.resource("dynamodb").Table("t")
+    assert again is not table  # instances are per call
+    assert type(again) is type(table)
+    assert again.meta.client is table.meta.client
+    assert hasattr(again, "batch_writer")  # boto3's DynamoDB customisation is kept
+
+
+def test_uninstall_restores_fresh_clients(cached: Any) -> None:
+    first = cached.client("s3")
+    CACHE.uninstall()
+    assert cached.client("s3") is not cached.client("s3")
+    assert cached.client("s3") is not first
