@@ -847,6 +847,7 @@ class Engine:
                 for k, v in sorted(self.targeting.items())
             },
             zero_mutations_skipped=self.zero_mutations_skipped,
+            lost_tests=getattr(self._pool, "lost", 0),
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:

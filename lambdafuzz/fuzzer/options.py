@@ -66,6 +66,15 @@ class CampaignOptions:
     # mutated draws take a fresh value other than the parent's (`generators.core.Changed`);
     # False: Zest's plain fresh draws, which make zero mutations (the study's comparison)
     change_mutated_draws: bool = True
+    # None: workers are local processes; "local": Ray actors on a local cluster (started
+    # or joined); else the address of the Ray cluster (`auto`, `host:port`, `ray://...`)
+    ray: str | None = None
+
+    @property
+    def deterministic(self) -> bool:
+        """Same seed and --execs, same campaign: only one local worker runs tests in the
+        order they were made (more workers, or actors, finish them in any order)."""
+        return self.workers == 1 and self.ray is None
 
     def identity(self) -> TargetIdentity:
         return TargetIdentity.of(self.target, self.function, self.out_dir)

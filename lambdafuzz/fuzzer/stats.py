@@ -39,6 +39,9 @@ class Stats:
     #: children identical to their parent (same values read): generated, not run, and not
     #: counted in `execs` (the engine's `_zero_mutation`)
     zero_mutations_skipped: int = 0
+    #: tests never run because their Ray actor (or its node) was lost on the first run and
+    #: on the retry: not executions, not failures
+    lost_tests: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
