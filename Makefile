@@ -46,6 +46,7 @@ bench: venv
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/zero_mutations.py
 	$(PY) benchmarks/sam_constructs.py --seeds 0,1,2
+	$(PY) benchmarks/ray_scaling.py --execs 300 --rounds 3
 
 bench-study: venv
 	$(PY) benchmarks/run.py

@@ -100,7 +100,10 @@ def connect(address: str | None, temp_dir: Path, code_roots: Sequence[Path]) -> 
         raise BackendError(f"cannot join the Ray cluster at {address or 'local'}: {exc}") from exc
     global _shipped
     _shipped = shipped
-    return str(ray.get_runtime_context().gcs_address)
+    try:
+        return str(ray.get_runtime_context().gcs_address)
+    except Exception:  # noqa: BLE001 - a Ray Client connection knows only its own address
+        return str(address)
 
 
 def local_temp_dir(wanted: Path) -> Path:
