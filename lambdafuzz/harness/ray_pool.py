@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import BackendError
-from lambdafuzz.harness.isolation import IsolationState
+from lambdafuzz.harness.isolation import Isolation, IsolationState
 from lambdafuzz.harness.worker import (
     HANG_GRACE_S,
     STARTUP_TIMEOUT_S,
@@ -194,23 +194,35 @@ class WorkerHost:
 # =========================================================================== campaign side
 @dataclass(slots=True, frozen=True)
 class RayIsolation:
-    """What keeps the actors' handlers off the network, as `IsolationState` reports it."""
+    """What keeps the actors' handlers off the network: each actor's worker reports its own
+    `IsolationState` (nodes may differ: one without user namespaces keeps only the audit
+    guard), and the weakest is what the campaign can promise."""
 
-    worker: IsolationState | None
+    workers: tuple[IsolationState | None, ...]
     nodes: int
-    actors: int
 
     def describe(self) -> str:
-        where = (
-            f"Ray: {self.actors} actor(s) on {self.nodes} node(s), each test in a worker process"
-        )
-        if self.worker is None:
-            return f"{where}; isolation unknown"
-        return f"{where} with {self.worker.describe()}"
+        where = f"Ray: {len(self.workers)} actor(s) on {self.nodes} node(s)"
+        kinds: dict[str, int] = {}
+        for state in self.workers:
+            text = state.describe() if state is not None else "isolation unknown"
+            kinds[text] = kinds.get(text, 0) + 1
+        if len(kinds) == 1:
+            return f"{where}, each test in a worker process with {next(iter(kinds))}"
+        parts = "; ".join(f"{n} actor(s): {text}" for text, n in kinds.items())
+        return f"{where}, each test in a worker process; {parts}"
 
     def to_json(self) -> dict[str, Any]:
-        data = self.worker.to_json() if self.worker is not None else {}
-        data["ray"] = {"actors": self.actors, "nodes": self.nodes}
+        """The weakest actor's state (the audit guard alone if any has no namespace), and
+        every actor's under `ray`."""
+        known = [s for s in self.workers if s is not None]
+        weakest = min(known, key=lambda s: s.network is Isolation.NETWORK_NAMESPACE, default=None)
+        data = weakest.to_json() if weakest is not None else {}
+        data["ray"] = {
+            "actors": len(self.workers),
+            "nodes": self.nodes,
+            "workers": [s.to_json() if s is not None else None for s in self.workers],
+        }
         return data
 
 
@@ -267,7 +279,7 @@ class RayWorkerPool:
             slot.root = root
             nodes.add(node)
         first: WorkerInfo = hellos[0][0]
-        isolation = RayIsolation(first.isolation, len(nodes), len(self.slots))
+        isolation = RayIsolation(tuple(h[0].isolation for h in hellos), len(nodes))
         self._info = replace(first, isolation=isolation)  # type: ignore[arg-type]
 
     @property

@@ -180,3 +180,26 @@ def test_a_template_fuzzes_its_functions_concurrently(cluster, tmp_path):
         for f in ("IngestFunction", "WorkerFunction")
     )
     assert done.returncode == (1 if any_failures else 0)
+
+
+def test_the_isolation_line_says_what_every_actor_has():
+    from lambdafuzz.harness.isolation import Isolation, IsolationState, PrivateTmp
+
+    def state(network: Isolation) -> IsolationState:
+        return IsolationState(
+            network, "no user namespaces", PrivateTmp.TEMP_DIR, "", "/t", "/h", None
+        )
+
+    mixed = ray_pool.RayIsolation(
+        (state(Isolation.NETWORK_NAMESPACE), state(Isolation.AUDIT_GUARD_ONLY)), nodes=2
+    )
+    line = mixed.describe()
+    assert "2 actor(s) on 2 node(s)" in line
+    assert "1 actor(s): network namespace" in line
+    assert "1 actor(s): audit guard only (no user namespaces)" in line
+    recorded = mixed.to_json()
+    assert recorded["network"] == Isolation.AUDIT_GUARD_ONLY.value  # the weakest is promised
+    assert [w["network"] for w in recorded["ray"]["workers"]] == [
+        "network-namespace",
+        "audit-guard-only",
+    ]
