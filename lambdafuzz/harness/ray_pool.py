@@ -31,7 +31,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from lambdafuzz.errors import BackendError
+from lambdafuzz.errors import BackendError, LambdafuzzError
 from lambdafuzz.harness.isolation import Isolation, IsolationState
 from lambdafuzz.harness.worker import (
     HANG_GRACE_S,
@@ -159,17 +159,29 @@ class WorkerHost:
         # Ray unpacked the shipped directory into the working directory
         self.root = str(Path.cwd() / relative_root)
         self.spec = replace(spec, target=rebase(spec.target, Path(self.root)))
-        self.pool = WorkerPool(self.spec, 1)
         self.last: TestRequest | None = None
+        # a handler that cannot be imported is the campaign's error to report, as it would
+        # be with a local worker, not a crashed actor
+        self.error: LambdafuzzError | None = None
+        try:
+            self.pool = WorkerPool(self.spec, 1)
+        except LambdafuzzError as exc:
+            self.error = exc
 
-    def hello(self) -> tuple[WorkerInfo, str, str]:
-        """The worker's info, where the code is on this node, and the node's Ray id."""
+    def hello(self) -> tuple[WorkerInfo | None, str, str, LambdafuzzError | None]:
+        """The worker's info, where the code is on this node, the node's Ray id, and the
+        error that kept the worker from starting, if one did."""
         import ray
 
-        return self.pool.info, self.root, ray.get_runtime_context().get_node_id()
+        node = ray.get_runtime_context().get_node_id()
+        if self.error is not None:
+            return None, self.root, node, self.error
+        return self.pool.info, self.root, node, None
 
     def run(self, request: TestRequest) -> tuple[TestResult, int, int]:
         """The result and the worker's restarts and stray answers so far."""
+        if self.error is not None:  # a replacement whose worker could not start
+            raise self.error
         self.last = request
         for _, result in self.pool.imap([request]):
             return result, self.pool.restarts, self.pool.stray
@@ -188,7 +200,8 @@ class WorkerHost:
         return os.getpid()
 
     def close(self) -> None:
-        self.pool.close()
+        if self.error is None:
+            self.pool.close()
 
 
 # =========================================================================== campaign side
@@ -274,8 +287,12 @@ class RayWorkerPool:
         except BaseException as exc:
             self.close()
             raise _setup_error(ray, exc) from None
+        for _, _, _, error in hellos:
+            if error is not None:
+                self.close()
+                raise error
         nodes = set()
-        for slot, (_, root, node) in zip(self.slots, hellos, strict=True):
+        for slot, (_, root, node, _) in zip(self.slots, hellos, strict=True):
             slot.root = root
             nodes.add(node)
         first: WorkerInfo = hellos[0][0]

@@ -203,3 +203,21 @@ def test_the_isolation_line_says_what_every_actor_has():
         "network-namespace",
         "audit-guard-only",
     ]
+
+
+def test_a_handler_that_cannot_be_imported_is_reported_as_locally(cluster, tmp_path):
+    from lambdafuzz.errors import HandlerImportError
+
+    app = tmp_path / "app"
+    shutil.copytree(GRADEBOOK, app)
+    config = app / "lambdafuzz.yaml"
+    config.write_text(config.read_text().replace("lambda_handler", "no_such_function"))
+    ray_pool.connect(cluster.address, tmp_path / "unused", [app])
+    try:
+        engine = build_engine(
+            load_config(app), out_dir=tmp_path / "out", max_execs=5, ray=cluster.address
+        )
+        with pytest.raises(HandlerImportError, match="no_such_function"):
+            list(engine.run())
+    finally:
+        ray_pool.disconnect()
