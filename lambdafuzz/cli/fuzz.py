@@ -30,6 +30,7 @@ if TYPE_CHECKING:
   lambdafuzz fuzz benchmarks/lambdas/gradebook --time 30
   lambdafuzz fuzz app/lambdafuzz.yaml --strategy spoton --execs 5000 --seed 7 --out out/
   lambdafuzz fuzz template.yaml --function ThumbnailFunction --workers 2
+  lambdafuzz fuzz template.yaml --ray auto --workers 4 --time 3600
 """
 )
 @config_argument
@@ -157,7 +158,12 @@ def _fuzz_on_ray(
 
     address = None if campaign["ray"] == "local" else campaign["ray"]
     try:
-        where = ray_pool.connect(address, out_dir / RAY_DIR, [t.root for t, _, _ in campaigns])
+        where = ray_pool.connect(
+            address,
+            out_dir / RAY_DIR,
+            [t.root for t, _, _ in campaigns],
+            actors=campaign["workers"] * len(campaigns),
+        )
     except BackendError as exc:
         raise SetupProblem(str(exc)) from None
     try:

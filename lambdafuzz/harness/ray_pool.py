@@ -70,11 +70,15 @@ def import_ray() -> Any:
     return ray
 
 
-def connect(address: str | None, temp_dir: Path, code_roots: Sequence[Path]) -> str:
+def connect(
+    address: str | None, temp_dir: Path, code_roots: Sequence[Path], actors: int = 1
+) -> str:
     """Join the cluster at `address` (`auto`, `host:port`, `ray://host:port`), or with
-    None start (or join) a local one whose sessions and logs go under `temp_dir`.  The
-    job's runtime environment ships the directory holding every one of `code_roots` (the
-    functions' code) and lambdafuzz to each node.  Returns the cluster's address."""
+    None start (or join) a local one whose sessions and logs go under `temp_dir`, with a
+    CPU for each of the `actors` the campaigns will start even beyond the machine's cores
+    (as `--workers N` starts N processes whatever the core count).  The job's runtime
+    environment ships the directory holding every one of `code_roots` (the functions'
+    code) and lambdafuzz to each node.  Returns the cluster's address."""
     ray = import_ray()
     if ray.is_initialized():
         raise BackendError("--ray: this process is connected to a Ray cluster already")
@@ -94,6 +98,7 @@ def connect(address: str | None, temp_dir: Path, code_roots: Sequence[Path]) -> 
         kwargs["_temp_dir"] = str(local_temp_dir(temp_dir))
         # requests and results are KBs: the default store (30% of RAM) reserves far more
         kwargs["object_store_memory"] = LOCAL_OBJECT_STORE_BYTES
+        kwargs["num_cpus"] = max(os.cpu_count() or 1, actors)
     try:
         ray.init(address=address, **kwargs)
     except (ConnectionError, RuntimeError, ValueError) as exc:
