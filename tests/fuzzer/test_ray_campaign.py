@@ -105,11 +105,11 @@ def _in_flight(engine):
 
 
 def test_ray_campaign_finds_what_a_local_campaign_finds(connected, tmp_path):
-    local, local_done = _campaign(tmp_path / "local", 150)
-    on_ray, ray_done = _campaign(tmp_path / "ray", 150, workers=2, ray=connected.address)
-    assert set(local.failures), "gradebook's planted failures are found in 150 executions"
+    local, local_done = _campaign(tmp_path / "local", 120)
+    on_ray, ray_done = _campaign(tmp_path / "ray", 120, workers=2, ray=connected.address)
+    assert set(local.failures), "gradebook's planted failures are found in 120 executions"
     assert set(on_ray.failures) == set(local.failures)
-    _assert_complete(on_ray, ray_done, 150)
+    _assert_complete(on_ray, ray_done, 120)
     assert "Ray: 2 actor(s)" in ray_done.isolation
     assert "audit guard" in ray_done.isolation
     recorded = json.loads((tmp_path / "ray" / "campaign.json").read_text())
