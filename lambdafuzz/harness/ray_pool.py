@@ -13,10 +13,10 @@ the coverage map, the event, the failure if any) back.  The corpus never leaves 
 campaign: every request carries its whole input, so a worker sees a new corpus entry as
 soon as the engine picks it as a parent, as local workers do.
 
-The handler's code reaches the nodes through Ray's runtime environment (the function's
-code root as `working_dir`, lambdafuzz itself as a `py_modules` entry), never through a
-shared disk: the actor rebases the target's paths onto where Ray unpacked them, and the
-campaign maps them back in failure reports.
+The handler's code reaches the nodes through the job's runtime environment (`connect`: the
+directory holding every campaign's code root as `working_dir`, lambdafuzz itself as a
+`py_modules` entry), never through a shared disk: the actor rebases the target's paths onto
+where Ray unpacked them, and the campaign maps them back in failure reports.
 
 An actor (or its node) that dies is replaced; its in-flight test runs once more on the
 replacement and, if that is lost too, is counted in `lost` (never as a handler failure).
