@@ -30,6 +30,7 @@ if TYPE_CHECKING:
   lambdafuzz fuzz benchmarks/lambdas/gradebook --time 30
   lambdafuzz fuzz app/lambdafuzz.yaml --strategy spoton --execs 5000 --seed 7 --out out/
   lambdafuzz fuzz template.yaml --function ThumbnailFunction --workers 2
+  lambdafuzz fuzz template.yaml --ray auto --workers 4 --time 3600
 """
 )
 @config_argument
@@ -79,7 +80,8 @@ def fuzz(
     """Fuzz a Lambda handler described by CONFIG (default: ./lambdafuzz.yaml).
 
     Without --execs or --time a campaign runs for 60 seconds.  A template without
-    --function has each of its functions fuzzed in turn, into OUT/<logical id>/.
+    --function has each of its functions fuzzed in turn, into OUT/<logical id>/ (all at
+    once with --ray, each its own campaign, with one combined summary).
 
     Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error,
     128 + the signal when interrupted (130 for Ctrl-C).
@@ -93,35 +95,170 @@ def fuzz(
         campaign["max_seconds"] = 60.0
     if out_dir is None:
         out_dir = Path("out") / function_name if function_name else Path("out")
-    exit_code = int(ExitCode.OK)
     campaign["parameter_overrides"] = tuple(active_overrides().items())
     campaigns = _campaigns(config, function_name, out_dir)
+    if campaign["seed_corpora"]:  # sample events (JSON) among lambdafuzz's saved inputs
+        with config_errors_as_usage():
+            campaigns = [
+                (with_samples(t, campaign["seed_corpora"], function=f or ""), f, o)
+                for t, f, o in campaigns
+            ]
+    reports = _Reports(junit_path, sarif_path, sarif_root, many=len(campaigns) > 1)
+    if campaign["ray"] is not None:
+        ctx.exit(_fuzz_on_ray(campaigns, out_dir, campaign, reports, quiet))
+    exit_code = int(ExitCode.OK)
     for target, function, sub_out in campaigns:
-        if campaign["seed_corpora"]:  # sample events (JSON) among lambdafuzz's saved inputs
-            with config_errors_as_usage():
-                target = with_samples(target, campaign["seed_corpora"], function=function or "")
         engine = build_engine(target, out_dir=sub_out, function=function, **campaign)
         finished = _run(engine, quiet)
         click.echo(summary(finished))
-        written = []
-        if junit_path or sarif_path:
-            from lambdafuzz.report.ci_outputs import write_junit, write_sarif
-
-            many = len(campaigns) > 1
-            if junit_path:
-                path = _suffixed(junit_path, function, many)
-                written.append(write_junit(sub_out, path, target, uri_base=sarif_root))
-            if sarif_path:
-                path = _suffixed(sarif_path, function, many)
-                written.append(write_sarif(sub_out, path, target, uri_base=sarif_root))
-        for path in written:
-            click.echo(f"  wrote           {path}")
+        reports.write(finished, target, function, sub_out)
         if finished.stats.unique_failures:
             exit_code = int(ExitCode.FAILURES_FOUND)
         stopped_by = _stop_signal(finished.stop_reason)
         if stopped_by is not None:  # interrupted: stop here, and say so as shells do
             ctx.exit(128 + stopped_by)
     ctx.exit(exit_code)
+
+
+class _Reports:
+    """The JUnit and SARIF files asked for, written after each campaign."""
+
+    def __init__(
+        self, junit: Path | None, sarif: Path | None, root: Path | None, *, many: bool
+    ) -> None:
+        self.junit, self.sarif, self.root, self.many = junit, sarif, root, many
+
+    def write(self, finished: Any, target: Target, function: str | None, sub_out: Path) -> None:
+        from lambdafuzz.report.ci_outputs import write_junit, write_sarif
+
+        written = []
+        if self.junit:
+            path = _suffixed(self.junit, function, self.many)
+            written.append(write_junit(sub_out, path, target, uri_base=self.root))
+        if self.sarif:
+            path = _suffixed(self.sarif, function, self.many)
+            written.append(write_sarif(sub_out, path, target, uri_base=self.root))
+        for path in written:
+            click.echo(f"  wrote           {path}")
+
+
+def _fuzz_on_ray(
+    campaigns: list[tuple[Target, str | None, Path]],
+    out_dir: Path,
+    campaign: dict[str, Any],
+    reports: _Reports,
+    quiet: bool,
+) -> int:
+    """Every campaign at once, its workers Ray actors: one connection to the cluster, one
+    thread per campaign in this process, one combined summary and exit status."""
+    from lambdafuzz.fuzzer.campaign import build_engine
+    from lambdafuzz.fuzzer.out_dir import RAY_DIR
+    from lambdafuzz.harness import ray_pool
+    from lambdafuzz.report.status import summary
+
+    address = None if campaign["ray"] == "local" else campaign["ray"]
+    try:
+        where = ray_pool.connect(
+            address,
+            out_dir / RAY_DIR,
+            [t.root for t, _, _ in campaigns],
+            actors=campaign["workers"] * len(campaigns),
+        )
+    except BackendError as exc:
+        raise SetupProblem(str(exc)) from None
+    try:
+        click.echo(f"lambdafuzz: Ray cluster at {where}")
+        engines = [
+            (build_engine(t, out_dir=o, function=f, **campaign), t, f, o) for t, f, o in campaigns
+        ]
+        if len(engines) == 1:
+            results = [_run(engines[0][0], quiet)]
+        else:
+            results = _run_concurrently([e for e, _, _, _ in engines])
+    finally:
+        ray_pool.disconnect()
+    exit_code = int(ExitCode.OK)
+    stopped = None
+    for finished, (_, target, function, sub_out) in zip(results, engines, strict=True):
+        click.echo(summary(finished))
+        reports.write(finished, target, function, sub_out)
+        if finished.stats.unique_failures:
+            exit_code = int(ExitCode.FAILURES_FOUND)
+        stopped = stopped or _stop_signal(finished.stop_reason)
+    if len(results) > 1:
+        click.echo(_combined(results, [f for _, _, f, _ in engines]))
+    return 128 + stopped if stopped is not None else exit_code
+
+
+def _combined(results: list[Any], functions: list[str | None]) -> str:
+    """One line per function and the totals of a concurrent run."""
+    lines = [f"lambdafuzz: {len(results)} functions fuzzed concurrently on Ray"]
+    for finished, function in zip(results, functions, strict=True):
+        s = finished.stats
+        lines.append(
+            f"  {function or '-':<24} {s.execs} executions, {s.unique_failures} unique "
+            f"failures, {s.app_branches_covered}/{s.app_branches_total} branches "
+            f"({finished.out_dir}/)"
+        )
+    failing = sum(1 for f in results if f.stats.unique_failures)
+    lines.append(
+        f"  total                    {sum(f.stats.execs for f in results)} executions; "
+        f"{failing} of {len(results)} functions with failures"
+    )
+    return "\n".join(lines)
+
+
+def _run_concurrently(engines: list[Any]) -> list[Any]:
+    """Run the engines in threads of this process (they mostly wait for actors); Ctrl-C or
+    SIGTERM stops them all.  Their finished events, in order; the first setup error of any
+    is raised once all have stopped."""
+    import threading
+
+    from lambdafuzz.fuzzer.engine import CampaignFinished, StopReason
+    from lambdafuzz.report.status import follow
+
+    reasons = {signal.SIGINT: StopReason.SIGINT, signal.SIGTERM: StopReason.SIGTERM}
+    finished: list[Any] = [None] * len(engines)
+    errors: list[BaseException] = []
+
+    def stop(signum: int, _frame: Any) -> None:
+        for engine in engines:
+            engine.request_stop(reasons.get(signum, StopReason.INTERRUPTED))
+
+    def one(index: int) -> None:
+        try:
+            for event in follow(engines[index].run(), quiet=True):
+                if isinstance(event, CampaignFinished):
+                    finished[index] = event
+        except BaseException as exc:  # noqa: BLE001 - reported once all have stopped
+            errors.append(exc)
+            stop(signal.SIGTERM, None)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(len(engines))]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            while thread.is_alive():
+                thread.join(0.2)  # the main thread stays free to take signals
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    if errors:
+        _raise_setup(errors[0])
+    return finished
+
+
+def _raise_setup(exc: BaseException) -> None:
+    """A campaign's error as `_run` reports it."""
+    from lambdafuzz.fuzzer.out_dir import OutDirError
+
+    if isinstance(exc, HandlerImportError | BackendError | SafetyError | OutDirError):
+        raise SetupProblem(str(exc)) from None
+    if isinstance(exc, CorpusError):
+        raise click.UsageError(str(exc)) from None
+    raise exc
 
 
 def _campaigns(

@@ -241,7 +241,18 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
         type=click.IntRange(min=1, max=64),
         default=1,
         show_default=True,
-        help="Worker processes running tests in parallel.",
+        help="Worker processes running tests in parallel (Ray actors with --ray).",
+    ),
+    click.option(
+        "--ray",
+        "ray",
+        is_flag=False,
+        flag_value="local",
+        default=None,
+        metavar="[ADDRESS]",
+        help="Run the workers as Ray actors across a cluster: alone, start or join a local "
+        "cluster (its logs in OUT/ray/); `auto`, HOST:PORT or ray://HOST:PORT: join that one.  "
+        "A template's functions are then fuzzed concurrently.  Needs lambdafuzz[ray].",
     ),
     backend_options,
     click.option(

@@ -47,4 +47,8 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
 
             mutator = TargetedMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
     campaign = replace(campaign, dictionary=tuple(dictionary))
+    if campaign.ray is not None:  # the CLI (or the caller) connected to the cluster
+        from lambdafuzz.harness.ray_pool import RayWorkerPool
+
+        return Engine(campaign, mutator, catalog, pool_factory=RayWorkerPool)
     return Engine(campaign, mutator, catalog)

@@ -1090,6 +1090,7 @@ class Engine:
             cost_reruns=self.cost_reruns,
             cost_findings=len(self.cost_findings),
             cost_maxima=self.cost.maxima() if self.cost is not None else {},
+            lost_tests=getattr(self._pool, "lost", 0),
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:

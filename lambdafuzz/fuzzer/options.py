@@ -96,6 +96,15 @@ class CampaignOptions:
     duration_share: float = DURATION_SHARE  # of the function's timeout_s
     max_aws_calls: int | None = MAX_AWS_CALLS  # None: no AWS call budget
     max_memory_mb: float | None = None  # None: half the function's memory_mb
+    # None: workers are local processes; "local": Ray actors on a local cluster (started
+    # or joined); else the address of the Ray cluster (`auto`, `host:port`, `ray://...`)
+    ray: str | None = None
+
+    @property
+    def deterministic(self) -> bool:
+        """Same seed and --execs, same campaign: only one local worker runs tests in the
+        order they were made (more workers, or actors, finish them in any order)."""
+        return self.workers == 1 and self.ray is None
 
     def identity(self) -> TargetIdentity:
         return TargetIdentity.of(self.target, self.function, self.out_dir)

@@ -73,6 +73,8 @@ COST_DIR = "cost"
 MIN_SUFFIX = ".min.json"
 #: Held (flock) by the campaign running in the out dir; holds its pid, host and start time.
 LOCK_FILE = "campaign.lock"
+#: A local Ray cluster's sessions and logs, when lambdafuzz starts it (`--ray`)
+RAY_DIR = "ray"
 PLOT_HEADER = "time_s,execs,branches,valid_branches,corpus,failures"
 #: campaign.json, stats.json, coverage.json and plot_data.csv larger than this are refused.
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -506,6 +508,13 @@ class OutDir:
         ]
         if isolation is not None:
             data["isolation"] = isolation
+        data["deterministic"] = options.deterministic
+        if not options.deterministic:
+            where = "Ray actors" if options.ray is not None else "parallel workers"
+            data["determinism"] = (
+                f"not deterministic: {where} finish tests in any order, so the same seed "
+                "and budget need not make the same corpus"
+            )
         _write_json(self.path / CAMPAIGN_FILE, data)
 
     def write_stats(self, stats: Stats) -> None:

@@ -45,6 +45,9 @@ class Stats:
     cost_reruns: int = 0  # tests run again to confirm a duration or memory maximum/finding
     cost_findings: int = 0
     cost_maxima: dict[str, float] = field(default_factory=dict)
+    #: tests never run because their Ray actor (or its node) was lost on the first run and
+    #: on the retry: not executions, not failures
+    lost_tests: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

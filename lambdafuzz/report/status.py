@@ -69,6 +69,11 @@ def summary(finished: CampaignFinished) -> str:
             f"  zero mutations  {s.zero_mutations_skipped} children identical to their parent "
             f"skipped, not run ({100.0 * s.zero_mutations_skipped / made:.1f}% of the tests made)"
         )
+    if s.lost_tests:
+        lines.append(
+            f"  lost tests      {s.lost_tests} (their Ray actor was lost twice; not run, "
+            "not failures)"
+        )
     if s.stability_pct is not None:
         lines.append(
             f"  stability       {s.stability_pct:.1f}% of re-runs (new-coverage inputs, "

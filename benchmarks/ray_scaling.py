@@ -1,0 +1,136 @@
+"""Executions per second of a campaign on Ray actors against one local worker (`make bench`).
+
+    .venv/bin/python benchmarks/ray_scaling.py [--lambda gradebook] [--execs 300]
+        [--actors 2] [--rounds 1] [--json FILE]
+
+Side by side, same lambda, seed and budget, alternating within each round: a `zest`
+campaign with one local worker process, and one whose `--actors` workers are Ray actors
+on a local cluster this script starts (its sessions in a temporary directory, removed at
+the end).  The rate is the campaign's own (`stats.json` `execs_per_sec`: executions over
+the time from the first test to the end), so starting the workers, the actors and the
+cluster is not in it.  Both campaigns' stats are checked for completeness (the whole
+budget run, no lost test, corpus/ and failures/ as the stats say).  The issue's target is
+a ratio of at least 1.6 with 2 actors on a 2-core machine; whatever else runs on the
+machine moves both numbers, and the header says how loaded it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.study import machine  # noqa: E402
+from benchmarks.study.layout import LAMBDAS_DIR  # noqa: E402
+
+TARGET_RATIO = 1.6
+
+
+def campaign(lambda_name: str, out_dir: Path, *, execs: int, seed: int, **options: Any) -> dict:
+    """One zest campaign in this process: its final stats, checked for completeness."""
+    from lambdafuzz.config import load_config
+    from lambdafuzz.fuzzer.campaign import build_engine
+    from lambdafuzz.fuzzer.engine import CampaignFinished
+
+    target = load_config(LAMBDAS_DIR / lambda_name)
+    engine = build_engine(
+        target, out_dir=out_dir, strategy="zest", seed=seed, max_execs=execs, **options
+    )
+    finished = None
+    for event in engine.run():
+        if isinstance(event, CampaignFinished):
+            finished = event
+    assert finished is not None
+    stats = finished.stats
+    corpus = len(list((out_dir / "corpus").glob("*.json")))
+    failures = len(list((out_dir / "failures").glob("*.json")))
+    complete = (
+        stats.execs == execs
+        and stats.lost_tests == 0
+        and corpus == stats.corpus_size
+        and failures >= stats.unique_failures
+    )
+    return {
+        "execs": stats.execs,
+        "execs_per_sec": stats.execs_per_sec,
+        "unique_failures": stats.unique_failures,
+        "branches": stats.app_branches_covered,
+        "corpus": stats.corpus_size,
+        "lost_tests": stats.lost_tests,
+        "complete": complete,
+        "isolation": finished.isolation,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--lambda", dest="lambda_name", default="gradebook")
+    parser.add_argument("--execs", type=int, default=300)
+    parser.add_argument("--actors", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args(argv)
+
+    from lambdafuzz.harness import ray_pool
+
+    info = machine.describe()
+    print(
+        f"# Ray scaling: {args.lambda_name}, {args.execs} executions, 1 local worker vs "
+        f"{args.actors} Ray actors ({info['nproc']} cores, load {info['load_start']}, "
+        f"{machine.now()})",
+        flush=True,
+    )
+    scratch = Path(tempfile.mkdtemp(prefix="lf-rb-"))
+    rounds: list[dict[str, Any]] = []
+    try:
+        t0 = time.perf_counter()
+        address = ray_pool.connect(None, scratch / "ray", [LAMBDAS_DIR / args.lambda_name])
+        print(f"local Ray cluster at {address} started in {time.perf_counter() - t0:.1f} s")
+        for i in range(args.rounds):
+            local = campaign(
+                args.lambda_name, scratch / f"local-{i}", execs=args.execs, seed=args.seed
+            )
+            on_ray = campaign(
+                args.lambda_name,
+                scratch / f"ray-{i}",
+                execs=args.execs,
+                seed=args.seed,
+                workers=args.actors,
+                ray=address,
+            )
+            ratio = on_ray["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)
+            rounds.append({"local": local, "ray": on_ray, "ratio": ratio})
+            print(
+                f"round {i + 1}: local 1 worker {local['execs_per_sec']:.1f} execs/s, "
+                f"Ray {args.actors} actors {on_ray['execs_per_sec']:.1f} execs/s: "
+                f"{ratio:.2f}x; failures {local['unique_failures']} / "
+                f"{on_ray['unique_failures']}; complete {local['complete']} / "
+                f"{on_ray['complete']}",
+                flush=True,
+            )
+    finally:
+        ray_pool.disconnect()
+        shutil.rmtree(scratch, ignore_errors=True)
+    ratio = statistics.median(r["ratio"] for r in rounds)
+    verdict = "meets" if ratio >= TARGET_RATIO else "misses"
+    print(
+        f"median ratio {ratio:.2f}x over {len(rounds)} round(s): {verdict} the "
+        f"{TARGET_RATIO}x target (load now {machine.load_average()})"
+    )
+    if args.json:
+        args.json.write_text(json.dumps({"machine": info, "rounds": rounds}, indent=2) + "\n")
+    complete = all(r["local"]["complete"] and r["ray"]["complete"] for r in rounds)
+    return 0 if complete else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,487 @@
+"""Workers as Ray actors: one campaign's tests spread over the nodes of a Ray cluster.
+
+The campaign (engine, corpus, failures, reports) stays one process, exactly as with local
+workers; only where a test runs changes.  Each actor hosts a one-worker `WorkerPool` on
+its node, so a test runs there the way it runs locally: in a spawned worker process with
+its own emulator and coverage collector, inside the isolation that node grants
+(`isolate_worker`), with the same hang deadline, crash dump and janitor.  The actor itself
+never imports the handler; it only relays `TestRequest`s and `TestResult`s.
+
+What crosses the network per test: the request (the choice prefix the engine mutated and
+a seed, a few hundred bytes to a few KB) to the actor, and its result (the recording,
+the coverage map, the event, the failure if any) back.  The corpus never leaves the
+campaign: every request carries its whole input, so a worker sees a new corpus entry as
+soon as the engine picks it as a parent, as local workers do.
+
+The handler's code reaches the nodes through the job's runtime environment (`connect`: the
+directory holding every campaign's code root as `working_dir`, lambdafuzz itself as a
+`py_modules` entry), never through a shared disk: the actor rebases the target's paths onto
+where Ray unpacked them, and the campaign maps them back in failure reports.
+
+An actor (or its node) that dies is replaced; its in-flight test runs once more on the
+replacement and, if that is lost too, is counted in `lost` (never as a handler failure).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from lambdafuzz.errors import BackendError, LambdafuzzError
+from lambdafuzz.harness.isolation import Isolation, IsolationState
+from lambdafuzz.harness.worker import (
+    HANG_GRACE_S,
+    STARTUP_TIMEOUT_S,
+    TestRequest,
+    TestResult,
+    WorkerInfo,
+    WorkerPool,
+    WorkerSpec,
+)
+from lambdafuzz.model.target import Target
+
+#: Never shipped to the nodes with the code.
+EXCLUDED = ("__pycache__", "*.pyc", ".git", ".venv", "out", ".pytest_cache")
+#: The directory `connect` shipped as the job's working_dir (None: not connected).
+_shipped: Path | None = None
+RAY_MISSING = "--ray needs Ray installed: pip install 'lambdafuzz[ray]'"
+#: A local cluster's temp dir holds Unix sockets whose paths must fit in 107 bytes; Ray
+#: appends about 60 characters (session_<date>_<pid>/sockets/plasma_store) to it.
+MAX_TEMP_DIR_CHARS = 45
+#: Seconds an actor may take to be placed and to start its worker on top of the worker's
+#: own start: Ray sets up the runtime environment (downloads and unpacks the code) first.
+PLACEMENT_TIMEOUT_S = 120.0
+#: The object store of a local cluster lambdafuzz starts.
+LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
+#: Times a lost test is run: once, and once more on a replacement actor.
+ATTEMPTS = 2
+
+
+def import_ray() -> Any:
+    """Ray, or a clear `BackendError` when the extra is not installed."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise BackendError(RAY_MISSING) from exc
+    return ray
+
+
+def connect(
+    address: str | None, temp_dir: Path, code_roots: Sequence[Path], actors: int = 1
+) -> str:
+    """Join the cluster at `address` (`auto`, `host:port`, `ray://host:port`), or with
+    None start (or join) a local one whose sessions and logs go under `temp_dir`, with a
+    CPU for each of the `actors` the campaigns will start even beyond the machine's cores
+    (as `--workers N` starts N processes whatever the core count).  The job's runtime
+    environment ships the directory holding every one of `code_roots` (the functions'
+    code) and lambdafuzz to each node.  Returns the cluster's address."""
+    ray = import_ray()
+    if ray.is_initialized():
+        raise BackendError("--ray: this process is connected to a Ray cluster already")
+    shipped = Path(os.path.commonpath([str(Path(r).resolve()) for r in code_roots]))
+    package = Path(__file__).resolve().parents[1]
+    kwargs: dict[str, Any] = {
+        "include_dashboard": False,
+        "log_to_driver": False,  # the workers' output is captured per test already
+        "configure_logging": False,
+        "runtime_env": {
+            "working_dir": str(shipped),
+            "py_modules": [str(package)],
+            "excludes": list(EXCLUDED),
+        },
+    }
+    if address is None:
+        kwargs["_temp_dir"] = str(local_temp_dir(temp_dir))
+        # requests and results are KBs: the default store (30% of RAM) reserves far more
+        kwargs["object_store_memory"] = LOCAL_OBJECT_STORE_BYTES
+        kwargs["num_cpus"] = max(os.cpu_count() or 1, actors)
+    try:
+        ray.init(address=address, **kwargs)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        raise BackendError(f"cannot join the Ray cluster at {address or 'local'}: {exc}") from exc
+    global _shipped
+    _shipped = shipped
+    try:
+        return str(ray.get_runtime_context().gcs_address)
+    except Exception:  # noqa: BLE001 - a Ray Client connection knows only its own address
+        return str(address)
+
+
+def local_temp_dir(wanted: Path) -> Path:
+    """`wanted` when its path is short enough for Ray's sockets; else a short directory
+    under the system temp dir, named in a file inside `wanted` so it can be found."""
+    wanted = wanted.resolve()
+    wanted.mkdir(parents=True, exist_ok=True)
+    if len(str(wanted)) <= MAX_TEMP_DIR_CHARS:
+        return wanted
+    import tempfile
+
+    short = Path(tempfile.mkdtemp(prefix="lf-ray-"))
+    (wanted / "temp-dir.txt").write_text(f"{short}\n", encoding="utf-8")
+    return short
+
+
+def disconnect() -> None:
+    global _shipped
+    ray = import_ray()
+    if ray.is_initialized():
+        ray.shutdown()
+    _shipped = None
+
+
+def shipped_root(target: Target) -> str:
+    """The target's code root relative to the directory `connect` shipped, '/'-separated."""
+    if _shipped is None:
+        raise BackendError("--ray: not connected to a Ray cluster (lambdafuzz connects it)")
+    root = Path(target.root).resolve()
+    if not root.is_relative_to(_shipped):
+        raise BackendError(f"--ray: {root} is not under the shipped code directory {_shipped}")
+    for layer in target.layers:
+        if not Path(layer).resolve().is_relative_to(root):
+            raise BackendError(
+                f"--ray ships the function's code root {root} to the cluster; its layer "
+                f"{layer} lies outside it: move the layer under the code root"
+            )
+    return root.relative_to(_shipped).as_posix()
+
+
+def rebase(target: Target, root: Path) -> Target:
+    """`target` with its code root (and the layers under it) moved to `root`."""
+    old = Path(target.root).resolve()
+    layers = tuple(root / Path(layer).resolve().relative_to(old) for layer in target.layers)
+    return replace(target, root=root, layers=layers)
+
+
+# =========================================================================== actor side
+class WorkerHost:
+    """The body of a worker actor: a one-worker `WorkerPool` on the actor's node."""
+
+    def __init__(self, spec: WorkerSpec, relative_root: str) -> None:
+        # Ray unpacked the shipped directory into the working directory
+        self.root = str(Path.cwd() / relative_root)
+        self.spec = replace(spec, target=rebase(spec.target, Path(self.root)))
+        self.last: TestRequest | None = None
+        # a handler that cannot be imported is the campaign's error to report, as it would
+        # be with a local worker, not a crashed actor
+        self.error: LambdafuzzError | None = None
+        try:
+            self.pool = WorkerPool(self.spec, 1)
+        except LambdafuzzError as exc:
+            self.error = exc
+
+    def hello(self) -> tuple[WorkerInfo | None, str, str, LambdafuzzError | None]:
+        """The worker's info, where the code is on this node, the node's Ray id, and the
+        error that kept the worker from starting, if one did."""
+        import ray
+
+        node = ray.get_runtime_context().get_node_id()
+        if self.error is not None:
+            return None, self.root, node, self.error
+        return self.pool.info, self.root, node, None
+
+    def run(self, request: TestRequest) -> tuple[TestResult, int, int]:
+        """The result and the worker's restarts and stray answers so far."""
+        if self.error is not None:  # a replacement whose worker could not start
+            raise self.error
+        self.last = request
+        for _, result in self.pool.imap([request]):
+            return result, self.pool.restarts, self.pool.stray
+        raise AssertionError("a one-request imap yields one result")
+
+    def rerun(self, request: TestRequest, is_last: bool) -> TestResult:
+        if is_last and self.last is not None:
+            request = self.last  # the pool knows it by identity (did it kill the worker?)
+        return self.pool.rerun(request)
+
+    def recycle(self) -> None:
+        if self.last is not None:
+            self.pool.recycle(self.last)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+    def close(self) -> None:
+        if self.error is None:
+            self.pool.close()
+
+
+# =========================================================================== campaign side
+@dataclass(slots=True, frozen=True)
+class RayIsolation:
+    """What keeps the actors' handlers off the network: each actor's worker reports its own
+    `IsolationState` (nodes may differ: one without user namespaces keeps only the audit
+    guard), and the weakest is what the campaign can promise."""
+
+    workers: tuple[IsolationState | None, ...]
+    nodes: int
+
+    def describe(self) -> str:
+        where = f"Ray: {len(self.workers)} actor(s) on {self.nodes} node(s)"
+        kinds: dict[str, int] = {}
+        for state in self.workers:
+            text = state.describe() if state is not None else "isolation unknown"
+            kinds[text] = kinds.get(text, 0) + 1
+        if len(kinds) == 1:
+            return f"{where}, each test in a worker process with {next(iter(kinds))}"
+        parts = "; ".join(f"{n} actor(s): {text}" for text, n in kinds.items())
+        return f"{where}, each test in a worker process; {parts}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The weakest actor's state (the audit guard alone if any has no namespace), and
+        every actor's under `ray`."""
+        known = [s for s in self.workers if s is not None]
+        weakest = min(known, key=lambda s: s.network is Isolation.NETWORK_NAMESPACE, default=None)
+        data = weakest.to_json() if weakest is not None else {}
+        data["ray"] = {
+            "actors": len(self.workers),
+            "nodes": self.nodes,
+            "workers": [s.to_json() if s is not None else None for s in self.workers],
+        }
+        return data
+
+
+@dataclass(slots=True)
+class _Slot:
+    """One actor of the pool and what runs on it."""
+
+    actor: Any
+    root: str = ""
+    restarts: int = 0  # its worker's, as last reported
+    stray: int = 0
+    ref: Any = None
+    request: TestRequest | None = None
+    attempt: int = 0
+    deadline: float = 0.0
+
+
+class RayWorkerPool:
+    """`WorkerPool`'s protocol over Ray actors (one per worker) spread over the cluster."""
+
+    def __init__(self, spec: WorkerSpec, size: int = 1) -> None:
+        self.ray = ray = import_ray()
+        if not ray.is_initialized():
+            raise BackendError("--ray: not connected to a Ray cluster")
+        self.spec = spec
+        self.root = str(Path(spec.target.root).resolve())
+        self._actor_class = ray.remote(WorkerHost).options(
+            num_cpus=1,
+            max_restarts=0,  # replaced by the pool, which knows the test it was running
+            scheduling_strategy="SPREAD",
+        )
+        self._relative_root = shipped_root(spec.target)
+        self.replaced = 0  # actors lost and replaced
+        self.lost = 0  # tests whose actor was lost twice: counted, never run
+        self.retried = 0  # tests run again after their actor was lost
+        self._restarts_gone = 0  # worker restarts of actors that are gone
+        self._stray_gone = 0
+        self._last: tuple[TestRequest, _Slot] | None = None
+        self.slots: list[_Slot] = []
+        try:
+            self.slots = [
+                _Slot(self._actor_class.remote(spec, self._relative_root))
+                for _ in range(max(1, size))
+            ]
+            hellos = ray.get(
+                [s.actor.hello.remote() for s in self.slots],
+                timeout=PLACEMENT_TIMEOUT_S + STARTUP_TIMEOUT_S,
+            )
+        except BaseException as exc:
+            self.close()
+            raise _setup_error(ray, exc) from None
+        for _, _, _, error in hellos:
+            if error is not None:
+                self.close()
+                raise error
+        nodes = set()
+        for slot, (_, root, node, _) in zip(self.slots, hellos, strict=True):
+            slot.root = root
+            nodes.add(node)
+        first: WorkerInfo = hellos[0][0]
+        isolation = RayIsolation(tuple(h[0].isolation for h in hellos), len(nodes))
+        self._info = replace(first, isolation=isolation)  # type: ignore[arg-type]
+
+    @property
+    def info(self) -> WorkerInfo:
+        return self._info
+
+    @property
+    def restarts(self) -> int:
+        return self._restarts_gone + sum(s.restarts for s in self.slots) + self.replaced
+
+    @property
+    def stray(self) -> int:
+        return self._stray_gone + sum(s.stray for s in self.slots)
+
+    # ------------------------------------------------------------------ running
+    def _submit(self, slot: _Slot, request: TestRequest, attempt: int = 1) -> None:
+        slot.request, slot.attempt = request, attempt
+        slot.ref = slot.actor.run.remote(request)
+        # the worker enforces the test's own deadline; this one catches a lost actor or
+        # node that Ray has not noticed yet (and a replacement still being placed)
+        slot.deadline = (
+            time.monotonic()
+            + self.spec.target.timeout_s
+            + HANG_GRACE_S
+            + STARTUP_TIMEOUT_S
+            + (PLACEMENT_TIMEOUT_S if not slot.root else 0.0)
+        )
+
+    def _replace(self, slot: _Slot) -> None:
+        """Kill the slot's actor (if Ray has not) and start another, placed anywhere."""
+        self._restarts_gone += slot.restarts
+        self._stray_gone += slot.stray
+        try:
+            self.ray.kill(slot.actor, no_restart=True)
+        except Exception:  # noqa: BLE001 - already dead
+            pass
+        slot.actor = self._actor_class.remote(self.spec, self._relative_root)
+        slot.root, slot.restarts, slot.stray = "", 0, 0
+        self.replaced += 1
+
+    def _finish(self, slot: _Slot) -> TestResult | None:
+        """The slot's result, or None when its actor was lost (the test is then resubmitted
+        once, or counted in `lost`)."""
+        ray = self.ray
+        request = slot.request
+        assert request is not None
+        try:
+            result, restarts, stray = ray.get(slot.ref)
+        except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError):
+            result = None
+        except ray.exceptions.RayTaskError as exc:  # the host itself failed: our bug
+            raise BackendError(f"a Ray worker actor failed: {exc}") from None
+        else:
+            slot.restarts, slot.stray = restarts, stray
+            if not slot.root:
+                slot.root = ray.get(slot.actor.hello.remote())[1]
+            slot.ref = slot.request = None
+            return self._mapped(slot, result)
+        return self._lost(slot, request)
+
+    def _lost(self, slot: _Slot, request: TestRequest) -> None:
+        attempt = slot.attempt
+        slot.ref = slot.request = None
+        self._replace(slot)
+        if attempt < ATTEMPTS:
+            self.retried += 1
+            self._submit(slot, request, attempt + 1)
+        else:
+            self.lost += 1
+        return None
+
+    def _mapped(self, slot: _Slot, result: TestResult) -> TestResult:
+        """Failure text names the campaign's copy of the code, not the node's."""
+        info = result.failure
+        if info is None or not slot.root or slot.root == self.root:
+            return result
+
+        def local(text: str) -> str:
+            return text.replace(slot.root, self.root)
+
+        info = replace(
+            info,
+            message=local(info.message),
+            traceback=local(info.traceback),
+            location=local(info.location),
+        )
+        return replace(result, failure=info)
+
+    def imap(self, requests: Iterable[TestRequest]) -> Iterator[tuple[TestRequest, TestResult]]:
+        """Run requests as actors free up; yield (request, result) in completion order.
+        A request whose actor is lost twice yields nothing (see `lost`)."""
+        ray = self.ray
+        source = iter(requests)
+        exhausted = False
+        idle = list(self.slots)
+        while True:
+            while idle and not exhausted:
+                try:
+                    request = next(source)
+                except StopIteration:
+                    exhausted = True
+                    break
+                self._submit(idle.pop(), request)
+            busy = [s for s in self.slots if s.ref is not None]
+            if not busy:
+                return
+            timeout = max(0.0, min(s.deadline for s in busy) - time.monotonic())
+            ready, _ = ray.wait([s.ref for s in busy], num_returns=1, timeout=timeout)
+            ready_ids = {r.hex() for r in ready}
+            now = time.monotonic()
+            for slot in busy:
+                request = slot.request
+                assert request is not None
+                if slot.ref.hex() in ready_ids:
+                    result = self._finish(slot)
+                elif slot.deadline <= now:
+                    result = self._lost(slot, request)
+                else:
+                    continue
+                if result is None:
+                    if slot.ref is None:  # lost for good: the slot takes the next request
+                        idle.append(slot)
+                    continue
+                idle.append(slot)
+                self._last = (request, slot)
+                yield request, result
+
+    def rerun(self, request: TestRequest) -> TestResult:
+        """Run `request` again in a fresh worker on the actor that ran it (its own spare);
+        an actor lost meanwhile: on a replacement."""
+        last = self._last
+        slot = last[1] if last is not None else self.slots[0]
+        is_last = last is not None and last[0] is request
+        for _ in range(ATTEMPTS):
+            try:
+                result = self.ray.get(slot.actor.rerun.remote(request, is_last))
+                return self._mapped(slot, result)
+            except (self.ray.exceptions.RayActorError, self.ray.exceptions.ObjectLostError):
+                self._replace(slot)
+                is_last = False
+        raise BackendError("--ray: the actor re-running a failure was lost twice")
+
+    def recycle(self, request: TestRequest) -> None:
+        last = self._last
+        if last is not None and last[0] is request:
+            try:
+                self.ray.get(last[1].actor.recycle.remote())
+            except (self.ray.exceptions.RayActorError, self.ray.exceptions.ObjectLostError):
+                self._replace(last[1])
+
+    def close(self) -> None:
+        ray = self.ray
+        closing = []
+        for slot in self.slots:
+            try:
+                closing.append(slot.actor.close.remote())
+            except Exception:  # noqa: BLE001
+                pass
+        if closing:
+            try:
+                ray.wait(closing, num_returns=len(closing), timeout=10)
+            except Exception:  # noqa: BLE001 - a lost actor has nothing to close
+                pass
+        for slot in self.slots:
+            try:
+                ray.kill(slot.actor, no_restart=True)
+            except Exception:  # noqa: BLE001
+                pass
+
+
+def _setup_error(ray: Any, exc: BaseException) -> BaseException:
+    """The error the campaign reports when the actors could not start their workers."""
+    if isinstance(exc, ray.exceptions.RayTaskError):
+        cause = exc.cause if getattr(exc, "cause", None) is not None else exc
+        if isinstance(cause, Exception) and type(cause).__module__.startswith("lambdafuzz"):
+            return cause
+        return BackendError(f"a Ray worker actor could not start: {cause}")
+    if isinstance(exc, ray.exceptions.GetTimeoutError):
+        return BackendError(
+            "--ray: the worker actors were not placed and started in time (does the cluster "
+            "have a free CPU per --workers?)"
+        )
+    return exc

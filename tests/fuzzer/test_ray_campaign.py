@@ -1,0 +1,223 @@
+"""Campaigns whose workers are Ray actors, on a local cluster this module starts.
+
+The cluster: a head and two worker nodes of one CPU each, all on this machine (two nodes' worth
+of workers, and room for a replacement when one node is lost).  Each test connects to it
+with the runtime environment `ray_pool.connect` builds (the code shipped, not shared)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'lambdafuzz[ray]')")
+
+from lambdafuzz.config import load_config  # noqa: E402
+from lambdafuzz.fuzzer.campaign import build_engine  # noqa: E402
+from lambdafuzz.fuzzer.corpus import iter_inputs  # noqa: E402
+from lambdafuzz.fuzzer.engine import CampaignFinished, Progress  # noqa: E402
+from lambdafuzz.harness import ray_pool  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[2]
+GRADEBOOK = REPO / "benchmarks" / "lambdas" / "gradebook"
+SAM_APP = REPO / "tests" / "ecosystem" / "sam_app"
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    from ray.cluster_utils import Cluster
+
+    temp = tempfile.mkdtemp(prefix="lf-rayt-")
+    previous = os.environ.get("RAY_TMPDIR")
+    os.environ["RAY_TMPDIR"] = temp  # Ray's files under it, none in the shared /tmp/ray
+    node = {"num_cpus": 1, "include_dashboard": False}
+    started = Cluster(
+        initialize_head=True,
+        head_node_args={
+            **node,
+            "temp_dir": os.path.join(temp, "ray"),
+            # a lost node is noticed in ~2 s instead of ~30 s
+            "_system_config": {"health_check_period_ms": 500, "health_check_failure_threshold": 4},
+        },
+    )
+    try:
+        for _ in range(2):
+            started.add_node(**node)
+        yield started
+    finally:
+        ray_pool.disconnect()
+        started.shutdown()
+        shutil.rmtree(temp, ignore_errors=True)
+        if previous is None:
+            os.environ.pop("RAY_TMPDIR", None)
+        else:
+            os.environ["RAY_TMPDIR"] = previous
+
+
+@pytest.fixture
+def connected(cluster, tmp_path):
+    ray_pool.connect(cluster.address, tmp_path / "unused", [GRADEBOOK])
+    try:
+        yield cluster
+    finally:
+        ray_pool.disconnect()
+
+
+def _campaign(out: Path, execs: int, on_progress=None, **options):
+    engine = build_engine(
+        load_config(GRADEBOOK), out_dir=out, strategy="zest", seed=0, max_execs=execs, **options
+    )
+    finished = None
+    acted = False
+    for event in engine.run():
+        if isinstance(event, Progress) and on_progress and not acted:
+            acted = on_progress(engine, event.stats)
+        if isinstance(event, CampaignFinished):
+            finished = event
+    assert finished is not None
+    return engine, finished
+
+
+def _assert_complete(engine, finished, execs: int) -> None:
+    """The budget ran to its end and every input the campaign kept is on disk."""
+    stats = finished.stats
+    assert stats.execs == execs
+    assert stats.lost_tests == 0
+    on_disk = json.loads((finished.out_dir / "stats.json").read_text())
+    assert on_disk["execs"] == execs
+    saved = [s for s in iter_inputs(finished.out_dir / "corpus") if hasattr(s, "sequence")]
+    assert len(saved) == stats.corpus_size == len(engine.queue)
+    assert {e.name for e in engine.queue} <= {s.name for s in saved}
+    assert len(list((finished.out_dir / "failures").glob("*.json"))) >= stats.unique_failures
+
+
+def _in_flight(engine):
+    pool = engine._pool
+    return next((s for s in pool.slots if s.ref is not None), pool.slots[0])
+
+
+def test_ray_campaign_finds_what_a_local_campaign_finds(connected, tmp_path):
+    local, local_done = _campaign(tmp_path / "local", 120)
+    on_ray, ray_done = _campaign(tmp_path / "ray", 120, workers=2, ray=connected.address)
+    assert set(local.failures), "gradebook's planted failures are found in 120 executions"
+    assert set(on_ray.failures) == set(local.failures)
+    _assert_complete(on_ray, ray_done, 120)
+    assert "Ray: 2 actor(s)" in ray_done.isolation
+    assert "audit guard" in ray_done.isolation
+    recorded = json.loads((tmp_path / "ray" / "campaign.json").read_text())
+    assert recorded["deterministic"] is False and recorded["ray"] == connected.address
+    assert json.loads((tmp_path / "local" / "campaign.json").read_text())["deterministic"]
+
+
+def test_a_killed_actor_loses_nothing(connected, tmp_path):
+    def kill(engine, stats):
+        if stats.execs < 15:
+            return False
+        ray.kill(_in_flight(engine).actor, no_restart=True)
+        return True
+
+    engine, finished = _campaign(tmp_path / "out", 90, kill, workers=2, ray=connected.address)
+    assert engine._pool.replaced >= 1
+    assert engine._pool.retried >= 1  # its in-flight test ran again on the replacement
+    _assert_complete(engine, finished, 90)
+
+
+def test_a_lost_node_loses_nothing(connected, tmp_path):
+    cluster = connected
+    removed = []
+
+    def kill_node(engine, stats):
+        if stats.execs < 15:
+            return False
+        slots = engine._pool.slots
+        where = {s.actor: ray.get(s.actor.hello.remote())[2] for s in slots}
+        workers = {n.node_id: n for n in cluster.worker_nodes}
+        victim = next(n for a, n in where.items() if n in workers)
+        cluster.remove_node(workers[victim], allow_graceful=False)
+        removed.append(victim)
+        return True
+
+    try:
+        engine, finished = _campaign(
+            tmp_path / "out", 90, kill_node, workers=2, ray=cluster.address
+        )
+    finally:
+        if removed:  # the next test gets two worker nodes again
+            cluster.add_node(num_cpus=1, include_dashboard=False)
+    assert removed
+    assert engine._pool.replaced >= 1 and engine._pool.retried >= 1
+    _assert_complete(engine, finished, 90)
+
+
+def test_a_template_fuzzes_its_functions_concurrently(cluster, tmp_path):
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, "-m", "lambdafuzz", "fuzz", str(SAM_APP / "template.yaml")]
+        + ["--ray", cluster.address, "--execs", "40", "--out", str(out), "--quiet"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert done.returncode in (0, 1), done.stderr[-3000:]
+    assert "2 functions fuzzed concurrently on Ray" in done.stdout
+    for function in ("IngestFunction", "WorkerFunction"):
+        stats = json.loads((out / function / "stats.json").read_text())
+        assert stats["execs"] == 40
+        assert json.loads((out / function / "campaign.json").read_text())["function"] == function
+    any_failures = any(
+        json.loads((out / f / "stats.json").read_text())["unique_failures"]
+        for f in ("IngestFunction", "WorkerFunction")
+    )
+    assert done.returncode == (1 if any_failures else 0)
+
+
+def test_the_isolation_line_says_what_every_actor_has():
+    from lambdafuzz.harness.isolation import Isolation, IsolationState, PrivateTmp
+
+    def state(network: Isolation) -> IsolationState:
+        return IsolationState(
+            network, "no user namespaces", PrivateTmp.TEMP_DIR, "", "/t", "/h", None
+        )
+
+    mixed = ray_pool.RayIsolation(
+        (state(Isolation.NETWORK_NAMESPACE), state(Isolation.AUDIT_GUARD_ONLY)), nodes=2
+    )
+    line = mixed.describe()
+    assert "2 actor(s) on 2 node(s)" in line
+    assert "1 actor(s): network namespace" in line
+    assert "1 actor(s): audit guard only (no user namespaces)" in line
+    recorded = mixed.to_json()
+    assert recorded["network"] == Isolation.AUDIT_GUARD_ONLY.value  # the weakest is promised
+    assert [w["network"] for w in recorded["ray"]["workers"]] == [
+        "network-namespace",
+        "audit-guard-only",
+    ]
+
+
+def test_a_handler_that_cannot_be_imported_is_reported_as_locally(cluster, tmp_path):
+    from lambdafuzz.errors import HandlerImportError
+
+    app = tmp_path / "app"
+    shutil.copytree(GRADEBOOK, app)
+    config = app / "lambdafuzz.yaml"
+    config.write_text(config.read_text().replace("lambda_handler", "no_such_function"))
+    ray_pool.connect(cluster.address, tmp_path / "unused", [app])
+    try:
+        engine = build_engine(
+            load_config(app), out_dir=tmp_path / "out", max_execs=5, ray=cluster.address
+        )
+        with pytest.raises(HandlerImportError, match="no_such_function"):
+            list(engine.run())
+    finally:
+        ray_pool.disconnect()
