@@ -571,10 +571,13 @@ class _Builder:
         parts = module.split(".")
         if not root.joinpath(parts[0]).exists() and not root.joinpath(parts[0] + ".py").exists():
             try:
-                if importlib.util.find_spec(parts[0]) is not None:
-                    return  # an installed module; the harness imports it
+                spec = importlib.util.find_spec(parts[0])
             except (ImportError, ValueError):
-                pass
+                spec = None
+            # an installed module (the harness imports it); a bare directory somewhere on
+            # sys.path (a namespace package, no origin) is not the handler's code
+            if spec is not None and spec.origin not in (None, "namespace"):
+                return
         modules = _modules_under(root)
         suggestion = nearest(module, modules)
         raise self.where.error(
