@@ -439,31 +439,27 @@ class Engine:
                     yield from self._cost_children(cost_parent)
                     if not self._budget_left():
                         return
-                mutation = self.mutator.mutate(parent.sequence, self.rng)
-                self.requested += 1
-                self._children_made += 1
-                yield self._request(
-                    mutation.prefix,
-                    self._seed(),
-                    Tag(TagKind.CHILD, parent.id, mutation),
-                    parent.digest if self.skip_zero_mutations and parent.digest else None,
-                )
+                yield self._child(parent, TagKind.CHILD)
 
     def _cost_children(self, parent: Entry) -> Iterator[TestRequest]:
         """COST_CHILDREN mutants of a cost-queue parent (fewer when the budget ends)."""
         for _ in range(COST_CHILDREN):
             if not self._budget_left():
                 return
-            mutation = self.mutator.mutate(parent.sequence, self.rng)
-            self.requested += 1
-            self._children_made += 1
             self._cost_children_made += 1
-            yield self._request(
-                mutation.prefix,
-                self._seed(),
-                Tag(TagKind.COST, parent.id, mutation),
-                parent.digest if self.skip_zero_mutations and parent.digest else None,
-            )
+            yield self._child(parent, TagKind.COST)
+
+    def _child(self, parent: Entry, kind: TagKind) -> TestRequest:
+        """One mutant of `parent`, tagged as a child of the coverage or the cost queue."""
+        mutation = self.mutator.mutate(parent.sequence, self.rng)
+        self.requested += 1
+        self._children_made += 1
+        return self._request(
+            mutation.prefix,
+            self._seed(),
+            Tag(kind, parent.id, mutation),
+            parent.digest if self.skip_zero_mutations and parent.digest else None,
+        )
 
     def _request(
         self, prefix: Any, seed: int, tag: Tag, parent_digest: bytes | None = None
