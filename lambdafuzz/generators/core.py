@@ -174,6 +174,7 @@ class Choices:
         "rng",
         "dictionary",
         "dictionary_p",
+        "edge_values",
         "max_choices",
         "choices",
         "misaligned_at",
@@ -190,6 +191,7 @@ class Choices:
         mode: ReplayMode = ReplayMode.LINEAR,
         dictionary: Sequence[str] = (),
         dictionary_p: float = 0.1,
+        edge_values: bool = False,
         max_choices: int = MAX_CHOICES,
     ) -> None:
         if not 0.0 <= dictionary_p <= 1.0:
@@ -199,6 +201,9 @@ class Choices:
         self.rng = random.Random(seed)
         self.dictionary: tuple[str, ...] = tuple(dictionary)
         self.dictionary_p = dictionary_p if self.dictionary else 0.0
+        # generators draw edge values (`generators.edge_values`) only when this is set; it
+        # changes which draws a generator makes, so a recording replays with its own setting
+        self.edge_values = edge_values
         self.max_choices = max_choices
         self.choices: list[Choice] = []
         self.misaligned_at: int | None = None
