@@ -1,0 +1,287 @@
+"""The bug benchmark: fuzz every app of `benchmarks/bugbench/` and count its planted bug.
+
+For each app, strategy and seed, `python -m lambdafuzz fuzz` runs one campaign into
+`<results>/runs/<app>/<strategy>-s<seed>/` (one campaign at a time; run the script under
+`nice`).  The out dir is then read, not imported: `failures/*.json` and `handled/*.json` are
+saved inputs whose `failure` record holds the exception type, message, location (`file:line`)
+and `first_exec`; a finding is the app's planted bug when `expect.yaml` recognises it
+(`benchmarks/bugbench/spec.py`).  Per strategy the report gives the bugs found in each seed,
+the share of all planted bugs found, and the executions to the first find; per app, which
+strategies found it in how many seeds.  Strategies the installed lambdafuzz does not know are
+listed as skipped with the reason, so the same command works before and after a strategy
+lands.  The markdown table goes to stdout and to `<results>/<name>.md`, every run's record to
+`<results>/<name>.json`.
+
+    nice -n 10 .venv/bin/python benchmarks/bugbench.py --execs 3000 --seeds 0-4 \\
+        --strategies frontier,spoton,zest-strings,zest,random
+    .venv/bin/python benchmarks/bugbench.py --apps sqs_nan_score,img_rgba_jpeg --execs 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from benchmarks.bugbench.spec import BenchApp, all_apps  # noqa: E402
+
+RESULTS = REPO / "benchmarks" / "results-bugbench"
+DEFAULT_STRATEGIES = "frontier,spoton,zest"
+#: A campaign that runs longer than this is stopped and recorded as an error.
+CAMPAIGN_TIMEOUT_S = 3600
+
+
+@dataclass
+class Finding:
+    folder: str  # failures | handled
+    exception_type: str
+    message: str
+    location: str
+    first_exec: int | None
+
+
+@dataclass
+class Run:
+    app: str
+    bug: str
+    kind: str
+    strategy: str
+    seed: int
+    execs: int
+    exit_code: int
+    seconds: float
+    found: bool = False
+    first_exec: int | None = None
+    other_findings: list[str] = field(default_factory=list)
+    error: str = ""
+
+
+# ------------------------------------------------------------------------- strategies
+def known_strategies() -> tuple[set[str], str]:
+    """The strategy names the installed lambdafuzz accepts (read from its enum by value, so
+    a strategy that does not exist yet is simply absent), or an empty set and why."""
+    code = (
+        "from lambdafuzz.fuzzer.options import Strategy; print(' '.join(s.value for s in Strategy))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:
+        return set(), f"cannot read lambdafuzz's strategies: {done.stderr.strip()[-300:]}"
+    return set(done.stdout.split()), ""
+
+
+# ------------------------------------------------------------------------- one campaign
+def campaign_dirs(out: Path) -> list[Path]:
+    """The campaign folders under `out` (a SAM template's campaign is in `out/<Function>/`)."""
+    return sorted(p.parent for p in out.rglob("campaign.json"))
+
+
+def read_findings(out: Path) -> list[Finding]:
+    """Every failure and handled finding saved under `out`, from the saved JSON as is."""
+    found = []
+    for campaign in campaign_dirs(out):
+        for folder in ("failures", "handled"):
+            for path in sorted((campaign / folder).glob("*.json")):
+                if path.name.endswith(".min.json"):
+                    continue
+                try:
+                    data = json.loads(path.read_text(encoding="utf-8"))
+                except (OSError, ValueError):
+                    continue
+                info = data.get("failure") or {}
+                first = info.get("first_exec")
+                found.append(
+                    Finding(
+                        folder,
+                        str(info.get("exception_type") or ""),
+                        str(info.get("message") or ""),
+                        str(info.get("location") or ""),
+                        int(first) if isinstance(first, int) else None,
+                    )
+                )
+    return found
+
+
+def fuzz_once(app: BenchApp, strategy: str, seed: int, execs: int, runs_dir: Path) -> Run:
+    out = runs_dir / app.name / f"{strategy}-s{seed}"
+    if out.exists():
+        shutil.rmtree(out)  # a benchmark run starts fresh (a second run would resume)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    command = [sys.executable, "-m", "lambdafuzz", "fuzz", str(app.fuzz_path)]
+    command += ["--execs", str(execs), "--seed", str(seed), "--strategy", strategy]
+    command += ["--out", str(out), "--quiet"]
+    started = time.monotonic()
+    run = Run(app.name, app.bug.id, app.bug.kind, strategy, seed, execs, -1, 0.0)
+    try:
+        done = subprocess.run(
+            command, cwd=REPO, capture_output=True, text=True, timeout=CAMPAIGN_TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        run.seconds = time.monotonic() - started
+        run.error = f"campaign ran past {CAMPAIGN_TIMEOUT_S} s"
+        return run
+    run.seconds = round(time.monotonic() - started, 1)
+    run.exit_code = done.returncode
+    if done.returncode not in (0, 1):
+        run.error = (done.stderr.strip() or done.stdout.strip())[-400:]
+        return run
+    for finding in read_findings(out):
+        folder_ok = finding.folder == app.bug.folder
+        if folder_ok and app.bug.matches(finding.exception_type, finding.message, finding.location):
+            run.found = True
+            if finding.first_exec is not None:
+                run.first_exec = min(run.first_exec or finding.first_exec, finding.first_exec)
+        else:
+            where = finding.location or "returned"
+            run.other_findings.append(f"{finding.folder}: {finding.exception_type} at {where}")
+    return run
+
+
+# ------------------------------------------------------------------------- report
+def _median(values: list[int]) -> str:
+    return f"{statistics.median(values):.0f}" if values else "-"
+
+
+def render(
+    runs: list[Run],
+    apps: list[BenchApp],
+    strategies: list[str],
+    skipped: dict[str, str],
+    seeds: list[int],
+    execs: int,
+) -> str:
+    total = len(apps)
+    lines = [
+        f"# Bug benchmark: {total} apps, {execs} executions, seeds {','.join(map(str, seeds))}",
+        "",
+        "| strategy | found per seed | share found | median execs to first find | other findings |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for strategy in strategies:
+        if strategy in skipped:
+            lines.append(f"| {strategy} | skipped: {skipped[strategy]} | - | - | - |")
+            continue
+        mine = [r for r in runs if r.strategy == strategy]
+        per_seed = [sum(r.found for r in mine if r.seed == s) for s in seeds]
+        firsts = [r.first_exec for r in mine if r.found and r.first_exec is not None]
+        share = sum(per_seed) / (total * len(seeds)) if seeds and total else 0.0
+        others = sum(len(r.other_findings) for r in mine)
+        errors = sum(bool(r.error) for r in mine)
+        cells = ", ".join(f"{n}/{total}" for n in per_seed)
+        note = f"{others}" + (f" ({errors} campaign errors)" if errors else "")
+        lines.append(f"| {strategy} | {cells} | {share:.1%} | {_median(firsts)} | {note} |")
+    ran = [s for s in strategies if s not in skipped]
+    lines += [
+        "",
+        "Per app: seeds that found the bug / seeds run, (median executions to first find)",
+        "",
+    ]
+    lines.append("| app | kind | class | " + " | ".join(ran) + " |")
+    lines.append("| --- | --- | --- | " + " | ".join("---" for _ in ran) + " |")
+    for app in apps:
+        cells = []
+        for strategy in ran:
+            mine = [r for r in runs if r.app == app.name and r.strategy == strategy]
+            hits = [r for r in mine if r.found]
+            firsts = [r.first_exec for r in hits if r.first_exec is not None]
+            cell = f"{len(hits)}/{len(mine)}"
+            if firsts:
+                cell += f" ({_median(firsts)})"
+            if any(r.error for r in mine):
+                cell += " err"
+            cells.append(cell)
+        lines.append(
+            f"| {app.name} | {app.bug.kind} | {app.bug.bug_class} | " + " | ".join(cells) + " |"
+        )
+    errors = [r for r in runs if r.error]
+    if errors:
+        lines += ["", "Campaign errors:", ""]
+        lines += [f"* {r.app} {r.strategy} seed {r.seed}: {r.error}" for r in errors]
+    return "\n".join(lines) + "\n"
+
+
+# ------------------------------------------------------------------------- command line
+def parse_seeds(text: str) -> list[int]:
+    """`0-4` or `0,2,3`."""
+    seeds: list[int] = []
+    for part in text.split(","):
+        first, dash, last = part.strip().partition("-")
+        seeds += list(range(int(first), int(last) + 1)) if dash else [int(first)]
+    return seeds
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--execs", type=int, default=1000, help="executions per campaign")
+    parser.add_argument("--seeds", default="0", help="e.g. 0-4 or 0,1")
+    parser.add_argument("--strategies", default=DEFAULT_STRATEGIES, help="comma-separated")
+    parser.add_argument("--apps", default="", help="comma-separated app folders (default: all)")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="where reports go")
+    parser.add_argument("--name", default="", help="report file name (default: from the options)")
+    args = parser.parse_args(argv)
+
+    apps = all_apps()
+    if args.apps:
+        wanted = [a.strip() for a in args.apps.split(",") if a.strip()]
+        unknown = sorted(set(wanted) - {a.name for a in apps})
+        if unknown:
+            parser.error(f"unknown apps {unknown}; apps: {', '.join(a.name for a in apps)}")
+        apps = [a for a in apps if a.name in wanted]
+    seeds = parse_seeds(args.seeds)
+    strategies = [s.strip() for s in args.strategies.split(",") if s.strip()]
+    known, why = known_strategies()
+    skipped = {
+        s: (why or "not a strategy of the installed lambdafuzz")
+        for s in strategies
+        if s not in known
+    }
+    results: Path = args.results
+    name = args.name or f"bugbench-{args.execs}x{len(seeds)}-{'_'.join(strategies)}"
+    runs: list[Run] = []
+    for strategy in strategies:
+        if strategy in skipped:
+            print(f"skipped {strategy}: {skipped[strategy]}", file=sys.stderr)
+            continue
+        for seed in seeds:
+            for app in apps:
+                run = fuzz_once(app, strategy, seed, args.execs, results / "runs")
+                runs.append(run)
+                status = (
+                    "found"
+                    if run.found
+                    else ("ERROR " + run.error[:120] if run.error else "missed")
+                )
+                first = f" at exec {run.first_exec}" if run.first_exec is not None else ""
+                print(
+                    f"{strategy:>12} s{seed} {app.name:<24} {status}{first} ({run.seconds:.0f} s)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    report = render(runs, apps, strategies, skipped, seeds, args.execs)
+    results.mkdir(parents=True, exist_ok=True)
+    (results / f"{name}.md").write_text(report, encoding="utf-8")
+    record = {
+        "execs": args.execs,
+        "seeds": seeds,
+        "strategies": strategies,
+        "skipped": skipped,
+        "runs": [asdict(r) for r in runs],
+    }
+    (results / f"{name}.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
+    print(report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
