@@ -49,6 +49,7 @@ bench: venv
 	$(PY) benchmarks/cost.py --execs 300 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
 	$(PY) benchmarks/aws_path.py
 	$(PY) benchmarks/ray_scaling.py --execs 300 --rounds 3
+	$(PY) benchmarks/bugbench.py --execs 300 --seeds 0 --strategies frontier,zest
 
 bench-study: venv
 	$(PY) benchmarks/run.py

@@ -136,6 +136,12 @@ def fuzz_once(app: BenchApp, strategy: str, seed: int, execs: int, runs_dir: Pat
     if done.returncode not in (0, 1):
         run.error = (done.stderr.strip() or done.stdout.strip())[-400:]
         return run
+    evaluate(app, out, run)
+    return run
+
+
+def evaluate(app: BenchApp, out: Path, run: Run) -> None:
+    """Fill `run`'s `found`, `first_exec` and `other_findings` from the out dir."""
     for finding in read_findings(out):
         folder_ok = finding.folder == app.bug.folder
         if folder_ok and app.bug.matches(finding.exception_type, finding.message, finding.location):
@@ -145,6 +151,21 @@ def fuzz_once(app: BenchApp, strategy: str, seed: int, execs: int, runs_dir: Pat
         else:
             where = finding.location or "returned"
             run.other_findings.append(f"{finding.folder}: {finding.exception_type} at {where}")
+
+
+def reread(app: BenchApp, strategy: str, seed: int, runs_dir: Path) -> Run | None:
+    """The run of an earlier invocation, from its out dir alone (`--report-only`); None when
+    it never finished (no stats.json)."""
+    out = runs_dir / app.name / f"{strategy}-s{seed}"
+    stats = [c / "stats.json" for c in campaign_dirs(out) if (c / "stats.json").is_file()]
+    if not stats:
+        return None
+    data = json.loads(stats[0].read_text(encoding="utf-8"))
+    run = Run(
+        app.name, app.bug.id, app.bug.kind, strategy, seed, int(data.get("execs", 0)), -1, 0.0
+    )
+    run.seconds = float(data.get("elapsed_s", 0.0))
+    evaluate(app, out, run)
     return run
 
 
@@ -229,6 +250,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--apps", default="", help="comma-separated app folders (default: all)")
     parser.add_argument("--results", type=Path, default=RESULTS, help="where reports go")
     parser.add_argument("--name", default="", help="report file name (default: from the options)")
+    parser.add_argument(
+        "--report-only",
+        action="store_true",
+        help="run nothing: rebuild the report from the out dirs an earlier run left",
+    )
+    parser.add_argument(
+        "--reuse",
+        action="store_true",
+        help="keep the finished campaigns of an earlier run (at least --execs) instead of rerunning",
+    )
     args = parser.parse_args(argv)
 
     apps = all_apps()
@@ -252,9 +283,18 @@ def main(argv: list[str] | None = None) -> int:
     for strategy in strategies:
         if strategy in skipped:
             print(f"skipped {strategy}: {skipped[strategy]}", file=sys.stderr)
-            continue
-        for seed in seeds:
-            for app in apps:
+    # app by app, so a run stopped early still compares every strategy on the apps it did
+    for app in apps:
+        for strategy in (s for s in strategies if s not in skipped):
+            for seed in seeds:
+                earlier = None
+                if args.report_only or args.reuse:
+                    earlier = reread(app, strategy, seed, results / "runs")
+                    if earlier is not None and earlier.execs < args.execs and not args.report_only:
+                        earlier = None  # a shorter campaign does not count
+                if earlier is not None or args.report_only:
+                    runs += [earlier] if earlier is not None else []
+                    continue
                 run = fuzz_once(app, strategy, seed, args.execs, results / "runs")
                 runs.append(run)
                 status = (

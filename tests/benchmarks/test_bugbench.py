@@ -30,7 +30,7 @@ def test_the_benchmark_is_large_and_varied():
     kinds = {a.bug.kind for a in APPS}
     assert kinds == {"uncaught", "handled", "status"}
     triggers = {load_target(a.fuzz_path, warn=False).trigger.kind.value for a in APPS}
-    assert TRIGGERS <= triggers
+    assert triggers >= TRIGGERS
 
 
 @pytest.mark.parametrize("app", APPS, ids=[a.name for a in APPS])
