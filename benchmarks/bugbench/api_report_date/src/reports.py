@@ -4,6 +4,7 @@ import json
 import logging
 import os
 from datetime import date, datetime
+from decimal import Decimal
 
 import boto3
 
@@ -13,8 +14,13 @@ table = boto3.resource("dynamodb").Table(os.environ["REPORTS_TABLE"])
 FIRST_DAY = date(2020, 1, 1)
 
 
+def _plain(value):
+    """Numbers as their text, anything else DynamoDB returns (binary, sets) as its repr."""
+    return str(value) if isinstance(value, Decimal) else repr(value)
+
+
 def respond(status: int, body: dict) -> dict:
-    return {"statusCode": status, "body": json.dumps(body, default=str)}
+    return {"statusCode": status, "body": json.dumps(body, default=_plain)}
 
 
 def lambda_handler(event, context):

@@ -17,7 +17,7 @@ table = boto3.resource("dynamodb").Table(os.environ["PRICES_TABLE"])
 
 def read_rows(data: bytes) -> list[dict]:
     text = data.decode("utf-8")
-    return list(csv.DictReader(io.StringIO(text)))
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 def lambda_handler(event, context):

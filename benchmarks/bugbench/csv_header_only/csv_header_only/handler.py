@@ -26,7 +26,7 @@ def lambda_handler(event, context):
     bucket = record["s3"]["bucket"]["name"]
     key = urllib.parse.unquote_plus(record["s3"]["object"]["key"])
     text = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode("utf-8", errors="replace")
-    reader = csv.DictReader(io.StringIO(text))
+    reader = csv.DictReader(io.StringIO(text, newline=""))
     if not reader.fieldnames or any(c not in reader.fieldnames for c in REQUIRED):
         logger.warning("%s: not a survey export (columns %s)", key, reader.fieldnames)
         return {"published": False}

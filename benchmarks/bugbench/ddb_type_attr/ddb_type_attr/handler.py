@@ -2,6 +2,7 @@
 
 import logging
 import os
+from decimal import Decimal
 
 import boto3
 
@@ -13,7 +14,7 @@ board = boto3.resource("dynamodb").Table(os.environ["BOARD_TABLE"])
 def score_of(image: dict | None) -> int:
     if not image or "score" not in image:
         return 0
-    return int(image["score"]["N"])
+    return int(Decimal(image["score"]["N"]))
 
 
 def lambda_handler(event, context):

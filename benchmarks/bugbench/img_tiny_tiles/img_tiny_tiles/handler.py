@@ -1,4 +1,5 @@
-"""Map viewer tiles: every preview image is cut into a GRID x GRID grid of PNG tiles."""
+"""Map viewer tiles: every preview image is cut into a GRID x GRID grid of PNG tiles
+(4x4: each tile is one S3 object, and the viewer loads them all)."""
 
 import io
 import logging
@@ -11,7 +12,7 @@ from PIL import Image, UnidentifiedImageError
 logger = logging.getLogger()
 logger.setLevel(logging.INFO)
 s3 = boto3.client("s3")
-GRID = 8
+GRID = 4
 
 
 def tiles(image: Image.Image):
