@@ -58,7 +58,7 @@ class Run:
     strategy: str
     seed: int
     execs: int
-    exit_code: int
+    exit_code: int  # -1: not known (a campaign timed out, or its record was re-read)
     seconds: float
     found: bool = False
     first_exec: int | None = None
@@ -189,6 +189,10 @@ def render(
         "| strategy | found per seed | share found | median execs to first find | other findings |",
         "| --- | --- | --- | --- | --- |",
     ]
+    footnote = (
+        "Other findings: saved failures and handled findings that are not the app's planted "
+        "bug (summed over the strategy's campaigns)."
+    )
     for strategy in strategies:
         if strategy in skipped:
             lines.append(f"| {strategy} | skipped: {skipped[strategy]} | - | - | - |")
@@ -204,6 +208,8 @@ def render(
         lines.append(f"| {strategy} | {cells} | {share:.1%} | {_median(firsts)} | {note} |")
     ran = [s for s in strategies if s not in skipped]
     lines += [
+        "",
+        footnote,
         "",
         "Per app: seeds that found the bug / seeds run, (median executions to first find)",
         "",
