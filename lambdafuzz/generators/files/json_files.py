@@ -11,6 +11,9 @@ Field types are `string`, `integer`, `number`, `boolean`, `null`, `array`, `obje
 that type, or a nested shape.  Required keys are always present, optional keys half the
 time, and with a small probability a few extra keys are added (handlers meet unexpected
 fields).  Nesting is bounded by `max_depth`.
+
+With edge values on, a document may be written in another encoding or with CRLF line
+endings (`file_edges`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import dates, datetimes
+from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import FREE_TEXT, NAME, encodable
 from lambdafuzz.generators.files.budget import fits
 
@@ -190,5 +194,8 @@ def json_documents(choices: Choices, *, shape: ShapeT | None = None, max_depth: 
     indent = choices.draw_choice((None, 2, 4), site="indent")
     ensure_ascii = choices.draw_boolean(0.5, site="ascii?")
     newline = "\n" if choices.draw_boolean(0.5, site="newline?") else ""
-    text = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
-    return (text + newline).encode("utf-8")
+    text = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, allow_nan=False) + newline
+    edge = file_edges.draw_edge(choices, "json")
+    if edge == "crlf":
+        text = file_edges.crlf(text)
+    return file_edges.encode_text(choices, text, edge) or text.encode("utf-8")
