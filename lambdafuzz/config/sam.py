@@ -73,6 +73,7 @@ MAX_RECORDS = 5
 SUFFIX_FORMATS = {
     ".csv": "csv", ".csv.gz": "csv.gz", ".json": "json", ".xml": "xml", ".txt": "text",
     ".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".gif": "gif", ".zip": "zip", ".gz": "gzip",
+    ".pdf": "pdf",
 }  # fmt: skip
 #: Function properties that change nothing lambdafuzz models; the others are listed.
 _IGNORED_PROPERTIES = frozenset(
