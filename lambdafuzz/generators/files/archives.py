@@ -115,14 +115,14 @@ def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int 
             archive.writestr(info, data)
     data = buffer.getvalue()
     if choices.edge_values:
-        data = _corrupt_member(choices, data)
+        members = sum(not name.endswith("/") for name in names)
+        data = _corrupt_member(choices, data, members)
     return data
 
 
-def _corrupt_member(choices: Choices, data: bytes) -> bytes:
-    """`data` with one file member broken, if an edge class is drawn (archives without a
-    file member draw none)."""
-    members = file_edges.file_members(data)
+def _corrupt_member(choices: Choices, data: bytes, members: int) -> bytes:
+    """`data` with one of its `members` file members broken, if an edge class is drawn
+    (archives without a file member draw none)."""
     if not members:
         return data
     edge = file_edges.draw_edge(choices, "zip")
