@@ -6,8 +6,8 @@ the corruption (SpotOn: probability 0.003) is a labelled draw after the content,
 mutation that flips it leaves the content draws where they were.
 
 PDF is a format of its own (`pdf`, `.pdf` keys, `application/pdf`) but not one of `any`'s:
-an `any` file is a PDF only as a file edge value (`file_edges.PDF_IN_ANY_RATE`), so the
-plain generator's files stay what they were.
+a top-level `any` file is a PDF only as a file edge value (`file_edges.PDF_IN_ANY_RATE`),
+so the plain generator's files stay what they were.
 
 A corruption always yields a file the strict checks in `validation.py` reject: if the
 drawn corruption happens to produce something still acceptable (a CSV cut exactly at a
@@ -135,6 +135,7 @@ def _file(
     with choices.scope(labels.FILE_FORMAT):
         if (
             choices.edge_values
+            and depth == 0  # not inside archives: a PDF costs ~6 plain files (benchmark)
             and frozenset(concrete) >= _ANY_PLAIN
             and file_edges.draw_edge(choices, "any") == "pdf"
         ):

@@ -70,7 +70,7 @@ def _field(choices: Choices, known: tuple[str, ...], p: float, site: str) -> str
 
 @generator(labels.PDF_PAGE)
 def _page(choices: Choices) -> list[str]:
-    n = choices.draw_geometric(8.0, max_value=60, site="lines")
+    n = choices.draw_geometric(5.0, max_value=60, site="lines")
     return [_latin1(text_lines(choices)) for _ in range(n) if fits(choices, 200)]
 
 
