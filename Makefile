@@ -48,7 +48,7 @@ bench: venv
 	$(PY) benchmarks/sam_constructs.py --seeds 0,1,2
 	$(PY) benchmarks/cost.py --execs 300 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
 	$(PY) benchmarks/aws_path.py
-	$(PY) benchmarks/file_generators.py --draws 500 --erroneous-draws 5000 --edge-draws 1000
+	$(PY) benchmarks/file_generators.py --draws 500 --erroneous-draws 5000 --edge-draws 2000
 	$(PY) benchmarks/ray_scaling.py --execs 300 --rounds 3
 
 bench-study: venv

@@ -206,8 +206,6 @@ class Choices:
         # generators draw edge values (`generators.edge_values`) only when this is set; it
         # changes which draws a generator makes, so a recording replays with its own setting
         self.edge_values = edge_values
-        # numeric constants of the code and its environment (sizes, limits) that edge-value
-        # draws aim at, at and around each one
         self.numbers: tuple[int | float, ...] = tuple(numbers)
         self.max_choices = max_choices
         self.choices: list[Choice] = []

@@ -196,13 +196,25 @@ MAX_HANDLER_COLUMNS: Final = 32
 
 def handler_columns(choices: Choices) -> tuple[str, ...]:
     """The column names the code may read: identifier-like dictionary constants, in order."""
+    dictionary = choices.dictionary
+    cached = _COLUMNS.get(id(dictionary))
+    if cached is not None and cached[0] is dictionary:
+        return cached[1]
     found: dict[str, None] = {}
-    for constant in choices.dictionary:
+    for constant in dictionary:
         if _COLUMN.fullmatch(constant) and not constant.isdigit():
             found[constant] = None
             if len(found) == MAX_HANDLER_COLUMNS:
                 break
+    _COLUMNS.clear()
+    _COLUMNS[id(dictionary)] = (dictionary, tuple(found))
     return tuple(found)
+
+
+#: The last dictionary's column names: a campaign passes one dictionary tuple to every
+#: input's `Choices`, and scanning a harvest of ~1,000 constants per CSV would cost more
+#: than the CSV itself.  Keyed by identity, checked by identity (the tuple is kept alive).
+_COLUMNS: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def misspell(choices: Choices, name: str) -> str:
