@@ -172,7 +172,6 @@ def _gzip(inner_extension: str, data: bytes, deep: bool) -> str | None:
 
 def _pdf(data: bytes) -> str | None:
     from pypdf import PdfReader
-    from pypdf.errors import PyPdfError
 
     try:
         reader = PdfReader(io.BytesIO(data), strict=True)
@@ -180,7 +179,7 @@ def _pdf(data: bytes) -> str | None:
             return "pdf: encrypted"
         for page in reader.pages:
             page.extract_text()
-    except (PyPdfError, OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+    except Exception as e:  # pypdf raises a dozen kinds on damaged input (fuzzed: 1,500 files)
         return f"pdf: {type(e).__name__}: {e}"
     return None
 
