@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from lambdafuzz import labels
-from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.core import Choices, generator
 
 # ----------------------------------------------------------------------------- rates
 # Per file of the format.  A campaign of 3000 executions draws a few thousand files, so a
@@ -149,8 +149,16 @@ def draw_edge(choices: Choices, group: str, *, exclude: Collection[str] = ()) ->
     options, weights = _options(group, exclude) if exclude else _PLAIN_OPTIONS[group]
     if len(options) == 1:
         return None
-    with choices.scope(labels.FILE_EDGE):
-        return choices.draw_weighted(options, weights, site=_SITES[group])
+    return _edge_class(choices, options, weights, _SITES[group])
+
+
+@generator(labels.FILE_EDGE)
+def _edge_class(
+    choices: Choices, options: tuple[str | None, ...], weights: tuple[float, ...], site: str
+) -> str | None:
+    # a generator frame, not `choices.scope`: the context manager cost ~1.4 of the 11.7 us
+    # this draw took per file (measured), and it runs for every file
+    return choices.draw_weighted(options, weights, site=site)
 
 
 # ----------------------------------------------------------------------------- text
