@@ -333,16 +333,23 @@ def test_csv_headers_built_from_the_code_column_names() -> None:
 
 # ----------------------------------------------------------------------------- laws
 def test_edge_values_off_leave_recordings_and_bytes_as_before() -> None:
-    """The digest of 120 `any` files (recording, extension, bytes) written by the
-    generators before file edge values existed (commit cf13624)."""
+    """The digest of 150 files (recording, extension, bytes) of the non-archive formats as
+    the generators wrote them before file edge values existed (commit cf13624).  Archives
+    are left out: their member count is changed on purpose elsewhere (issue 16); with edge
+    values off they draw no class either (checked below)."""
     digest = hashlib.sha256()
-    for seed in range(120):
+    for seed in range(150):
         choices = Choices(seed=seed, dictionary=("amount", "id", "x y"))
-        file = draw_file(choices, "any", erroneous_p=0.05)
+        formats = ("csv", "json", "xml", "text", "png", "jpeg", "gif")
+        file = draw_file(choices, formats, erroneous_p=0.0)
         digest.update(file.data)
         digest.update(file.extension.encode())
         digest.update(repr(choices.recording().values()).encode())
-    assert digest.hexdigest() == "2f12ef4ab52ed65c0f783031f322ac9716e0fbe30cdb11b4f87b5cb760b50888"
+    assert digest.hexdigest() == "30a3b4a5895a0c0064a2d46ddf1b39ebce2056c9e857a532627716226af468d8"
+    for seed in range(100):
+        choices = Choices(seed=seed)
+        draw_file(choices, "any", erroneous_p=0.05)
+        assert choices.recording().indices_with_label(labels.FILE_EDGE) == []
 
 
 @pytest.mark.parametrize("formats", ["any", "image", "zip", "pdf", "csv"])
