@@ -65,6 +65,8 @@ def named_objects(event: Any) -> Iterator[tuple[str, str]]:
             if isinstance(sns, dict) and isinstance(sns.get("Message"), str):
                 yield from _body(sns["Message"])
     detail = event.get("detail")
+    if event.get("detail-type") == "Object Deleted":
+        return  # the object is gone by design, not by a race
     if event.get("source") == "aws.s3" and isinstance(detail, dict):
         bucket, obj = detail.get("bucket"), detail.get("object")
         if isinstance(bucket, dict) and isinstance(obj, dict):

@@ -45,6 +45,7 @@ class S3RecordPlan:
     seed: bytes
     created_by: str = "Put"  # a key of CREATED_BY
     missing: bool = False  # the key names no object of the world
+    deleted: bool = False  # an EventBridge "Object Deleted" event (the object is gone)
 
 
 @generator(labels.S3_EVENT)
@@ -55,10 +56,12 @@ def draw_s3_record(
     bucket: str | None = None,
     missing_p: float = 0.0,
     key_shape: ObjectsSpec | None = None,
+    deleted: bool = False,
 ) -> S3RecordPlan:
     """A notification for an object of `bucket` (default: any bucket holding objects); with
     probability `missing_p` (or when there is no object) for a key that is not there,
-    shaped by `key_shape`'s prefixes and suffixes (the notification's key filter)."""
+    shaped by `key_shape`'s prefixes and suffixes (the notification's key filter).
+    `deleted`: the deletion of an object, which is then never there."""
     if bucket is None:
         holding = [b for b in buckets if b.objects] or list(buckets)
         chosen = choices.draw_choice(holding, site="bucket")
@@ -67,7 +70,7 @@ def draw_s3_record(
     # the draw stays even at missing_p 0 (the recorded layout does not change with the
     # setting), but a mutated True only counts where missing objects are allowed
     drawn = choices.draw_boolean(missing_p, site="missing?")
-    missing = (drawn and missing_p > 0) or not chosen.objects
+    missing = deleted or (drawn and missing_p > 0) or not chosen.objects
     if missing:
         extension = choices.draw_choice(_MISSING_EXTENSIONS, site="extension")
         prefixes = key_shape.prefixes if key_shape else ()
@@ -87,7 +90,7 @@ def draw_s3_record(
     created_by = choices.draw_weighted(tuple(CREATED_BY), (0.9, 0.05, 0.05), site="created-by")
     time_ms = ids.draw_time_ms(choices)
     seed = ids.draw_seed(choices)
-    return S3RecordPlan(chosen.name, key, size, etag, time_ms, seed, created_by, missing)
+    return S3RecordPlan(chosen.name, key, size, etag, time_ms, seed, created_by, missing, deleted)
 
 
 def missing_chance(missing_objects: bool) -> float:
@@ -153,8 +156,30 @@ def render_s3_event(plans: Sequence[S3RecordPlan], region: str) -> dict[str, Any
 
 
 def render_eventbridge(plan: S3RecordPlan, region: str, account: str) -> dict[str, Any]:
-    """The EventBridge "Object Created" event for the same object (key not encoded)."""
+    """The EventBridge "Object Created" event for the same object (key not encoded), or
+    its "Object Deleted" event (`plan.deleted`: no size or ETag, a deletion type)."""
     seed = plan.seed
+    if plan.deleted:
+        return {
+            "version": "0",
+            "id": ids.uuid(seed, "eventbridge"),
+            "detail-type": "Object Deleted",
+            "source": "aws.s3",
+            "account": account,
+            "time": ids.iso_seconds(plan.time_ms),
+            "region": region,
+            "resources": [f"arn:aws:s3:::{plan.bucket}"],
+            "detail": {
+                "version": "0",
+                "bucket": {"name": plan.bucket},
+                "object": {"key": plan.key, "sequencer": sequencer(plan)},
+                "request-id": ids.hex_id(seed, "request", 16),
+                "requester": account,
+                "source-ip-address": source_ip(seed),
+                "reason": "DeleteObject",
+                "deletion-type": "Permanently Deleted",
+            },
+        }
     return {
         "version": "0",
         "id": ids.uuid(seed, "eventbridge"),
