@@ -7,6 +7,9 @@ a fresh string, a dictionary constant (inside `draw_string`), or a *local dictio
 strings already generated in this world (object keys and their stems), which is the
 cheapest way to make an S3 object and a table item line up.
 
+With edge values on, strings and numbers are now and then edge values DynamoDB stores
+(`edge_values.dynamodb_string` / `dynamodb_number`: never an empty key).
+
 Labels: `dynamodb.item` > `dynamodb.key` (key attributes) / `dynamodb.attribute` (each
 extra attribute, nested values included).
 """

@@ -8,7 +8,9 @@ them (form encoding: space -> `+`, `+` -> `%2B`, `/` kept), and left raw in Even
 events.  Only when the trigger asks for it (`trigger.missing_objects`), and then now and
 then (`MISSING_P`, 2%), a record names an object that is not in the bucket: what a handler
 sees when an object was deleted before the notification arrived.  Otherwise every record
-names an object of the world (the world generator makes sure there is one).
+names an object of the world (the world generator makes sure there is one).  With edge
+values on, an EventBridge rule that admits "Object Deleted" events gets some (all, if it
+admits only those): the object is then absent, as it is after a deletion.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ other attributes, and a REMOVE's OldImage is an item no longer there.  Which ima
 record carries follows the table's StreamViewType.  A stream filter (`trigger.filters`)
 steers the draws: the event names it admits, items whose NewImage it admits (the table's
 items are steered by it when the world is drawn, `steer_table`), OldImages it admits.
-Label: `event.dynamodb-stream`.
+With edge values on, a MODIFY's OldImage is now and then its NewImage with one attribute
+missing or of another type (`edge_old_image`).  Label: `event.dynamodb-stream`.
 """
 
 from __future__ import annotations
