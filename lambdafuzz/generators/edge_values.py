@@ -195,8 +195,10 @@ def draw_edge(
     """Which edge class this site takes (None: none), by `rates`; no draw at all (None)
     when edge values are off.  Recorded as a fraction of [0, 1) under the `edge` label,
     as `draw_weighted` records its choice, but through `Choices`' replay step directly:
-    19 us -> 11 us per site (timeit, 100k draws on a loaded 2-core machine), `draw_weighted` rebuilding its tables
-    and closures on every call was half of what edge values cost a JSON-heavy input."""
+    19 us -> 11 us per site (timeit, 100k draws, loaded 2-core machine); `draw_weighted`
+    rebuilds its tables and closures on every call, which was half of what edge values
+    cost a JSON-heavy input (contracts: ratio 1.22 -> 1.08, benchmarks/edge_values.py).
+    A `MINIMAL` selector (0.0) takes no edge value, so minimization drops them."""
     if not choices.edge_values:
         return None
     menu = _MENUS.get(id(rates)) or _menu(rates)

@@ -19,7 +19,7 @@ from lambdafuzz.generators.aws.delivery import delivered_event
 from lambdafuzz.generators.aws.dynamodb import _is_number
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
-from lambdafuzz.generators.core import Changed, Choices, ReplayMode
+from lambdafuzz.generators.core import MINIMAL, Changed, Choices, ReplayMode
 from lambdafuzz.generators.edge_values import SITE_RATES, EdgeClass
 
 #: What every target generated with edge values off on the commit before they existed
@@ -159,6 +159,14 @@ def test_on_a_mutated_selector_takes_an_edge_class(targets):
         child = Choices([*values[:i], Changed(values[i]), *values[i + 1 :]], edge_values=True)
         generate_input(child, target)
         assert child.choices[i].value >= none_share
+
+
+def test_a_minimal_selector_takes_no_edge_value():
+    """Minimization sets draws to their simplest value: that removes edge values."""
+    for rates in SITE_RATES.values():
+        assert edge_values.draw_edge(Choices([MINIMAL], edge_values=True), rates) is None
+        top = Choices([0.999_999], edge_values=True)
+        assert edge_values.draw_edge(top, rates) is list(rates)[-1]
 
 
 # ------------------------------------------------------------------------- wiring
