@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import urllib.parse
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -14,7 +15,9 @@ import pytest
 from edge_off_digest import SEEDS, TARGETS, digest_of, load_target
 from moto import mock_aws
 
+from lambdafuzz.errors import ConfigError
 from lambdafuzz.generators import edge_values
+from lambdafuzz.generators.aws.consistency import missing_objects
 from lambdafuzz.generators.aws.delivery import delivered_event
 from lambdafuzz.generators.aws.dynamodb import _is_number
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
@@ -211,6 +214,49 @@ def test_object_deleted_only_where_the_rule_admits_it(tmp_path, filters, deleted
             assert "size" not in event["detail"]["object"]
     low, high = deleted_share
     assert low * 200 <= deleted <= high * 200
+
+
+@pytest.mark.parametrize(
+    ("s3_events", "removed_share", "event_name"),
+    [
+        ("[]", (0.0, 0.0), None),
+        ("['s3:ObjectCreated:*']", (0.0, 0.0), None),
+        (
+            "['s3:ObjectRemoved:DeleteMarkerCreated']",
+            (1.0, 1.0),
+            "ObjectRemoved:DeleteMarkerCreated",
+        ),
+        ("['s3:ObjectCreated:Put', 's3:ObjectRemoved:*']", (0.03, 0.2), "ObjectRemoved:Delete"),
+    ],
+)
+def test_s3_removals_only_where_the_notification_sends_them(
+    tmp_path, s3_events, removed_share, event_name
+):
+    text = (
+        "handler: app.handler\n"
+        f"trigger: {{kind: s3, source: up-loads, s3_events: {s3_events}}}\n"
+        "resources:\n  buckets:\n    - {name: up-loads, objects: {min: 1, max: 2, formats: [text]}}\n"
+    )
+    target = load_target(tmp_path, text)
+    removed = 0
+    for seed in range(200):
+        generated = generate_input(Choices(seed=seed, edge_values=True), target)
+        (record,) = generated.render_event(synthetic_loaded_world(generated.world))["Records"]
+        if record["eventName"].startswith("ObjectRemoved"):
+            removed += 1
+            assert record["eventName"] == event_name
+            key = urllib.parse.unquote_plus(record["s3"]["object"]["key"])
+            assert generated.world.buckets[0].get(key) is None
+            assert "size" not in record["s3"]["object"]
+            assert missing_objects({"Records": [record]}, generated.world) == ()
+    low, high = removed_share
+    assert low * 200 <= removed <= high * 200
+
+
+def test_s3_events_are_only_for_s3_triggers(tmp_path):
+    text = "handler: app.handler\ntrigger: {kind: sqs, source: q1, s3_events: ['s3:ObjectRemoved:*']}\n"
+    with pytest.raises(ConfigError, match="s3_events only for an s3 trigger"):
+        load_target(tmp_path, text + "resources:\n  queues: [{name: q1}]\n")
 
 
 def test_stream_old_images_lose_or_retype_an_attribute(targets):

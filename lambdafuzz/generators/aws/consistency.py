@@ -56,7 +56,8 @@ def named_objects(event: Any) -> Iterator[tuple[str, str]]:
             if not isinstance(record, dict):
                 continue
             s3 = record.get("s3")
-            if isinstance(s3, dict):
+            removal = str(record.get("eventName", "")).startswith("ObjectRemoved")
+            if isinstance(s3, dict) and not removal:  # a removed object is gone by design
                 yield from _s3_record(s3)
             sqs_body = record.get("body")
             if isinstance(sqs_body, str):

@@ -210,6 +210,7 @@ def draw_event_plan(
                     bucket=trigger.source,
                     missing_p=missing_chance(trigger.missing_objects),
                     key_shape=_objects_of(target, trigger.source),
+                    deleted=_s3_removal(choices, trigger.s3_events),
                     site="record",
                 )
                 for _ in range(count)
@@ -310,10 +311,11 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     trigger = target.trigger
     if trigger.source is not None:
         missing_p = missing_chance(trigger.missing_objects)
-        deleted = False
+        deleted = ""
         if choices.edge_values:
             created, removed = s3_bridge_admits(patterns_of(trigger.filters))
-            deleted = removed and edge_values.deleted(choices, only=not created)
+            if removed and edge_values.deleted(choices, only=not created):
+                deleted = "Delete"
         plan = draw_s3_record(
             choices,
             world.buckets,
@@ -355,6 +357,23 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     return BridgePlan(
         None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
     )
+
+
+def _s3_removal(choices: Choices, event_types: Sequence[str]) -> str:
+    """The removal an S3 notification record reports ("" for a creation): only with edge
+    values on and where the notification's event types include removals (all records
+    when it sends only removals)."""
+    if not choices.edge_values:
+        return ""
+    removals = [t for t in event_types if t.startswith("s3:ObjectRemoved")]
+    if not removals:
+        return ""
+    created = any(t.startswith("s3:ObjectCreated") for t in event_types)
+    if not edge_values.deleted(choices, only=not created):
+        return ""
+    if any(t in ("s3:ObjectRemoved:*", "s3:ObjectRemoved:Delete") for t in removals):
+        return "Delete"
+    return "DeleteMarkerCreated"
 
 
 def s3_bridge_admits(patterns: Sequence[Mapping[str, Any]]) -> tuple[bool, bool]:

@@ -32,6 +32,11 @@ from lambdafuzz.model.world import Bucket
 #: How the object came to be: S3 eventName suffix -> EventBridge `reason`.
 CREATED_BY: Final = {"Put": "PutObject", "Post": "POST Object", "Copy": "CopyObject"}
 MISSING_P: Final = 0.02
+#: How an object was removed: S3 eventName suffix -> EventBridge `deletion-type`.
+DELETION_TYPES: Final = {
+    "Delete": "Permanently Deleted",
+    "DeleteMarkerCreated": "Delete Marker Created",
+}
 _MISSING_EXTENSIONS: Final = ("", "txt", "csv", "json", "jpg", "png", "zip")
 
 
@@ -47,7 +52,9 @@ class S3RecordPlan:
     seed: bytes
     created_by: str = "Put"  # a key of CREATED_BY
     missing: bool = False  # the key names no object of the world
-    deleted: bool = False  # an EventBridge "Object Deleted" event (the object is gone)
+    # a removal: "Delete" or "DeleteMarkerCreated" (S3 `ObjectRemoved:*`, EventBridge
+    # "Object Deleted"), the object then gone; "": a creation
+    deleted: str = ""
 
 
 @generator(labels.S3_EVENT)
@@ -58,12 +65,13 @@ def draw_s3_record(
     bucket: str | None = None,
     missing_p: float = 0.0,
     key_shape: ObjectsSpec | None = None,
-    deleted: bool = False,
+    deleted: str = "",
 ) -> S3RecordPlan:
     """A notification for an object of `bucket` (default: any bucket holding objects); with
     probability `missing_p` (or when there is no object) for a key that is not there,
     shaped by `key_shape`'s prefixes and suffixes (the notification's key filter).
-    `deleted`: the deletion of an object, which is then never there."""
+    `deleted`: a removal of that kind ("Delete", "DeleteMarkerCreated"), the object then
+    never there."""
     if bucket is None:
         holding = [b for b in buckets if b.objects] or list(buckets)
         chosen = choices.draw_choice(holding, site="bucket")
@@ -72,7 +80,7 @@ def draw_s3_record(
     # the draw stays even at missing_p 0 (the recorded layout does not change with the
     # setting), but a mutated True only counts where missing objects are allowed
     drawn = choices.draw_boolean(missing_p, site="missing?")
-    missing = deleted or (drawn and missing_p > 0) or not chosen.objects
+    missing = bool(deleted) or (drawn and missing_p > 0) or not chosen.objects
     if missing:
         extension = choices.draw_choice(_MISSING_EXTENSIONS, site="extension")
         prefixes = key_shape.prefixes if key_shape else ()
@@ -121,9 +129,10 @@ def owner_id(bucket: str) -> str:
 
 
 def render_s3_record(plan: S3RecordPlan, region: str) -> dict[str, Any]:
-    """One element of an S3 event's `Records` (event structure version 2.1)."""
+    """One element of an S3 event's `Records` (event structure version 2.1); a removal's
+    object has no size or ETag."""
     seed = plan.seed
-    return {
+    record = {
         "eventVersion": "2.1",
         "eventSource": "aws:s3",
         "awsRegion": region,
@@ -151,6 +160,10 @@ def render_s3_record(plan: S3RecordPlan, region: str) -> dict[str, Any]:
             },
         },
     }
+    if plan.deleted:
+        record["eventName"] = f"ObjectRemoved:{plan.deleted}"
+        record["s3"]["object"] = {"key": encode_key(plan.key), "sequencer": sequencer(plan)}
+    return record
 
 
 def render_s3_event(plans: Sequence[S3RecordPlan], region: str) -> dict[str, Any]:
@@ -179,7 +192,7 @@ def render_eventbridge(plan: S3RecordPlan, region: str, account: str) -> dict[st
                 "requester": account,
                 "source-ip-address": source_ip(seed),
                 "reason": "DeleteObject",
-                "deletion-type": "Permanently Deleted",
+                "deletion-type": DELETION_TYPES[plan.deleted],
             },
         }
     return {
