@@ -9,8 +9,9 @@ field left out, an S3 key with spaces, `+` or `%20` in it.  Each *value site* of
 draw (a float in [0, 1), as `draw_weighted` records it) picks no edge value, or one of the
 site's classes with that class's documented rate; the chosen class's value is then drawn
 through `Choices` too.  So edge values are replayed, mutated (a `Changed` selector moves to
-an edge class in proportion to the rates, and back) and targeted: the selector draws carry
-the label `edge`, a value's draws `edge.<class>`.
+an edge class in proportion to the rates, and back) and targeted: a selector draw sits at
+the call site `edge:<site>` with the labels of the value it may replace, a chosen value's
+draws carry `edge.<class>`.
 
 Only when `choices.edge_values` is set (the `frontier` strategy): otherwise no site draws
 anything, so generation and its recording are exactly what they were (the paper's
@@ -32,8 +33,10 @@ from typing import Any, Final
 from lambdafuzz.generators.constraints import float_constraints
 from lambdafuzz.generators.core import Choices
 
-#: The label of the selector draws (which class, if any, a site takes).
+#: The prefix of edge values' labels (`edge.<class>`, the draws of a chosen value).
 EDGE_LABEL: Final = "edge"
+#: The prefix of the selector draws' call sites (`edge:json-integer`, ...).
+EDGE_SITE_PREFIX: Final = "edge:"
 
 
 class EdgeClass(enum.StrEnum):
@@ -190,23 +193,24 @@ def _fresh_unit(rng: random.Random, _constraints: object) -> float:
 
 
 def draw_edge(
-    choices: Choices, rates: Mapping[EdgeClass, float], *, site: str = EDGE_LABEL
+    choices: Choices, rates: Mapping[EdgeClass, float], *, site: str = "site"
 ) -> EdgeClass | None:
     """Which edge class this site takes (None: none), by `rates`; no draw at all (None)
-    when edge values are off.  Recorded as a fraction of [0, 1) under the `edge` label,
-    as `draw_weighted` records its choice, but through `Choices`' replay step directly:
-    19 us -> 11 us per site (timeit, 100k draws, loaded 2-core machine); `draw_weighted`
-    rebuilds its tables and closures on every call, which was half of what edge values
-    cost a JSON-heavy input (contracts: ratio 1.22 -> 1.08, benchmarks/edge_values.py).
-    A `MINIMAL` selector (0.0) takes no edge value, so minimization drops them."""
+    when edge values are off.  Recorded as a fraction of [0, 1), as `draw_weighted`
+    records its choice, at the call site `edge:<site>` in the caller's frame (so it
+    carries the labels of the value it may replace: targeting `json.value` or
+    `dynamodb.item` moves these selectors too).
+
+    Speed (timeit, 50k draws, best of 5, loaded 2-core machine): `draw_weighted` in a
+    frame of its own cost 19 us a site, which made contracts' generation 1.14-1.22x
+    slower with edge values on; the replay step called directly with a prebuilt menu,
+    without a frame, costs 2.5 us (a plain `draw_float` 3.2 us).  A `MINIMAL` selector
+    (0.0) takes no edge value, so minimization drops them."""
     if not choices.edge_values:
         return None
     menu = _MENUS.get(id(rates)) or _menu(rates)
-    choices._push(site, EDGE_LABEL)
-    try:
-        return menu.pick(choices._draw(_UNIT, _fresh_unit, "class", other=menu.other))
-    finally:
-        choices._stack.pop()
+    fraction = choices._draw(_UNIT, _fresh_unit, EDGE_SITE_PREFIX + site, other=menu.other)
+    return menu.pick(fraction)
 
 
 # --------------------------------------------------------------------------- values

@@ -126,6 +126,8 @@ def test_off_no_edge_draw_is_made(targets, monkeypatch):
         for seed in SEEDS:
             choices = Choices(seed=seed)
             generate_input(choices, target)
+            sites = [site for c in choices.choices for site, _ in c.ei]
+            assert not any(site.startswith(edge_values.EDGE_SITE_PREFIX) for site in sites)
             assert not any(edge_values.EDGE_LABEL in c.labels for c in choices.choices)
 
 
@@ -154,7 +156,7 @@ def test_on_a_mutated_selector_takes_an_edge_class(targets):
     sites = [
         i
         for i, c in enumerate(choices.choices)
-        if c.labels[-1:] == (edge_values.EDGE_LABEL,) and c.ei[-2][0] == "json-integer"
+        if c.ei[-1][0] == edge_values.EDGE_SITE_PREFIX + "json-integer"
     ]
     assert sites
     for i in sites[:5]:
