@@ -45,6 +45,7 @@ bench: venv
 	$(PY) benchmarks/choices_throughput.py --seconds 1
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/zero_mutations.py
+	$(PY) benchmarks/edge_values.py --inputs 200 --rounds 5
 	$(PY) benchmarks/sam_constructs.py --seeds 0,1,2
 	$(PY) benchmarks/cost.py --execs 300 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
 	$(PY) benchmarks/aws_path.py
