@@ -179,7 +179,7 @@ def test_s3_edge_keys_keep_the_configured_prefix(targets):
     target = targets["s3"]
     keys = [
         obj.key
-        for seed in range(150)
+        for seed in range(400)
         for obj in generate_input(Choices(seed=seed, edge_values=True), target)
         .world.buckets[0]
         .objects

@@ -191,8 +191,12 @@ def encode_text(choices: Choices, text: str, edge: str | None) -> bytes | None:
 
 
 def crlf(text: str) -> str:
-    """Windows line endings throughout."""
-    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+    """Windows line endings throughout; a one-line document gets a final CRLF (else the
+    class would leave a compact JSON document unchanged)."""
+    text = text.replace("\r\n", "\n")
+    if not text.endswith("\n"):
+        text += "\n"
+    return text.replace("\n", "\r\n")
 
 
 # ----------------------------------------------------------------------------- columns
