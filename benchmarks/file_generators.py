@@ -5,7 +5,11 @@ only), mean size and draws, and the share the strict parsers in `validation.py` 
 (must be 100%).  Then the rejected share of `any` at the default erroneous probability,
 and for images the share of draws labelled `image.pixels` vs `image.exif`.
 
-    .venv/bin/python benchmarks/file_generators.py [--draws 2000] [--json out.json]
+Then file edge values (issue 16): per format and for `any`, generation time with
+`Choices.edge_values` off and on, side by side, with the cost of the edge values (the bound
+is 10% of generation time), using the numbers a 300x200 thumbnailer mentions.
+
+    .venv/bin/python benchmarks/file_generators.py [--draws 2000] [--edge-draws 1000] [--json out.json]
 """
 
 from __future__ import annotations
@@ -21,10 +25,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lambdafuzz import labels  # noqa: E402
 from lambdafuzz.generators.core import Choices  # noqa: E402
-from lambdafuzz.generators.files.dispatch import CONCRETE_FORMATS, draw_file  # noqa: E402
+from lambdafuzz.generators.files.dispatch import (  # noqa: E402
+    CONCRETE_FORMATS,
+    DOCUMENT_FORMATS,
+    draw_file,
+)
 from lambdafuzz.generators.files.validation import rejection  # noqa: E402
 
 IMAGE_FORMATS = ("png", "jpeg", "gif")
+
+
+#: What the code of a handler that thumbnails to 300x200 mentions.
+NUMBERS = (300, 200)
+
+
+def edge_cost(fmt: str, draws: int) -> dict[str, object]:
+    """CPU seconds to generate `draws` files of `fmt` with edge values off and on (same
+    seeds; best of three rounds, off and on interleaved, against a noisy machine)."""
+    times = {False: float("inf"), True: float("inf")}
+    for _ in range(3):
+        for on in (False, True):
+            start = time.process_time()
+            for seed in range(draws):
+                draw_file(Choices(seed=seed, edge_values=on, numbers=NUMBERS), fmt, erroneous_p=0)
+            times[on] = min(times[on], time.process_time() - start)
+    return {
+        "format": fmt,
+        "off_ms": times[False] / draws * 1000,
+        "on_ms": times[True] / draws * 1000,
+        "cost": times[True] / times[False] - 1.0,
+    }
 
 
 def measure(fmt: str, draws: int) -> dict[str, object]:
@@ -76,10 +106,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=2000, help="files per format (default 2000)")
     parser.add_argument("--erroneous-draws", type=int, default=20_000)
+    parser.add_argument(
+        "--edge-draws", type=int, default=1000, help="files per format, edge values"
+    )
     parser.add_argument("--json", type=Path, help="also write the results as JSON here")
     args = parser.parse_args()
 
-    rows = [measure(fmt, args.draws) for fmt in CONCRETE_FORMATS]
+    rows = [measure(fmt, args.draws) for fmt in (*CONCRETE_FORMATS, *DOCUMENT_FORMATS)]
     print(
         f"{'format':8} {'files/s':>9} {'/cpu-s':>7} {'mean B':>9} {'draws':>7} {'max':>6} {'accepted':>9}  pixels/exif share"
     )
@@ -98,8 +131,18 @@ def main() -> None:
         f"any, erroneous_p={err['p']}: {err['rejected']} of {err['draws']} rejected"
         f" ({err['rejected'] / err['draws']:.3%}), {err['marked_erroneous']} marked erroneous"
     )
+    edges = [
+        edge_cost(fmt, args.edge_draws) for fmt in (*CONCRETE_FORMATS, *DOCUMENT_FORMATS, "any")
+    ]
+    print(f"\nfile edge values (numbers {NUMBERS}), CPU ms per file, best of 3:")
+    print(f"{'format':8} {'off':>8} {'on':>8} {'cost':>8}")
+    for r in edges:
+        print(f"{r['format']:8} {r['off_ms']:8.3f} {r['on_ms']:8.3f} {r['cost']:8.1%}")
+    print("bound (issue 16): edge values cost <= 10% of generation time (`any`)")
     if args.json:
-        args.json.write_text(json.dumps({"formats": rows, "erroneous": err}, indent=2) + "\n")
+        args.json.write_text(
+            json.dumps({"formats": rows, "erroneous": err, "edges": edges}, indent=2) + "\n"
+        )
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ EVENT: Final = "lambdafuzz.Event"
 FILE: Final = "lambdafuzz.File"  # a generated file: format choice + content
 FILE_FORMAT: Final = "lambdafuzz.FileFormat"  # which format / extension was chosen
 ERRONEOUS: Final = "lambdafuzz.ErroneousFile"  # the corruption applied to a file
+FILE_EDGE: Final = "lambdafuzz.FileEdge"  # which file-format edge-value class was drawn
 
 # --- python / library types the analysis also names ----------------------------------
 DATETIME: Final = "datetime.datetime"
@@ -43,6 +44,8 @@ ZIP_ARCHIVE: Final = "zip.archive"
 ZIP_ENTRY: Final = "zip.entry"
 ZIP_ENTRY_NAME: Final = "zip.entry.name"
 GZIP_FILE: Final = "gzip.file"
+PDF_DOCUMENT: Final = "pdf.document"
+PDF_PAGE: Final = "pdf.page"
 
 # --- AWS ------------------------------------------------------------------------------
 S3_BUCKET: Final = "s3.bucket"

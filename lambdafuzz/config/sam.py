@@ -48,7 +48,7 @@ from lambdafuzz.config.sam_template import (
     template_events,
 )
 from lambdafuzz.config.sample_events import EVENTS_DIR
-from lambdafuzz.config.schema import ENV_NAME_EXPECTED, env_problem
+from lambdafuzz.config.schema import ENV_NAME_EXPECTED, S3_EVENT_TYPE, env_problem
 from lambdafuzz.config.source import nearest
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.event_pattern import (
@@ -73,6 +73,7 @@ MAX_RECORDS = 5
 SUFFIX_FORMATS = {
     ".csv": "csv", ".csv.gz": "csv.gz", ".json": "json", ".xml": "xml", ".txt": "text",
     ".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".gif": "gif", ".zip": "zip", ".gz": "gzip",
+    ".pdf": "pdf",
 }  # fmt: skip
 #: Function properties that change nothing lambdafuzz models; the others are listed.
 _IGNORED_PROPERTIES = frozenset(
@@ -651,6 +652,17 @@ class _Importer:
             buckets = [b for b in resources.get("buckets", []) if "objects" in b]
             if buckets:
                 trigger["source"] = buckets[0]["name"]
+        if event.kind == "s3":
+            types = event.properties.get("Events")
+            types = [types] if isinstance(types, str) else types
+            # the event types the notification sends (an intrinsic lambdafuzz cannot
+            # resolve leaves the setting out: creations only, as before)
+            if (
+                isinstance(types, list)
+                and types
+                and all(isinstance(t, str) and S3_EVENT_TYPE.fullmatch(t) for t in types)
+            ):
+                trigger["s3_events"] = types
         if event.kind == "sqs" and event.source and self._buckets_notifying(event.source):
             trigger["body"] = "s3-event"
         if self.filters:

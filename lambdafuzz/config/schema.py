@@ -110,6 +110,8 @@ _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: statements cannot name but the runtime loads.
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 _ENV_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+#: An S3 notification event type: `s3:ObjectCreated:*`, `s3:ObjectRemoved:Delete`, ...
+S3_EVENT_TYPE = re.compile(r"s3:[A-Za-z]+(:[A-Za-z*]+)*")
 #: `env` names that could lead an SDK to real credentials or a real account: refused, so a
 #: config can never point the handler at one (the harness refuses them again at start).
 _CREDENTIAL_VARS = frozenset(
@@ -255,6 +257,10 @@ class _TriggerModel(_Model):
     model: _BodyModelRef | None = None
     schema_: _BodySchemaRef | None = Field(None, alias="schema")
     powertools: bool = True  # read the handler's Powertools code for models, routes, outcomes
+    # s3 only: the notification's event types (SAM `Events`); []: ObjectCreated only
+    s3_events: list[
+        Annotated[str, _matching(S3_EVENT_TYPE, "an S3 event type such as s3:ObjectCreated:*")]
+    ] = []
 
     @field_validator("schema_", mode="before")
     @classmethod
@@ -759,6 +765,12 @@ class _Builder:
                 t.constant,
                 "constant only for a direct trigger (the payload a rule or schedule always sends)",
             )
+        if t.s3_events and kind is not TriggerKind.S3:
+            raise self.where.error(
+                ("trigger", "s3_events"),
+                t.s3_events,
+                "s3_events only for an s3 trigger (the bucket notification's event types)",
+            )
         if t.keys and kind is not TriggerKind.DIRECT:
             raise self.where.error(
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
@@ -772,6 +784,7 @@ class _Builder:
             t.missing_objects,
             tuple(dict.fromkeys(t.keys)),
             filters=filters,
+            s3_events=tuple(dict.fromkeys(t.s3_events)),
             **self._routes(kind),
         )
 

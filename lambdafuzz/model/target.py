@@ -140,6 +140,10 @@ class Trigger:
     # the body a Powertools parser / validator admits (or `trigger.model` / `trigger.schema`
     # of the config): generated from its JSON Schema; None: the trigger's usual bodies
     body_model: BodyModel | None = None
+    # s3 only: the event types the bucket notification sends (`s3:ObjectCreated:*`,
+    # `s3:ObjectRemoved:Delete`, ...); (): creations only, which is what lambdafuzz assumed
+    # before the setting existed.  Removals are generated only when they are listed.
+    s3_events: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

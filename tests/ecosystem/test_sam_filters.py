@@ -199,6 +199,28 @@ def test_s3_key_rules_become_prefixes_and_suffixes_without_a_warning(tmp_path):
         ("jpeg",),
     )
     assert not imported.unsupported
+    assert imported.target.trigger.s3_events == ("s3:ObjectCreated:*",)
+
+
+def test_an_s3_events_list_becomes_the_triggers_event_types(tmp_path):
+    """The event types decide whether removals are generated (edge values)."""
+    template = write_app(
+        tmp_path,
+        HEAD
+        + """\
+  Photos:
+    Type: AWS::S3::Bucket
+"""
+        + FUNCTION
+        + """\
+          Type: S3
+          Properties:
+            Bucket: !Ref Photos
+            Events: [s3:ObjectCreated:Put, s3:ObjectRemoved:*]
+""",
+    )
+    trigger = load_template(template).target.trigger
+    assert trigger.s3_events == ("s3:ObjectCreated:Put", "s3:ObjectRemoved:*")
 
 
 def test_filters_lambdafuzz_cannot_enforce_are_warnings_naming_the_construct(tmp_path):

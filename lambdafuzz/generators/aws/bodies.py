@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.filter_steering import draw_admitted, steer
 from lambdafuzz.generators.aws.model_bodies import draw_model_body
@@ -92,7 +93,12 @@ def draw_body(
     if body == BODY_EVENTBRIDGE_S3:
         record = draw_s3_record(choices, buckets, missing_p=missing_p)
         return dumps(render_eventbridge(record, region, account))
-    file = draw_file(choices, (body,) if body else DEFAULT_FORMATS, erroneous_p=0.003)
+    formats = (body,) if body else DEFAULT_FORMATS
+    if choices.edge_values and formats == ("json",):
+        text = edge_values.message_body(choices)  # a producer that sent no JSON object
+        if text is not None:
+            return text
+    file = draw_file(choices, formats, erroneous_p=0.003)
     # SQS refuses an empty body; a lone newline is the closest thing to an empty file.
     return _cap(file_text(file)[0]) or "\n"
 

@@ -56,7 +56,8 @@ def named_objects(event: Any) -> Iterator[tuple[str, str]]:
             if not isinstance(record, dict):
                 continue
             s3 = record.get("s3")
-            if isinstance(s3, dict):
+            removal = str(record.get("eventName", "")).startswith("ObjectRemoved")
+            if isinstance(s3, dict) and not removal:  # a removed object is gone by design
                 yield from _s3_record(s3)
             sqs_body = record.get("body")
             if isinstance(sqs_body, str):
@@ -65,6 +66,8 @@ def named_objects(event: Any) -> Iterator[tuple[str, str]]:
             if isinstance(sns, dict) and isinstance(sns.get("Message"), str):
                 yield from _body(sns["Message"])
     detail = event.get("detail")
+    if event.get("detail-type") == "Object Deleted":
+        return  # the object is gone by design, not by a race
     if event.get("source") == "aws.s3" and isinstance(detail, dict):
         bucket, obj = detail.get("bucket"), detail.get("object")
         if isinstance(bucket, dict) and isinstance(obj, dict):

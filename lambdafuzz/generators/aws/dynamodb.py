@@ -7,6 +7,9 @@ a fresh string, a dictionary constant (inside `draw_string`), or a *local dictio
 strings already generated in this world (object keys and their stems), which is the
 cheapest way to make an S3 object and a table item line up.
 
+With edge values on, strings and numbers are now and then edge values DynamoDB stores
+(`edge_values.dynamodb_string` / `dynamodb_number`: never an empty key).
+
 Labels: `dynamodb.item` > `dynamodb.key` (key attributes) / `dynamodb.attribute` (each
 extra attribute, nested values included).
 """
@@ -20,6 +23,7 @@ from decimal import Decimal
 from typing import Final
 
 from lambdafuzz import labels
+from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import datetimes
 from lambdafuzz.generators.files.alphabets import encodable
@@ -46,7 +50,13 @@ MAX_RANGE_BYTES: Final = 1024
 def draw_string_value(
     choices: Choices, local: Sequence[str] = (), *, min_size: int = 0, key: bool = False
 ) -> str:
-    """A string: reused from `local`, an ISO date (labelled datetime), or fresh/dictionary."""
+    """A string: reused from `local`, an ISO date (labelled datetime), or fresh/dictionary;
+    with edge values on, now and then an edge string (never an empty key or set member)."""
+    if choices.edge_values:
+        strict = key or min_size > 0
+        edge = edge_values.dynamodb_string(choices, key=strict, max_bytes=MAX_HASH_BYTES)
+        if edge is not None:
+            return edge if len(edge) >= min_size else edge + "x" * (min_size - len(edge))
     options = ("local", "date", "fresh")
     source = choices.draw_weighted(options, (0.3 if local else 0.0, 0.1, 0.6), site="source")
     if source == "local":
@@ -61,9 +71,15 @@ def draw_string_value(
     return value if len(value) >= min_size else value + "x" * (min_size - len(value))
 
 
-def draw_number(choices: Choices, local: Sequence[str] = ()) -> str:
+def draw_number(choices: Choices, local: Sequence[str] = (), *, key: bool = False) -> str:
     """A DynamoDB number in canonical form: an integer, a decimal, a reused numeric string
-    or an epoch timestamp (labelled datetime)."""
+    or an epoch timestamp (labelled datetime); with edge values on, now and then an edge
+    number DynamoDB stores (huge, 38 digits, fractional, negative, zero; keys: no huge or
+    38-digit ones)."""
+    if choices.edge_values:
+        edge = edge_values.dynamodb_number(choices, key=key)
+        if edge is not None:
+            return edge
     numeric = [s for s in local if _is_number(s)]
     options = ("local", "epoch", "small", "large", "decimal")
     weights = (0.3 if numeric else 0.0, 0.1, 0.4, 0.15, 0.2)
@@ -120,7 +136,7 @@ def draw_key_value(
             value = value[: len(value) // 2] or "x"
         return {"S": value}
     if key_type == "N":
-        return {"N": draw_number(choices, local)}
+        return {"N": draw_number(choices, local, key=True)}
     return {"B": draw_binary(choices, local, min_size=1)}
 
 
@@ -129,6 +145,13 @@ def draw_value(choices: Choices, local: Sequence[str] = (), depth: int = 0) -> A
     """Any attribute value; lists and maps nest at most `MAX_DEPTH` deep."""
     weights = _WEIGHTS if depth < MAX_DEPTH else _LEAF_WEIGHTS
     kind = choices.draw_weighted(TYPES, weights, site="type")
+    return draw_typed_value(choices, kind, local, depth)
+
+
+def draw_typed_value(
+    choices: Choices, kind: str, local: Sequence[str] = (), depth: int = 0
+) -> AttributeValueT:
+    """An attribute value of type `kind` (one of TYPES)."""
     match kind:
         case "S":
             return {"S": draw_string_value(choices, local)}

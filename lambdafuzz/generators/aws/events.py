@@ -18,12 +18,13 @@ import functools
 import hashlib
 import json
 import struct
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
 from lambdafuzz import labels
 from lambdafuzz.errors import BackendError
+from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import draw_body
 from lambdafuzz.generators.aws.brokers import (
@@ -62,6 +63,7 @@ from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.generators.files.json_files import json_objects, json_values
+from lambdafuzz.model.event_pattern import leaf_matches
 from lambdafuzz.model.target import BodyModel, Envelope, ObjectsSpec, Target, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
@@ -208,6 +210,7 @@ def draw_event_plan(
                     bucket=trigger.source,
                     missing_p=missing_chance(trigger.missing_objects),
                     key_shape=_objects_of(target, trigger.source),
+                    deleted=_s3_removal(choices, trigger.s3_events),
                     site="record",
                 )
                 for _ in range(count)
@@ -308,12 +311,18 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     trigger = target.trigger
     if trigger.source is not None:
         missing_p = missing_chance(trigger.missing_objects)
+        deleted = ""
+        if choices.edge_values:
+            created, removed = s3_bridge_admits(patterns_of(trigger.filters))
+            if removed and edge_values.deleted(choices, only=not created):
+                deleted = "Delete"
         plan = draw_s3_record(
             choices,
             world.buckets,
             bucket=trigger.source,
             missing_p=missing_p,
             key_shape=_objects_of(target, trigger.source),
+            deleted=deleted,
             site="record",
         )
         return BridgePlan(plan)
@@ -332,6 +341,7 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
             detail = {"data": file.data.decode("utf-8", errors="replace")}
         if not isinstance(detail, dict):
             detail = {"data": detail}
+    detail = edge_values.drop_fields(choices, detail)  # a producer that omitted fields
     pattern = choose_pattern(choices, patterns_of(trigger.filters))
     if pattern is not None:
         steered = steer(
@@ -347,6 +357,39 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     return BridgePlan(
         None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
     )
+
+
+def _s3_removal(choices: Choices, event_types: Sequence[str]) -> str:
+    """The removal an S3 notification record reports ("" for a creation): only with edge
+    values on and where the notification's event types include removals (all records
+    when it sends only removals)."""
+    if not choices.edge_values:
+        return ""
+    removals = [t for t in event_types if t.startswith("s3:ObjectRemoved")]
+    if not removals:
+        return ""
+    created = any(t.startswith("s3:ObjectCreated") for t in event_types)
+    if not edge_values.deleted(choices, only=not created):
+        return ""
+    if any(t in ("s3:ObjectRemoved:*", "s3:ObjectRemoved:Delete") for t in removals):
+        return "Delete"
+    return "DeleteMarkerCreated"
+
+
+def s3_bridge_admits(patterns: Sequence[Mapping[str, Any]]) -> tuple[bool, bool]:
+    """Whether the rule's patterns admit S3 "Object Created" and "Object Deleted" events,
+    by their `detail-type` rules.  No pattern: the trigger describes only creations (the
+    deployment's rule is not known, so no deletion is ever generated for it)."""
+    if not patterns:
+        return True, False
+    created = deleted = False
+    for pattern in patterns:
+        rule = pattern.get("detail-type")
+        if not isinstance(rule, list):
+            return True, True  # no rule on the detail type: both pass it
+        created = created or leaf_matches(rule, "Object Created")
+        deleted = deleted or leaf_matches(rule, "Object Deleted")
+    return created, deleted
 
 
 def _objects_of(target: Target, bucket: str | None) -> ObjectsSpec | None:

@@ -62,6 +62,7 @@ _CONTENT_FORMATS: Final = (
     ("application/xml", "xml"), ("text/", "text"), ("image/png", "png"),
     ("image/jpeg", "jpeg"), ("image/jpg", "jpeg"), ("image/gif", "gif"), ("image/", "image"),
     ("application/zip", "zip"), ("application/gzip", "gzip"), ("application/x-gzip", "gzip"),
+    ("application/pdf", "pdf"),
 )  # fmt: skip
 FORM_TYPE: Final = "application/x-www-form-urlencoded"
 
@@ -272,7 +273,7 @@ def _draw_typed_body(
     if lowered.endswith("+json"):
         lowered = "application/json"
     fmt = next((f for prefix, f in _CONTENT_FORMATS if lowered.startswith(prefix)), None)
-    if fmt is None:  # application/octet-stream, application/pdf, ...: any bytes
+    if fmt is None:  # application/octet-stream, ...: any bytes
         data = choices.draw_bytes(0, 512, site="bytes")
         return base64.b64encode(data).decode(), True, content_type
     file = draw_file(choices, (fmt,), erroneous_p=0.003)

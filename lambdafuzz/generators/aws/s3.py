@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from typing import Final
 
 from lambdafuzz import labels
+from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import GeneratedFile, draw_file
 from lambdafuzz.generators.files.budget import fits
@@ -43,7 +44,9 @@ def draw_object_key(
     ending: str | None = None,
 ) -> str:
     """`prefix + stem + .extension` (or `+ ending` when given: a configured suffix);
-    without configured prefixes, now and then a folder."""
+    without configured prefixes, now and then a folder; with edge values on, now and then
+    a key name handlers get wrong (`edge_values.object_key`: configured parts kept)."""
+    configured_ending = ending is not None
     if prefixes:
         prefix = choices.draw_choice(prefixes, site="prefix")
     elif choices.draw_boolean(0.1, site="folder?"):
@@ -54,6 +57,15 @@ def draw_object_key(
     stem = choices.draw_string(WIDE_KEY_ALPHABET if wide else KEY_ALPHABET, 1, 24, site="stem")
     if ending is None:
         ending = f".{extension}" if extension else ""
+    if choices.edge_values:
+        prefix, stem, ending = edge_values.object_key(
+            choices,
+            prefix,
+            stem,
+            ending,
+            own_prefix=not prefixes,
+            own_ending=not configured_ending,
+        )
     return _fit_key(prefix + _clean(stem), ending)
 
 

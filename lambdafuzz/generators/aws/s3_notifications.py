@@ -8,7 +8,9 @@ them (form encoding: space -> `+`, `+` -> `%2B`, `/` kept), and left raw in Even
 events.  Only when the trigger asks for it (`trigger.missing_objects`), and then now and
 then (`MISSING_P`, 2%), a record names an object that is not in the bucket: what a handler
 sees when an object was deleted before the notification arrived.  Otherwise every record
-names an object of the world (the world generator makes sure there is one).
+names an object of the world (the world generator makes sure there is one).  With edge
+values on, an EventBridge rule that admits "Object Deleted" events gets some (all, if it
+admits only those): the object is then absent, as it is after a deletion.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ from lambdafuzz.model.world import Bucket
 #: How the object came to be: S3 eventName suffix -> EventBridge `reason`.
 CREATED_BY: Final = {"Put": "PutObject", "Post": "POST Object", "Copy": "CopyObject"}
 MISSING_P: Final = 0.02
+#: How an object was removed: S3 eventName suffix -> EventBridge `deletion-type`.
+DELETION_TYPES: Final = {
+    "Delete": "Permanently Deleted",
+    "DeleteMarkerCreated": "Delete Marker Created",
+}
 _MISSING_EXTENSIONS: Final = ("", "txt", "csv", "json", "jpg", "png", "zip")
 
 
@@ -45,6 +52,9 @@ class S3RecordPlan:
     seed: bytes
     created_by: str = "Put"  # a key of CREATED_BY
     missing: bool = False  # the key names no object of the world
+    # a removal: "Delete" or "DeleteMarkerCreated" (S3 `ObjectRemoved:*`, EventBridge
+    # "Object Deleted"), the object then gone; "": a creation
+    deleted: str = ""
 
 
 @generator(labels.S3_EVENT)
@@ -55,10 +65,13 @@ def draw_s3_record(
     bucket: str | None = None,
     missing_p: float = 0.0,
     key_shape: ObjectsSpec | None = None,
+    deleted: str = "",
 ) -> S3RecordPlan:
     """A notification for an object of `bucket` (default: any bucket holding objects); with
     probability `missing_p` (or when there is no object) for a key that is not there,
-    shaped by `key_shape`'s prefixes and suffixes (the notification's key filter)."""
+    shaped by `key_shape`'s prefixes and suffixes (the notification's key filter).
+    `deleted`: a removal of that kind ("Delete", "DeleteMarkerCreated"), the object then
+    never there."""
     if bucket is None:
         holding = [b for b in buckets if b.objects] or list(buckets)
         chosen = choices.draw_choice(holding, site="bucket")
@@ -67,7 +80,7 @@ def draw_s3_record(
     # the draw stays even at missing_p 0 (the recorded layout does not change with the
     # setting), but a mutated True only counts where missing objects are allowed
     drawn = choices.draw_boolean(missing_p, site="missing?")
-    missing = (drawn and missing_p > 0) or not chosen.objects
+    missing = bool(deleted) or (drawn and missing_p > 0) or not chosen.objects
     if missing:
         extension = choices.draw_choice(_MISSING_EXTENSIONS, site="extension")
         prefixes = key_shape.prefixes if key_shape else ()
@@ -87,7 +100,7 @@ def draw_s3_record(
     created_by = choices.draw_weighted(tuple(CREATED_BY), (0.9, 0.05, 0.05), site="created-by")
     time_ms = ids.draw_time_ms(choices)
     seed = ids.draw_seed(choices)
-    return S3RecordPlan(chosen.name, key, size, etag, time_ms, seed, created_by, missing)
+    return S3RecordPlan(chosen.name, key, size, etag, time_ms, seed, created_by, missing, deleted)
 
 
 def missing_chance(missing_objects: bool) -> float:
@@ -116,9 +129,10 @@ def owner_id(bucket: str) -> str:
 
 
 def render_s3_record(plan: S3RecordPlan, region: str) -> dict[str, Any]:
-    """One element of an S3 event's `Records` (event structure version 2.1)."""
+    """One element of an S3 event's `Records` (event structure version 2.1); a removal's
+    object has no size or ETag."""
     seed = plan.seed
-    return {
+    record = {
         "eventVersion": "2.1",
         "eventSource": "aws:s3",
         "awsRegion": region,
@@ -146,6 +160,10 @@ def render_s3_record(plan: S3RecordPlan, region: str) -> dict[str, Any]:
             },
         },
     }
+    if plan.deleted:
+        record["eventName"] = f"ObjectRemoved:{plan.deleted}"
+        record["s3"]["object"] = {"key": encode_key(plan.key), "sequencer": sequencer(plan)}
+    return record
 
 
 def render_s3_event(plans: Sequence[S3RecordPlan], region: str) -> dict[str, Any]:
@@ -153,8 +171,30 @@ def render_s3_event(plans: Sequence[S3RecordPlan], region: str) -> dict[str, Any
 
 
 def render_eventbridge(plan: S3RecordPlan, region: str, account: str) -> dict[str, Any]:
-    """The EventBridge "Object Created" event for the same object (key not encoded)."""
+    """The EventBridge "Object Created" event for the same object (key not encoded), or
+    its "Object Deleted" event (`plan.deleted`: no size or ETag, a deletion type)."""
     seed = plan.seed
+    if plan.deleted:
+        return {
+            "version": "0",
+            "id": ids.uuid(seed, "eventbridge"),
+            "detail-type": "Object Deleted",
+            "source": "aws.s3",
+            "account": account,
+            "time": ids.iso_seconds(plan.time_ms),
+            "region": region,
+            "resources": [f"arn:aws:s3:::{plan.bucket}"],
+            "detail": {
+                "version": "0",
+                "bucket": {"name": plan.bucket},
+                "object": {"key": plan.key, "sequencer": sequencer(plan)},
+                "request-id": ids.hex_id(seed, "request", 16),
+                "requester": account,
+                "source-ip-address": source_ip(seed),
+                "reason": "DeleteObject",
+                "deletion-type": DELETION_TYPES[plan.deleted],
+            },
+        }
     return {
         "version": "0",
         "id": ids.uuid(seed, "eventbridge"),

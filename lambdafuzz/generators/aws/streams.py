@@ -6,7 +6,8 @@ other attributes, and a REMOVE's OldImage is an item no longer there.  Which ima
 record carries follows the table's StreamViewType.  A stream filter (`trigger.filters`)
 steers the draws: the event names it admits, items whose NewImage it admits (the table's
 items are steered by it when the world is drawn, `steer_table`), OldImages it admits.
-Label: `event.dynamodb-stream`.
+With edge values on, a MODIFY's OldImage is now and then its NewImage with one attribute
+missing or of another type (`edge_old_image`).  Label: `event.dynamodb-stream`.
 """
 
 from __future__ import annotations
@@ -18,13 +19,16 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from lambdafuzz import labels
+from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.dynamodb import (
+    TYPES,
     draw_binary,
     draw_extras,
     draw_item,
     draw_number,
     draw_string_value,
+    draw_typed_value,
     draw_value,
     item_key,
     key_only,
@@ -92,6 +96,8 @@ def draw_stream_record(
         if name == "MODIFY":
             with choices.scope(labels.DYNAMODB_ITEM, site="old-image"):
                 old_image = {**keys, **draw_extras(choices, schema, local)}
+                if choices.edge_values:
+                    old_image = edge_old_image(choices, new_image, old_image, set(keys), local)
                 if isinstance(old_rule, Mapping):
                     old_image = steer_image(choices, old_rule, old_image, set(keys), local)
     seed = ids.draw_seed(choices)
@@ -107,6 +113,33 @@ def draw_stream_record(
         sequence,
         seed,
     )
+
+
+def edge_old_image(
+    choices: Choices,
+    new_image: ItemT,
+    old_image: ItemT,
+    reserved: set[str],
+    local: Sequence[str],
+) -> ItemT:
+    """A MODIFY's OldImage as handlers that diff the images meet it, at the edge rates:
+    the NewImage with one non-key attribute missing (ABSENT) or held with another type
+    (CONFUSED); otherwise `old_image` as drawn."""
+    cls = edge_values.image_edge(choices)
+    names = sorted(set(new_image) - reserved)
+    if cls is None or not names:
+        return old_image
+    with choices.scope(cls.label):
+        name = choices.draw_choice(names, site="attribute")
+        image = dict(new_image)
+        if cls is edge_values.EdgeClass.ABSENT:
+            del image[name]
+            return image
+        held = next(iter(new_image[name]))
+        others = [t for t in TYPES if t != held]
+        kind = choices.draw_choice(others, site="type")
+        image[name] = draw_typed_value(choices, kind, local)
+        return image
 
 
 def _admitted_weights(pattern: PatternT | None, has_items: bool) -> tuple[float, ...]:

@@ -9,6 +9,10 @@ Output is byte-for-byte reproducible: entry timestamps are drawn, gzip's mtime i
 no file name is stored in the gzip header.  Entry names never contain `..` or a leading
 `/`: a handler that extracts a zip must not be able to write outside its target while the
 fuzzer runs it in-process.
+
+With edge values on, an archive with a file member may have one member broken after
+writing (`file_edges`: a wrong CRC-32, the encrypted flag, an unknown compression method),
+patched into both its local and its central header.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import datetimes
+from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import NAME
 from lambdafuzz.generators.files.budget import fits
 
@@ -108,7 +113,27 @@ def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int 
             if with_parents:
                 _add_parents(archive, info, names)
             archive.writestr(info, data)
-    return buffer.getvalue()
+    data = buffer.getvalue()
+    if choices.edge_values:
+        members = sum(not name.endswith("/") for name in names)
+        data = _corrupt_member(choices, data, members)
+    return data
+
+
+def _corrupt_member(choices: Choices, data: bytes, members: int) -> bytes:
+    """`data` with one of its `members` file members broken, if an edge class is drawn
+    (archives without a file member draw none)."""
+    if not members:
+        return data
+    edge = file_edges.draw_edge(choices, "zip")
+    if edge is None:
+        return data
+    with choices.scope(labels.FILE_EDGE):
+        index = choices.draw_integer(0, members - 1, site="member")
+        method = 99
+        if edge == "unknown-method":
+            method = choices.draw_choice(file_edges.UNKNOWN_METHODS, site="method")
+    return file_edges.corrupt_member(data, index, edge, method)
 
 
 def _add_parents(archive: zipfile.ZipFile, info: zipfile.ZipInfo, names: set[str]) -> None:

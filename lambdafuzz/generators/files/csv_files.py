@@ -4,20 +4,28 @@ Each column gets a kind (integer, decimal, date, boolean, free text, or mixed), 
 handler that parses `int(row["age"])` succeeds on most rows and meets the odd empty cell,
 a quoted comma or a ragged row on a few.  Output comes from the stdlib writer, so it
 always parses back (with the dialect recorded in `CsvFile`).
+
+With edge values on (`file_edges`), a file may be a header line only, have a header built
+from the column names the code reads (the identifier-like dictionary constants: all of
+them, all but one, or one misspelt), or be written in another encoding.  The edge class
+is the file's first draw, since it decides the columns.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Final
 
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import dates
+from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import FREE_TEXT, NAME, clean_text
 from lambdafuzz.generators.files.budget import fits
 
@@ -184,6 +192,9 @@ def csv_files(
     """A CSV file.  `header`: always/never/drawn (None); `columns`: fixed header names or a
     fixed count; `delimiter`/`quotechar`: fixed instead of drawn."""
     _validate(header, columns, delimiter, quotechar, mean_rows, max_rows, ragged_p)
+    edge, columns = _edge(choices, header, columns)
+    if edge in _HEADER_EDGES:
+        header = True
     delimiter, quotechar, quoting, terminator, bom = _dialect(choices, delimiter, quotechar)
     if isinstance(columns, int):
         n_columns = columns
@@ -203,13 +214,48 @@ def csv_files(
     names: tuple[str, ...] | None = None
     if header:
         names = tuple(columns) if isinstance(columns, Sequence) else _header(choices, n_columns)
-    n_rows = choices.draw_geometric(mean_rows, max_value=max_rows, site="rows")
+    n_rows = 0
+    if edge != "header-only":
+        n_rows = choices.draw_geometric(mean_rows, max_value=max_rows, site="rows")
     rows = []
     for _ in range(n_rows):
         if not fits(choices, 8 * n_columns + 16):
             break
         rows.append(_row(choices, kinds, date_formats, ragged_p))
-    return _write(delimiter, quotechar, quoting, terminator, bom, names, rows)
+    file = _write(delimiter, quotechar, quoting, terminator, bom, names, rows)
+    encoded = file_edges.encode_text(choices, file.data.decode("utf-8"), edge)
+    return file if encoded is None else dataclasses.replace(file, data=encoded)
+
+
+#: Edge classes that make the file have a header.
+_HEADER_EDGES: Final = frozenset(
+    {"header-only", "columns-all", "columns-but-one", "columns-misspelt"}
+)
+
+
+def _edge(
+    choices: Choices, header: bool | None, columns: Sequence[str] | int | None
+) -> tuple[str | None, Sequence[str] | int | None]:
+    """The file's edge class, and the columns it fixes (the code's names for `columns-*`)."""
+    if not choices.edge_values:
+        return None, columns
+    names = file_edges.handler_columns(choices) if columns is None else ()
+    excluded = set()
+    if not names or header is False:
+        excluded |= {"columns-all", "columns-but-one", "columns-misspelt"}
+    if header is False:
+        excluded.add("header-only")
+    edge = file_edges.draw_edge(choices, "csv", exclude=excluded)
+    if edge in ("columns-but-one", "columns-misspelt"):
+        with choices.scope(labels.FILE_EDGE):
+            at = choices.draw_integer(0, len(names) - 1, site="column")
+            if edge == "columns-but-one":
+                names = names[:at] + names[at + 1 :]
+            else:
+                names = (*names[:at], file_edges.misspell(choices, names[at]), *names[at + 1 :])
+    if edge is not None and edge.startswith("columns-") and names:
+        return edge, names
+    return edge, columns
 
 
 def _write(

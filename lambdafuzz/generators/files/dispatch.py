@@ -5,6 +5,10 @@ one labelled draw (`lambdafuzz.FileFormat`); the content is the format's own gen
 the corruption (SpotOn: probability 0.003) is a labelled draw after the content, so a
 mutation that flips it leaves the content draws where they were.
 
+PDF is a format of its own (`pdf`, `.pdf` keys, `application/pdf`) but not one of `any`'s:
+a top-level `any` file is a PDF only as a file edge value (`file_edges.PDF_IN_ANY_RATE`),
+so the plain generator's files stay what they were.
+
 A corruption always yields a file the strict checks in `validation.py` reject: if the
 drawn corruption happens to produce something still acceptable (a CSV cut exactly at a
 line end), the extension is dropped instead, which no consumer accepts.
@@ -19,6 +23,7 @@ from typing import Final
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices, SiteT, generator
+from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.csv_files import csv_files
 from lambdafuzz.generators.files.text_files import text_documents
 from lambdafuzz.generators.files.validation import rejection
@@ -27,10 +32,12 @@ from lambdafuzz.generators.files.validation import rejection
 CONCRETE_FORMATS: Final = (
     "csv", "json", "xml", "text", "png", "jpeg", "gif", "zip", "gzip", "csv.gz",
 )  # fmt: skip
+#: Formats asked for by name only (not part of `any`).
+DOCUMENT_FORMATS: Final = ("pdf",)
 #: Names that stand for several concrete formats.
 FORMAT_GROUPS: Final = {"image": ("png", "jpeg", "gif"), "any": CONCRETE_FORMATS}
 #: Every name `draw_file` accepts (and `lambdafuzz.yaml` `formats:` lists).
-FORMATS: Final = (*CONCRETE_FORMATS[:7], "image", *CONCRETE_FORMATS[7:], "any")
+FORMATS: Final = (*CONCRETE_FORMATS[:7], "image", *CONCRETE_FORMATS[7:], *DOCUMENT_FORMATS, "any")
 
 #: Usual extensions (the first is the default) and content types per concrete format.
 EXTENSIONS: Final = {
@@ -44,6 +51,7 @@ EXTENSIONS: Final = {
     "zip": ("zip",),
     "gzip": ("gz",),  # really `<inner extension>.gz`
     "csv.gz": ("csv.gz",),
+    "pdf": ("pdf",),
 }
 CONTENT_TYPES: Final = {
     "csv": "text/csv",
@@ -56,6 +64,7 @@ CONTENT_TYPES: Final = {
     "zip": "application/zip",
     "gzip": "application/gzip",
     "csv.gz": "application/gzip",
+    "pdf": "application/pdf",
 }
 CORRUPTIONS: Final = ("wrong-extension", "missing-extension", "truncated", "mismatched-content")
 ARCHIVE_FORMATS: Final = frozenset({"zip", "gzip", "csv.gz"})
@@ -124,7 +133,17 @@ def _file(
     choices: Choices, concrete: tuple[str, ...], erroneous_p: float, depth: int
 ) -> GeneratedFile:
     with choices.scope(labels.FILE_FORMAT):
-        fmt = concrete[0] if len(concrete) == 1 else choices.draw_choice(concrete, site="format")
+        if (
+            choices.edge_values
+            and depth == 0  # not inside archives: a PDF costs ~6 plain files (benchmark)
+            and frozenset(concrete) >= _ANY_PLAIN
+            and file_edges.draw_edge(choices, "any") == "pdf"
+        ):
+            fmt = "pdf"
+        elif len(concrete) == 1:
+            fmt = concrete[0]
+        else:
+            fmt = choices.draw_choice(concrete, site="format")
     data, extension = _content(choices, fmt, depth)
     file = GeneratedFile(fmt, extension, CONTENT_TYPES[fmt], data)
     if erroneous_p > 0.0:
@@ -143,6 +162,10 @@ def member_file(choices: Choices, depth: int) -> GeneratedFile:
 
 def _flat(formats: Sequence[str]) -> tuple[str, ...]:
     return tuple(f for f in formats if f not in ARCHIVE_FORMATS)
+
+
+#: A format set counts as `any` (and so may hold a PDF edge value) when it has all of these.
+_ANY_PLAIN: Final = frozenset(_flat(CONCRETE_FORMATS))
 
 
 # ------------------------------------------------------------------------- content
@@ -169,6 +192,12 @@ def _xml(choices: Choices, depth: int) -> tuple[bytes, str]:
     from lambdafuzz.generators.files.xml_files import xml_documents
 
     return xml_documents(choices), "xml"
+
+
+def _pdf(choices: Choices, depth: int) -> tuple[bytes, str]:
+    from lambdafuzz.generators.files.pdf_files import pdf_documents
+
+    return pdf_documents(choices).data, "pdf"
 
 
 def _image(fmt: str) -> Callable[[Choices, int], tuple[bytes, str]]:
@@ -227,6 +256,7 @@ _CONTENT: Final[dict[str, Callable[[Choices, int], tuple[bytes, str]]]] = {
     "zip": _zip,
     "gzip": _gzip_of(None),
     "csv.gz": _gzip_of(("csv",)),
+    "pdf": _pdf,
 }
 
 
@@ -261,7 +291,7 @@ def _truncate(choices: Choices, file: GeneratedFile) -> bytes:
     return data[:cut]
 
 
-_BINARY: Final = ("png", "jpeg", "gif", "zip", "gzip")
+_BINARY: Final = ("png", "jpeg", "gif", "zip", "gzip")  # no pdf: `any` draws stay as they were
 #: Formats whose content the parser for a given declared format cannot read.
 _MISMATCH_SOURCES: Final = {
     "csv": _BINARY,
@@ -274,4 +304,5 @@ _MISMATCH_SOURCES: Final = {
     "zip": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "gzip"),
     "gzip": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip"),
     "csv.gz": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip"),
+    "pdf": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip", "gzip"),
 }

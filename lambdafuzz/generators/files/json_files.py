@@ -11,6 +11,9 @@ Field types are `string`, `integer`, `number`, `boolean`, `null`, `array`, `obje
 that type, or a nested shape.  Required keys are always present, optional keys half the
 time, and with a small probability a few extra keys are added (handlers meet unexpected
 fields).  Nesting is bounded by `max_depth`.
+
+With edge values on, a document may be written in another encoding or with CRLF line
+endings (`file_edges`).
 """
 
 from __future__ import annotations
@@ -21,8 +24,10 @@ from typing import Any, Final
 
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
+from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import dates, datetimes
+from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import FREE_TEXT, NAME, encodable
 from lambdafuzz.generators.files.budget import fits
 
@@ -93,6 +98,10 @@ def _number(choices: Choices) -> float:
 
 
 def _scalar(choices: Choices, kind: str) -> Any:
+    if choices.edge_values:
+        edge = edge_values.json_scalar(choices, kind)
+        if edge is not edge_values.NO_EDGE:
+            return edge
     if kind == "string":
         return _string(choices)
     if kind == "integer":
@@ -114,6 +123,10 @@ def json_values(choices: Choices, *, max_depth: int = 3) -> Any:
     kinds = (*SCALAR_TYPES, "array", "object") if max_depth > 0 else SCALAR_TYPES
     weights = (3, 3, 2, 1, 1, 1, 2)[: len(kinds)]
     kind = choices.draw_weighted(kinds, weights, site="kind")
+    if kind in ("array", "object") and choices.edge_values:
+        edge = edge_values.json_container(choices, kind)
+        if edge is not edge_values.NO_EDGE:
+            return edge
     if kind == "array":
         return _array(choices, None, max_depth - 1)
     if kind == "object":
@@ -131,6 +144,10 @@ def _typed(choices: Choices, kind: object, max_depth: int) -> Any:
     if kind is None or kind == "any":
         return json_values(choices, max_depth=max(max_depth, 0))
     if isinstance(kind, str):
+        if kind in ("array", "object") and choices.edge_values:
+            edge = edge_values.json_container(choices, kind)
+            if edge is not edge_values.NO_EDGE:
+                return edge
         if kind == "array":
             return _array(choices, None, max_depth - 1) if max_depth > 0 else []
         if kind == "object":
@@ -157,6 +174,8 @@ def json_objects(
             result[key] = json_values(choices, max_depth=max(max_depth, 0))
         return result
     for key, kind in shape.get("required", {}).items():
+        if choices.edge_values and edge_values.absent(choices):
+            continue  # a producer that left out a field the handler reads
         result[key] = _typed(choices, kind, max_depth)
     for key, kind in shape.get("optional", {}).items():
         if choices.draw_boolean(0.5, site="optional?"):
@@ -190,5 +209,8 @@ def json_documents(choices: Choices, *, shape: ShapeT | None = None, max_depth: 
     indent = choices.draw_choice((None, 2, 4), site="indent")
     ensure_ascii = choices.draw_boolean(0.5, site="ascii?")
     newline = "\n" if choices.draw_boolean(0.5, site="newline?") else ""
-    text = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, allow_nan=False)
-    return (text + newline).encode("utf-8")
+    text = json.dumps(value, indent=indent, ensure_ascii=ensure_ascii, allow_nan=False) + newline
+    edge = file_edges.draw_edge(choices, "json")
+    if edge == "crlf":
+        text = file_edges.crlf(text)
+    return file_edges.encode_text(choices, text, edge) or text.encode("utf-8")

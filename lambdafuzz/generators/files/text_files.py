@@ -2,6 +2,8 @@
 
 Every line ends with the chosen line terminator (POSIX: a text file is a sequence of
 terminated lines), so a file that stops mid-line is recognisably truncated.
+
+With edge values on, a file may be written in another encoding (`file_edges.ENCODINGS`).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import clean_text, word
 from lambdafuzz.generators.files.budget import fits
 
@@ -42,4 +45,5 @@ def text_documents(choices: Choices, *, mean_lines: float = 5.0, max_lines: int 
             break
         lines.append(text_lines(choices) + ending)
     text = ("\ufeff" if bom and lines else "") + "".join(lines)
-    return text.encode("utf-8")
+    edge = file_edges.draw_edge(choices, "text")
+    return file_edges.encode_text(choices, text, edge) or text.encode("utf-8")

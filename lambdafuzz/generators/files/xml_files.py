@@ -4,6 +4,10 @@ Names come from a small vocabulary, fresh strings, or the dictionary; a dictiona
 constant that is no valid XML name is mapped to one (`"user id"` -> `user_id`) rather than
 skipped, so `root.find("user_id")`-style lookups still get a chance.  Text and attribute
 values are escaped; characters XML 1.0 forbids are replaced first.
+
+With edge values on, a document may be written in another encoding (its declaration then
+names that encoding, as a tool writing it would; invalid UTF-8 keeps `UTF-8`) or with CRLF
+line endings (`file_edges`).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from xml.sax.saxutils import escape, quoteattr
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import FREE_TEXT, LOWER, clean_xml_text, xml_name
 from lambdafuzz.generators.files.budget import fits
 
@@ -71,5 +76,14 @@ def xml_documents(choices: Choices, *, max_depth: int = 4) -> bytes:
     declaration = choices.draw_boolean(0.7, site="declaration?")
     indent = choices.draw_choice(("", "  ", "\t"), site="indent")
     body = xml_elements(choices, max_depth=max_depth, indent=indent)
-    head = '<?xml version="1.0" encoding="UTF-8"?>\n' if declaration else ""
-    return (head + body + "\n").encode("utf-8")
+    edge = file_edges.draw_edge(choices, "xml")
+    name = _DECLARED.get(edge or "", "UTF-8")
+    head = f'<?xml version="1.0" encoding="{name}"?>\n' if declaration else ""
+    text = head + body + "\n"
+    if edge == "crlf":
+        text = file_edges.crlf(text)
+    return file_edges.encode_text(choices, text, edge) or text.encode("utf-8")
+
+
+#: The declared encoding of each encoding edge class (the rest declare UTF-8).
+_DECLARED: Final = {"cp1252": "windows-1252", "latin-1": "ISO-8859-1", "utf-16-bom": "UTF-16"}

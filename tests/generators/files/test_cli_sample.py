@@ -52,10 +52,10 @@ def test_erroneous_probability_one_breaks_every_file(tmp_path: Path) -> None:
 
 
 def test_unknown_format_is_a_usage_error_listing_formats(tmp_path: Path) -> None:
-    result = run("pdf", "--out", str(tmp_path))
+    result = run("docx", "--out", str(tmp_path))
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit)
-    assert "'pdf' is neither a file format (csv, json" in result.output
-    result = run("files", "csv,pdf", "--out", str(tmp_path))
+    assert "'docx' is neither a file format (csv, json" in result.output
+    result = run("files", "csv,docx", "--out", str(tmp_path))
     assert result.exit_code == 2 and "expected one of csv, json" in result.output
 
 

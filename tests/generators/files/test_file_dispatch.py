@@ -13,17 +13,25 @@ from xml.etree import ElementTree
 
 import pytest
 from PIL import Image
+from pypdf import PdfReader
 from scipy.stats import binom
 
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import FRESH, MINIMAL, Choices, ChoiceSequence, ReplayMode
 from lambdafuzz.generators.files import FORMATS, GeneratedFile, draw_file
-from lambdafuzz.generators.files.dispatch import CONCRETE_FORMATS, CONTENT_TYPES, resolve_formats
+from lambdafuzz.generators.files.dispatch import (
+    CONCRETE_FORMATS,
+    CONTENT_TYPES,
+    DOCUMENT_FORMATS,
+    resolve_formats,
+)
 from lambdafuzz.generators.files.validation import extension_of, rejection
 
 #: Draws per format here; the benchmark script runs the full 2,000 of the issue.
 DRAWS = 150
+#: Every format a file can be asked for by name (PDF is not part of `any`).
+ALL_FORMATS = (*CONCRETE_FORMATS, *DOCUMENT_FORMATS)
 
 
 def standard_parse(fmt: str, data: bytes, inner: str = "") -> None:
@@ -44,6 +52,11 @@ def standard_parse(fmt: str, data: bytes, inner: str = "") -> None:
     elif fmt == "zip":
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             assert archive.testzip() is None
+    elif fmt == "pdf":
+        reader = PdfReader(io.BytesIO(data), strict=True)
+        assert not reader.is_encrypted and all(
+            page.extract_text() is not None for page in reader.pages
+        )
     else:  # gzip, csv.gz: the content too, as the format its inner extension names
         standard_parse(inner or "csv", gzip.decompress(data))
 
@@ -51,7 +64,7 @@ def standard_parse(fmt: str, data: bytes, inner: str = "") -> None:
 _BY_EXTENSION = {"txt": "text", "jpg": "jpeg", "jpeg": "jpeg"}
 
 
-@pytest.mark.parametrize("fmt", CONCRETE_FORMATS)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_standard_parsers_accept_every_file_without_errors(fmt: str) -> None:
     for seed in range(DRAWS):
         file = draw_file(Choices(seed=seed, dictionary=("id", "x\x00y")), fmt, erroneous_p=0)
@@ -116,7 +129,7 @@ def test_zero_probability_draws_no_corruption_choice() -> None:
     assert choices.recording().indices_with_label(labels.ERRONEOUS) == []
 
 
-@pytest.mark.parametrize("fmt", CONCRETE_FORMATS)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_extension_and_content_type_match_the_format(fmt: str) -> None:
     expected = {"text": "txt", "jpeg": "jpg", "gzip": None, "csv.gz": "csv.gz"}
     for seed in range(20):
@@ -145,10 +158,11 @@ def test_resolve_formats_expands_groups_without_repeats() -> None:
     assert resolve_formats("image") == ("png", "jpeg", "gif")
     assert resolve_formats(["csv", "image", "png"]) == ("csv", "png", "jpeg", "gif")
     assert resolve_formats(("any",)) == CONCRETE_FORMATS
-    assert set(FORMATS) == {*CONCRETE_FORMATS, "image", "any"}
+    assert set(FORMATS) == {*CONCRETE_FORMATS, *DOCUMENT_FORMATS, "image", "any"}
+    assert "pdf" not in resolve_formats("any")  # a PDF in `any` is an edge value only
 
 
-@pytest.mark.parametrize("formats", [("pdf",), (), ("csv", "CSV")])
+@pytest.mark.parametrize("formats", [("docx",), (), ("csv", "CSV")])
 def test_unknown_formats_are_rejected_listing_valid_ones(formats: tuple[str, ...]) -> None:
     choices = Choices(seed=0)
     with pytest.raises(InvalidArgument) as info:
@@ -175,7 +189,7 @@ def _replay(recording: ChoiceSequence, mode: ReplayMode, formats: str, p: float)
     return draw_file(Choices(recording.prefix(mode), seed=999, mode=mode), formats, erroneous_p=p)
 
 
-@pytest.mark.parametrize("fmt", CONCRETE_FORMATS)
+@pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_same_sequence_gives_byte_identical_files_in_both_modes(fmt: str) -> None:
     for seed in range(8):
         choices = Choices(seed=seed)
