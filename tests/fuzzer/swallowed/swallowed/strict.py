@@ -11,4 +11,4 @@ def lambda_handler(event, context):
         kind += "-upper"
     if body.startswith("#v2#"):
         return {"kind": kind}
-    raise ValueError(f"unsupported body for {kind}")
+    raise ValueError("unsupported body")
