@@ -53,6 +53,8 @@ from lambdafuzz.model.outcome import FailureInfo, message_shape
 
 #: Catches kept per test before classification; the rest of a test's catches are dropped.
 MAX_EVENTS_PER_TEST = 32
+#: Distinct findings whose formatted traceback a worker keeps for reuse.
+MAX_KNOWN = 1000
 #: Exception types that are protocol, never findings.
 PROTOCOL = (StopIteration, StopAsyncIteration, GeneratorExit, KeyboardInterrupt, SystemExit)
 #: Clause classes that catch (nearly) everything: the log-and-continue pattern.
@@ -106,6 +108,9 @@ class HandledRecorder:
         self.events: list[RawCatch] = []
         self._clauses: dict[tuple[int, int], tuple[_Clause, ...] | None] = {}
         self._codes: dict[int, CodeType] = {}  # keeps ids in `_clauses` from being reused
+        self._files: dict[str, str | None] = {}  # co_filename -> app-relative path or None
+        # (type, location, shape, caught at) -> the finding first made for it here
+        self._known: dict[tuple[str, str, str, str], HandledException] = {}
 
     def begin(self) -> None:
         self.events.clear()
@@ -119,9 +124,26 @@ class HandledRecorder:
         self.events.clear()
         gone = _chain(escaped)
         found: dict[str, HandledException] = {}
+        sites: set[tuple[int, int, type, int, int]] = set()
         for code, offset, exc, tb, glb in events:
             if id(exc) in gone or isinstance(exc, PROTOCOL):
                 continue
+            # one catch per (catch site, type, raising line) per test is classified: a loop
+            # that catches on every item costs one classification, not one per item
+            # (~40 us each, mostly the message shape; benchmarks/handled_cost.py)
+            inner = tb
+            while inner is not None and inner.tb_next is not None:
+                inner = inner.tb_next
+            site = (
+                id(code),
+                offset,
+                type(exc),
+                id(inner.tb_frame.f_code) if inner is not None else 0,
+                inner.tb_lineno or 0 if inner is not None else 0,
+            )
+            if site in sites:
+                continue
+            sites.add(site)
             try:
                 item = self._classify(code, offset, exc, tb, glb)
             except Exception:  # noqa: BLE001, S112 - a hostile exception must not break the worker
@@ -138,7 +160,7 @@ class HandledRecorder:
         tb: TracebackType | None,
         glb: dict[str, Any],
     ) -> HandledException | None:
-        from lambdafuzz.harness.invoke import app_relative, safe_str
+        from lambdafuzz.harness.invoke import safe_str
 
         clause = self._matching_clause(code, offset, exc, glb)
         if clause is None:
@@ -147,40 +169,63 @@ class HandledRecorder:
         if not frames:
             return None
         inner_code, inner_lasti, _ = frames[-1]
-        in_app = app_relative(inner_code.co_filename, self.app_dirs) is not None
+        in_app = self._relative(inner_code.co_filename) is not None
         if in_app and _opcode_at(inner_code, inner_lasti) in _EXPLICIT_RAISE:
             return None  # the application's own `raise`/`assert`
         if not in_app and not clause.broad:
             return None  # a library's exception, caught by name: control flow
         location = ""
         for frame_code, _, line in frames:
-            rel = app_relative(frame_code.co_filename, self.app_dirs)
+            rel = self._relative(frame_code.co_filename)
             if rel is not None:
                 location = f"{rel}:{line}"
-        caught_file = app_relative(code.co_filename, self.app_dirs) or code.co_filename
         message = safe_str(exc)[:2000]
-        try:
-            tb_text = "".join(traceback.format_exception(type(exc), exc, tb))
-        except Exception as err:  # noqa: BLE001 - e.g. a hostile __notes__
-            tb_text = f"{type(exc).__name__}: {message}\n(no traceback: {err!r})"
         cls = type(exc)
         name = (
             cls.__qualname__
             if cls.__module__ == "builtins"
             else f"{cls.__module__}.{cls.__qualname__}"
         )
+        shape = message_shape(message)
+        caught_file = self._relative(code.co_filename) or code.co_filename
+        caught_at = f"{caught_file}:{_line_of(code, clause.offset)}"
+        # The traceback is formatted once per signature and catch site in this worker:
+        # formatting it (source lines, carets) costs ~0.7 ms, which a handler that catches
+        # the same error in every test would otherwise pay every test (benchmarks/
+        # handled_cost.py, s3-catch: +21 ms/test with 32 catches formatted, see its notes).
+        key = (name, location, shape, caught_at)
+        known = self._known.get(key)
+        if known is not None:
+            return known
+        try:
+            tb_text = "".join(traceback.format_exception(cls, exc, tb))
+        except Exception as err:  # noqa: BLE001 - e.g. a hostile __notes__
+            tb_text = f"{cls.__name__}: {message}\n(no traceback: {err!r})"
         info = FailureInfo(
             exception_type=name,
             message=message,
             traceback=tb_text[-20_000:],
             location=location,
-            shape=message_shape(message),
+            shape=shape,
         )
-        return HandledException(
+        found = HandledException(
             info=info,
-            caught_at=f"{caught_file}:{_line_of(code, clause.offset)}",
+            caught_at=caught_at,
             raised_in="application" if in_app else "library",
         )
+        if len(self._known) < MAX_KNOWN:
+            self._known[key] = found
+        return found
+
+    def _relative(self, filename: str) -> str | None:
+        """`app_relative` of a file, remembered (it resolves the path: ~5 us a call)."""
+        try:
+            return self._files[filename]
+        except KeyError:
+            from lambdafuzz.harness.invoke import app_relative
+
+            rel = self._files[filename] = app_relative(filename, self.app_dirs)
+            return rel
 
     def _matching_clause(
         self, code: CodeType, offset: int, exc: BaseException, glb: dict[str, Any]
