@@ -49,6 +49,7 @@ bench: venv
 	$(PY) benchmarks/cost.py --execs 300 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
 	$(PY) benchmarks/aws_path.py
 	$(PY) benchmarks/ray_scaling.py --execs 300 --rounds 3
+	$(PY) benchmarks/handled_cost.py --tests 150 --rounds 5
 
 bench-study: venv
 	$(PY) benchmarks/run.py
