@@ -144,7 +144,9 @@ def handled_lines(finished: CampaignFinished) -> list[str]:
     shown = [e for e in entries if not isinstance(e, Exception)]
     for entry in shown[:MAX_HANDLED_SHOWN]:
         record = entry.record
-        lines.append(f"    {record.signature}; caught at {record.caught_at}  [{entry.path}]")
+        message = " ".join(record.info.message.split())
+        said = f" ({message[:80]}{'…' if len(message) > 80 else ''})" if message else ""
+        lines.append(f"    {record.signature}{said}; caught at {record.caught_at}  [{entry.path}]")
     if len(shown) > MAX_HANDLED_SHOWN:
         lines.append(f"    ... and {len(shown) - MAX_HANDLED_SHOWN} more in {HANDLED_DIR}/")
     return lines
