@@ -30,7 +30,8 @@ What counts as a *handled finding*, and why:
   counting it would flood the findings with every missing object; a broad clause is the
   log-and-continue pattern that hides a wrong parameter type or a rejected write;
 * ``StopIteration``, ``StopAsyncIteration``, ``GeneratorExit``, ``KeyboardInterrupt`` and
-  ``SystemExit`` never count: they are iteration and shutdown protocol, not errors.
+  ``SystemExit`` never count: they are iteration and shutdown protocol, not errors; nor
+  does a sandbox refusal the application swallowed (the guard makes that test a failure).
 
 A finding is located like a failure (`model.outcome`): the innermost application frame of
 its traceback (`location`) and the line of the ``except`` that caught it (`caught_at`).
@@ -168,10 +169,11 @@ class HandledRecorder:
         glb: dict[str, Any],
     ) -> HandledException | None:
         from lambdafuzz.harness.invoke import safe_str
+        from lambdafuzz.harness.safety import sandbox_violation
 
         clause = self._matching_clause(code, offset, exc, glb)
-        if clause is None:
-            return None
+        if clause is None or sandbox_violation(exc) is not None:
+            return None  # a swallowed sandbox refusal is a failure already (the guard's)
         frames = _frames(tb)
         if not frames:
             return None
