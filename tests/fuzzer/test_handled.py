@@ -75,6 +75,14 @@ def test_junit_and_sarif_show_it_as_a_warning(swallowed):
     assert region["region"]["startLine"] == 23
 
 
+def test_the_html_report_has_a_handled_section(swallowed):
+    from lambdafuzz.report.html import render_report
+
+    page = render_report(swallowed[0])
+    assert "Handled exceptions (1)" in page and "id='handled-0'" in page
+    assert "Caught by the application at <code>swallowed/handler.py:25</code>" in page
+
+
 def test_repro_shows_the_caught_exception(swallowed):
     out, _, _, _ = swallowed
     result = CliRunner().invoke(cli, ["repro", str(handled_files(out)[0])])
