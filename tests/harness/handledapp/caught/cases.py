@@ -1,4 +1,4 @@
-"""Each function catches (or lets go) one exception; test_handled.py says which count."""
+"""Each function catches (or lets go) one exception; test_handled_catches.py says which count."""
 
 import contextlib
 import json
