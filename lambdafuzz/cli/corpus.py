@@ -42,6 +42,8 @@ def corpus_replay(
     """Replay every input in DIRECTORY and print the branch coverage they reach.
 
     Exit status 1 when an input fails, 2 when an input cannot be read (see --skip-corrupt).
+    An input the campaign kept as a parent although it failed (`"failing": true`, also in
+    failures/) is expected to fail: listed apart, not in the exit status.
     """
     from lambdafuzz.fuzzer.corpus import SavedInput, iter_inputs
     from lambdafuzz.model.outcome import Status
@@ -63,6 +65,7 @@ def corpus_replay(
     replayer = campaign_for(directory, config, function_name, backend, endpoint).replayer
     counts = {s: 0 for s in Status}
     failures: set[str] = set()
+    expected: set[str] = set()  # failing parents that failed again
     with replayer:
         start(replayer)
         arms: set = set(replayer.info.import_coverage)
@@ -72,7 +75,8 @@ def corpus_replay(
             arms.update(result.coverage)
             counts[result.status] += 1
             if result.failure is not None:
-                failures.add(result.failure.signature)
+                found = expected if item.failing_parent else failures
+                found.add(result.failure.signature)
     pct = f" ({100.0 * len(arms) / total:.1f}%)" if total else ""
     click.echo(f"replayed {sum(counts.values())} inputs from {directory}")
     click.echo("outcomes: " + ", ".join(f"{s.name} {n}" for s, n in counts.items()))
@@ -81,4 +85,6 @@ def corpus_replay(
         click.echo(f"skipped {len(unreadable)} unreadable inputs (listed on stderr)")
     for signature in sorted(failures):
         click.echo(f"failure: {signature}")
+    for signature in sorted(expected - failures):
+        click.echo(f"failure of a failing parent (expected, in failures/): {signature}")
     ctx.exit(int(ExitCode.FAILURES_FOUND if failures else ExitCode.OK))

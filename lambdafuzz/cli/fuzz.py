@@ -83,7 +83,8 @@ def fuzz(
     --function has each of its functions fuzzed in turn, into OUT/<logical id>/ (all at
     once with --ray, each its own campaign, with one combined summary).
 
-    Exit status: 0 nothing failed, 1 failures found, 2 usage or configuration error,
+    Exit status: 0 nothing failed, 1 failures found (or, with --fail-on-handled, an
+    exception the handler caught), 2 usage or configuration error,
     128 + the signal when interrupted (130 for Ctrl-C).
     """
     from lambdafuzz.config.samconfig import active_overrides
@@ -112,12 +113,19 @@ def fuzz(
         finished = _run(engine, quiet)
         click.echo(summary(finished))
         reports.write(finished, target, function, sub_out)
-        if finished.stats.unique_failures:
+        if _failed(finished, campaign):
             exit_code = int(ExitCode.FAILURES_FOUND)
         stopped_by = _stop_signal(finished.stop_reason)
         if stopped_by is not None:  # interrupted: stop here, and say so as shells do
             ctx.exit(128 + stopped_by)
     ctx.exit(exit_code)
+
+
+def _failed(finished: Any, campaign: dict[str, Any]) -> bool:
+    """Whether the campaign's exit status is the failure status: a unique failure, or with
+    --fail-on-handled an exception the application caught."""
+    stats = finished.stats
+    return bool(stats.unique_failures or (campaign["fail_on_handled"] and stats.unique_handled))
 
 
 class _Reports:
@@ -182,7 +190,7 @@ def _fuzz_on_ray(
     for finished, (_, target, function, sub_out) in zip(results, engines, strict=True):
         click.echo(summary(finished))
         reports.write(finished, target, function, sub_out)
-        if finished.stats.unique_failures:
+        if _failed(finished, campaign):
             exit_code = int(ExitCode.FAILURES_FOUND)
         stopped = stopped or _stop_signal(finished.stop_reason)
     if len(results) > 1:

@@ -325,6 +325,13 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
         help="Peak memory growth in one invocation past which it is a cost finding "
         "(default: half the function's memory size).",
     ),
+    click.option(
+        "--fail-on-handled",
+        is_flag=True,
+        default=False,
+        help="Exit with the failure status when the handler caught an exception raised by "
+        "its own code (saved in handled/; by default a warning).",
+    ),
 )
 
 

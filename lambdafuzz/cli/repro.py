@@ -50,7 +50,8 @@ def repro(
     """Replay one saved input: print its world, event, what the handler printed and
     logged, its outcome and traceback.
 
-    Exit status 1 when it fails (FAILURE or HANG), 0 otherwise.
+    Exit status 1 when it fails (FAILURE or HANG), 0 otherwise (an exception the handler
+    caught, as saved in handled/, is shown but does not fail).
     """
     from lambdafuzz.model.outcome import Status
 
@@ -92,6 +93,7 @@ def repro(
         if failure.where not in failure.signature:  # a frame outside the application: its line
             click.echo(f"where: {failure.where}")
         click.echo(failure.traceback)
+    _echo_handled(saved, result.handled)
     ctx.exit(int(ExitCode.FAILURES_FOUND if result.status >= Status.FAILURE else ExitCode.OK))
 
 
@@ -110,6 +112,32 @@ def _export(directory: Path, replayer: Any, result: Any, function: str | None, f
     except (ExportError, OSError) as exc:
         raise click.UsageError(str(exc)) from None
     click.echo(f"== exported {len(written.files)} files to {written.path}/ (see README.txt)")
+
+
+def _echo_handled(saved: SavedInput, handled: tuple[Any, ...]) -> None:
+    """The exceptions the application caught in the replay (`harness.handled`): type,
+    message, where raised and where caught, traceback; for an input saved in handled/,
+    whether its exception was caught again."""
+    from lambdafuzz.fuzzer.failures import FailureRecord
+
+    record = FailureRecord.from_json(saved.failure or {}, saved.name, saved.outcome)
+    expected = record.signature if record.handled else ""
+    if not handled and not expected:
+        return
+    click.echo(f"== handled exceptions: {len(handled)} caught by the application")
+    for caught in handled:
+        info = caught.info
+        click.echo(f"handled: {info.signature}")
+        click.echo(f"  exception: {info.exception_type}: {info.message}")
+        click.echo(f"  raised at: {info.where} ({caught.raised_in} code)")
+        click.echo(f"  caught at: {caught.caught_at}")
+        click.echo(info.traceback.rstrip("\n"))
+    if expected and all(c.info.signature != expected for c in handled):
+        shapes = {c.info.generalized().signature for c in handled}
+        if record.info.generalized().signature not in shapes:
+            click.echo(
+                f"not caught again this time: {expected} (saved caught at {record.caught_at})"
+            )
 
 
 def _echo_cost(saved: SavedInput, runs: list[CostMeasures]) -> None:

@@ -65,6 +65,11 @@ def _json_default(value: Any) -> Any:
     return repr(value)
 
 
+#: A corpus input that failed, kept as a parent for the arms it covered (`Engine._keep`):
+#: `"failing": true` in its file.  Replays expect it to fail; it is in failures/ too.
+FAILING_FIELD = "failing"
+
+
 @dataclass(slots=True, frozen=True)
 class SavedInput:
     """One input as stored on disk."""
@@ -81,6 +86,11 @@ class SavedInput:
     extra: dict[str, Any] = field(default_factory=dict)
     # what the handler printed and logged in the saved run (failures; "" for others)
     log: str = ""
+
+    @property
+    def failing_parent(self) -> bool:
+        """A failing input kept in the corpus as a parent (`FAILING_FIELD`)."""
+        return self.extra.get(FAILING_FIELD) is True
 
     def to_json(self) -> dict[str, Any]:
         data = {

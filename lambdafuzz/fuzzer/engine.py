@@ -7,8 +7,13 @@ exits; the command line and reports subscribe to its events.
 Algorithm and constants follow JQF's Zest (thesis Alg. 7): the queue is walked
 round-robin; a parent gets 50 x (its coverage / the best coverage) children, x20 when it is
 favored (first to cover some branch arm); an input is saved when it covers a new arm, a new
-hit-count bucket of an arm, or a new arm among VALID inputs; failures never enter the
-queue.
+hit-count bucket of an arm, or a new arm among VALID inputs.  Unlike Zest, a failing
+input that covers a new arm joins the queue too (marked `failing`, `+failing` in its
+provenance): an early bug that fails nearly every input would otherwise leave the queue
+empty and the campaign generating at random.  It is saved in failures/ exactly as before.
+
+Exceptions the application catches (`harness.handled`) are deduplicated by signature like
+failures and saved in handled/ (`_handled`); they do not change a test's status.
 
 The cost objective (`fuzzer/cost.py`) runs beside it: an input that raises a cost maximum
 (an arm's hit count, the duration, AWS calls, bytes sent, memory) is kept in a separate
@@ -28,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import CorpusError
-from lambdafuzz.fuzzer.corpus import SavedInput
+from lambdafuzz.fuzzer.corpus import FAILING_FIELD, SavedInput
 from lambdafuzz.fuzzer.cost import (
     CONFIRM_RUNS,
     FINDING_MARGIN,
@@ -117,6 +122,13 @@ class NewFailure:
 
 
 @dataclass(slots=True, frozen=True)
+class NewHandled:
+    """An exception the application caught, with a signature not seen before."""
+
+    record: FailureRecord
+
+
+@dataclass(slots=True, frozen=True)
 class NewCostFinding:
     """An input past a cost budget, worse than the one saved for its measure before."""
 
@@ -142,6 +154,7 @@ EventT = (
     | Progress
     | NewCoverage
     | NewFailure
+    | NewHandled
     | NewCostFinding
     | Notice
     | CampaignFinished
@@ -161,6 +174,7 @@ class Entry:
     valid: bool
     provenance: str
     digest: bytes = b""  # `input_digest` of its input: its children's zero-mutation check
+    failing: bool = False  # a failing input kept as a parent for the arms it covered
 
 
 class TagKind(enum.Enum):
@@ -193,6 +207,7 @@ class Provenance:
     new_arms: bool = False
     new_valid: bool = False
     failure: bool = False
+    failing: bool = False  # a failing input kept as a parent
 
     def __str__(self) -> str:
         tag = self.tag
@@ -209,6 +224,8 @@ class Provenance:
             parts.append("+cov" if self.new_arms else "+hits")
         if self.new_valid:
             parts.append("+valid")
+        if self.failing:
+            parts.append("+failing")
         return " ".join(parts)
 
 
@@ -278,6 +295,8 @@ class Engine:
         self.responsible: dict[Any, int] = {}  # arm -> id of the first entry covering it
         self.failures: dict[str, FailureRecord] = {}
         self.flaky: dict[str, FailureRecord] = {}  # did not reproduce in a fresh worker
+        self.handled: dict[str, FailureRecord] = {}  # exceptions the application caught
+        self._handled_inputs: dict[str, SavedInput] = {}
         self.failure_reruns = 0
         self.execs = 0
         self.requested = 0
@@ -541,10 +560,21 @@ class Engine:
         targeted = tag.mutation.targeted if tag.mutation is not None else None
         if targeted:
             self.targeting.setdefault(targeted, TargetingCounts()).children += 1
+        if result.handled:
+            yield from self._handled(request, result, tag, now)
         if status in (Status.FAILURE, Status.HANG):
             yield from self._failure(request, result, tag, now)
-            self.mutator.observe(tag.mutation, False, self.seen)
-            self._tell(tag, request, result, saved=False)
+            # a failure that reached a new arm is a parent too (not a hang: its children
+            # would cost a timeout each); a sample seed's failure is not kept for itself
+            keep = (
+                status is Status.FAILURE
+                and bool(new_arms)
+                and self.options.objective is not Objective.COST
+            )
+            self.mutator.observe(tag.mutation, keep, self.seen)
+            self._tell(tag, request, result, saved=keep)
+            if keep:
+                yield from self._keep(request, result, tag, new_arms, new_valid=False)
             return
         if self.cost is not None and result.cost is not None:
             yield from self._cost(request, result, tag, now)
@@ -555,8 +585,20 @@ class Engine:
             saved = sample  # the cost queue alone (and the project's own samples)
         self.mutator.observe(tag.mutation, saved, self.seen)
         self._tell(tag, request, result, saved=saved)
-        if not saved:
-            return
+        if saved:
+            yield from self._keep(request, result, tag, new_arms, new_valid=new_valid)
+
+    def _keep(
+        self,
+        request: TestRequest,
+        result: TestResult,
+        tag: Tag,
+        new_arms: list[Any],
+        *,
+        new_valid: bool,
+    ) -> Iterator[EventT]:
+        """Queue and save an input that covered something new."""
+        targeted = tag.mutation.targeted if tag.mutation is not None else None
         self._last_new = time.monotonic()
         entry = self._save(request, result, tag, new_arms=bool(new_arms), new_valid=new_valid)
         for arm in new_arms:
@@ -566,6 +608,44 @@ class Engine:
         if self.options.stability_check:
             self._pending_rechecks.append(entry)
         yield NewCoverage(entry.name, entry.provenance, len(self.seen))
+
+    def _handled(
+        self, request: TestRequest, result: TestResult, tag: Tag, now: float
+    ) -> Iterator[EventT]:
+        """Count the exceptions the application caught under their signatures; save each
+        new one with its input in handled/.  No re-run in a fresh worker: the catch is
+        recorded where it happened, and a test's status does not depend on it."""
+        for caught in result.handled:
+            info = self._keyed_handled(caught.info)
+            signature = info.signature
+            record = self.handled.get(signature)
+            if record is not None:
+                record.hits += 1
+                continue
+            record = FailureRecord(
+                signature=signature,
+                info=info,
+                status=result.status.name,
+                file_name=failure_slug(signature) + ".json",
+                first_exec=self.execs,
+                first_time_s=now,
+                caught_at=caught.caught_at,
+                raised_in=caught.raised_in,
+            )
+            self.handled[signature] = record
+            saved = self._failure_input(request, result, tag, record)
+            self.out.save_handled(record, saved)
+            self._handled_inputs[signature] = saved
+            yield NewHandled(record)
+
+    def _keyed_handled(self, info: FailureInfo) -> FailureInfo:
+        """`info`, generalized past MAX_SHAPES_PER_SITE signatures of its site (as
+        `_keyed` does for failures)."""
+        if info.signature in self.handled:
+            return info
+        site = info.site
+        known = sum(1 for r in self.handled.values() if r.info.site == site)
+        return info.generalized() if known >= MAX_SHAPES_PER_SITE else info
 
     def _cost(
         self, request: TestRequest, result: TestResult, tag: Tag, now: float
@@ -764,7 +844,10 @@ class Engine:
         new_valid: bool,
     ) -> Entry:
         entry_id = len(self.queue)
-        name, provenance = self._entry_name(tag, new_arms=new_arms, new_valid=new_valid)
+        failing = result.status >= Status.FAILURE
+        name, provenance = self._entry_name(
+            tag, new_arms=new_arms, new_valid=new_valid, failing=failing
+        )
         entry = Entry(
             id=entry_id,
             name=name,
@@ -774,6 +857,7 @@ class Engine:
             valid=result.status is Status.VALID,
             provenance=provenance,
             digest=result.input_digest,
+            failing=failing,
         )
         self.queue.append(entry)
         self.corpus_arms.update(entry.arms)
@@ -790,6 +874,7 @@ class Engine:
                 "arms": len(entry.arms),
                 "exec": self.execs,
                 "return_value": result.return_value,
+                **({FAILING_FIELD: True} if failing else {}),
             },
         )
         self.out.save_corpus_input(saved)
@@ -979,6 +1064,9 @@ class Engine:
         for entry in existing.flaky:
             self.flaky[entry.signature] = entry.record
             self._flaky_inputs[entry.signature] = entry.saved
+        for entry in existing.handled:
+            self.handled[entry.signature] = entry.record
+            self._handled_inputs[entry.signature] = entry.saved
         for found in self.out.iter_cost():  # later findings must be worse to replace them
             if not isinstance(found, CorpusError):
                 self.cost_findings[found.finding.measure] = found.finding
@@ -1016,22 +1104,27 @@ class Engine:
             _count(len(existing.failures), "known failure"),
             f"{len(existing.flaky)} flaky",
         ]
+        if existing.handled:
+            parts.append(_count(len(existing.handled), "handled exception"))
         return f"resuming from {self.out.path}/: {', '.join(parts)}" + (
             f"; {seeds}" if seeds else ""
         )
 
-    def _entry_name(self, tag: Tag, *, new_arms: bool, new_valid: bool) -> tuple[str, str]:
+    def _entry_name(
+        self, tag: Tag, *, new_arms: bool, new_valid: bool, failing: bool = False
+    ) -> tuple[str, str]:
         """The file name and provenance of an input to save: a resumed corpus/ input keeps
         both (its file is rewritten in place); anything else gets the next unused name."""
+        provenance = Provenance(tag, new_arms=new_arms, new_valid=new_valid, failing=failing)
         if tag.kind is TagKind.SEED:
             resumed = self._resumed.pop(tag.source, None)
             if resumed is not None:
                 return resumed.name, resumed.provenance
             if tag.source in self._samples:
-                return tag.source, str(Provenance(tag, new_arms=new_arms, new_valid=new_valid))
+                return tag.source, str(provenance)
         name = f"id-{self._next_number:06d}"
         self._next_number += 1
-        return name, str(Provenance(tag, new_arms=new_arms, new_valid=new_valid))
+        return name, str(provenance)
 
     def _keep_dictionary(self, meta: Any) -> Notice | None:
         """A dictionary draw records an index, so the saved inputs of an earlier run replay
@@ -1087,6 +1180,9 @@ class Engine:
             cost_findings=len(self.cost_findings),
             cost_maxima=self.cost.maxima() if self.cost is not None else {},
             lost_tests=getattr(self._pool, "lost", 0),
+            unique_handled=len(self.handled),
+            handled_hits=sum(r.hits for r in self.handled.values()),
+            failing_parents=sum(1 for e in self.queue if e.failing),
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:
@@ -1111,6 +1207,8 @@ class Engine:
                 self.out.save_failure(record, self._failure_inputs[signature])
             for signature, record in self.flaky.items():
                 self.out.save_flaky(record, self._flaky_inputs[signature])
+            for signature, record in self.handled.items():
+                self.out.save_handled(record, self._handled_inputs[signature])
             for measure, finding in self.cost_findings.items():
                 self.out.save_cost(finding, self._cost_inputs[measure])
             self.out.write_coverage(self.coverage())

@@ -80,9 +80,22 @@ class FailureRecord:
     # "world inconsistency: the event names s3://..." when the first input that failed this
     # way named an object its bucket did not hold (`trigger.missing_objects`), else ""
     world_inconsistency: str = ""
+    # a handled finding's (`handled/`): the line of the `except` that caught it, and
+    # whether the exception was raised by the "application" or inside a "library"
+    caught_at: str = ""
+    raised_in: str = ""
+
+    @property
+    def handled(self) -> bool:
+        """Whether this records an exception the application caught (not a failure)."""
+        return bool(self.caught_at)
 
     def to_json(self) -> dict[str, object]:
+        handled = (
+            {"caught_at": self.caught_at, "raised_in": self.raised_in} if self.caught_at else {}
+        )
         return {
+            **handled,
             "signature": self.signature,
             "status": self.status,
             "exception_type": self.info.exception_type,
@@ -125,6 +138,8 @@ class FailureRecord:
             reruns=max(0, _int(data.get("reruns"), 0)),
             rerun=RerunOutcome.from_json(data.get("rerun")),
             world_inconsistency=str(data.get("world_inconsistency") or ""),
+            caught_at=str(data.get("caught_at") or ""),
+            raised_in=str(data.get("raised_in") or ""),
         )
 
 

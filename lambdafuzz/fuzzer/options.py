@@ -99,6 +99,9 @@ class CampaignOptions:
     # None: workers are local processes; "local": Ray actors on a local cluster (started
     # or joined); else the address of the Ray cluster (`auto`, `host:port`, `ray://...`)
     ray: str | None = None
+    # exceptions the application caught (`handled/`) make the campaign's exit status the
+    # failure status too; by default they are warnings
+    fail_on_handled: bool = False
 
     @property
     def deterministic(self) -> bool:

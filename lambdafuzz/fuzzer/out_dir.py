@@ -2,7 +2,8 @@
 
 The engine writes `campaign.json` (the options, including the dictionary that replay
 needs), `stats.json`, `plot_data.csv`, `coverage.json`, `corpus/`, `failures/` and
-`cost/` (the worst input past each cost budget, `fuzzer.cost.CostFinding`);
+`cost/` (the worst input past each cost budget, `fuzzer.cost.CostFinding`), `handled/`
+(exceptions the application caught, one input per signature, kept on resume);
 `lambdafuzz minimize` adds `NAME.min.json` beside a failure.  Everything else — replay,
 reports, CI outputs, the pytest plugin, resume — reads the folder through the typed
 records here.  Readers tolerate a campaign that was interrupted: a missing file is an empty
@@ -67,6 +68,9 @@ CORPUS_DIR = "corpus"
 FAILURES_DIR = "failures"
 #: Failures that did not reproduce in a fresh worker (the record has both outcomes).
 FLAKY_DIR = "flaky"
+#: Exceptions the application caught (`harness.handled`): one input per signature, the
+#: failures/ format with `caught_at` and `raised_in` in the record.
+HANDLED_DIR = "handled"
 #: Cost findings: `<measure>.json`, the worst input past that measure's budget.
 COST_DIR = "cost"
 #: `lambdafuzz minimize` writes NAME.min.json beside failures/NAME.json.
@@ -280,6 +284,7 @@ class CampaignDir:
     failures: tuple[FailureEntry, ...]
     problems: tuple[str, ...]  # files that could not be read
     cost: tuple[CostEntry, ...] = ()  # cost findings, worst first by measure order
+    handled: tuple[FailureEntry, ...] = ()  # handled/: exceptions the application caught
 
     @property
     def handler(self) -> str:
@@ -297,11 +302,14 @@ class ExistingCampaign:
     problems: tuple[str, ...]
     next_number: int  # new inputs are named id-NNNNNN from here on: no name is reused
     flaky: tuple[FailureEntry, ...] = ()  # flaky/: failures that did not reproduce
+    handled: tuple[FailureEntry, ...] = ()  # handled/: exceptions the application caught
 
     @property
     def is_resume(self) -> bool:
         """Whether an earlier campaign left anything here (the seed corpora do not count)."""
-        return bool(self.meta is not None or self.resumed or self.failures or self.flaky)
+        return bool(
+            self.meta is not None or self.resumed or self.failures or self.flaky or self.handled
+        )
 
 
 class OutDirError(CorpusError):
@@ -549,6 +557,17 @@ class OutDir:
         _write_json(path, data)
         return path
 
+    def save_handled(self, record: FailureRecord, saved: SavedInput) -> Path:
+        """Write (or rewrite, with its current hit count) an exception the application
+        caught: `handled/`, apart from `failures/` (exit status 1 only with
+        `--fail-on-handled`)."""
+        name = _safe_name(record.file_name.removesuffix(".json"))
+        path = self.path / HANDLED_DIR / f"{name}.json"
+        data = saved.to_json()
+        data["failure"] = record.to_json()
+        _write_json(path, data)
+        return path
+
     def save_cost(self, finding: CostFinding, saved: SavedInput) -> Path:
         """Write (or replace, with a worse input) the cost finding of one measure."""
         path = self.path / COST_DIR / finding.file_name
@@ -585,7 +604,7 @@ class OutDir:
         symlink could lead writes out of the out dir); removes the temporary files of writes
         that a kill interrupted; merges `corpus.prevN/` folders back into `corpus/`.
         Every step is safe to interrupt: a later resume finishes it."""
-        for directory in (self.corpus_dir, self.failures_dir):
+        for directory in (self.corpus_dir, self.failures_dir, self.path / HANDLED_DIR):
             if directory.is_symlink() or (os.path.lexists(directory) and not directory.is_dir()):
                 raise CorpusError(
                     f"{directory}: expected a directory of saved inputs, found "
@@ -593,7 +612,8 @@ class OutDir:
                     f"move it away to resume in {self.path}"
                 )
         notes = []
-        stale = sum(remove_stale_temps(d) for d in (self.path, self.corpus_dir, self.failures_dir))
+        folders = (self.path, self.corpus_dir, self.failures_dir, self.path / HANDLED_DIR)
+        stale = sum(remove_stale_temps(d) for d in folders)
         if stale:
             notes.append(f"removed {stale} temporary file(s) left by an interrupted write")
         for legacy in self._legacy_corpora():
@@ -728,8 +748,21 @@ class OutDir:
                 problems.append(str(found))
             else:
                 cost.append(found)
+        handled = []
+        for item in self.iter_failures(self.path / HANDLED_DIR):
+            if isinstance(item, CorpusError):
+                problems.append(str(item))
+            else:
+                handled.append(item)
+        handled.sort(key=lambda f: f.signature)
         return CampaignDir(
-            self.path, meta, stats, tuple(failures), tuple(problems), cost=tuple(cost)
+            self.path,
+            meta,
+            stats,
+            tuple(failures),
+            tuple(problems),
+            cost=tuple(cost),
+            handled=tuple(handled),
         )
 
     def read_existing(self, seed_corpora: tuple[Path, ...] = ()) -> ExistingCampaign:
@@ -755,7 +788,12 @@ class OutDir:
                         problems.append(str(exc))
         failures: list[FailureEntry] = []
         flaky: list[FailureEntry] = []
-        for folder, found in ((self.failures_dir, failures), (self.path / FLAKY_DIR, flaky)):
+        handled: list[FailureEntry] = []
+        for folder, found in (
+            (self.failures_dir, failures),
+            (self.path / FLAKY_DIR, flaky),
+            (self.path / HANDLED_DIR, handled),
+        ):
             for item in self.iter_failures(folder):
                 if isinstance(item, CorpusError):
                     problems.append(str(item))
@@ -770,6 +808,7 @@ class OutDir:
             tuple(problems),
             self.next_entry_number(),
             tuple(flaky),
+            tuple(handled),
         )
 
     def read_plot_rows(self) -> list[PlotRow]:

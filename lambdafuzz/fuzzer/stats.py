@@ -48,6 +48,12 @@ class Stats:
     #: tests never run because their Ray actor (or its node) was lost on the first run and
     #: on the retry: not executions, not failures
     lost_tests: int = 0
+    #: exceptions the application caught (`harness.handled`): unique signatures (saved in
+    #: handled/) and how often they were caught in all
+    unique_handled: int = 0
+    handled_hits: int = 0
+    #: saved corpus inputs that failed (kept as parents because they covered new arms)
+    failing_parents: int = 0
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

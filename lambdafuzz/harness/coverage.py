@@ -31,6 +31,7 @@ from lambdafuzz.harness.arm_catalog import (
     code_sites,
     scan_arms,
 )
+from lambdafuzz.harness.handled import HandledRecorder, make_handled_callback
 
 # Ids CPython leaves unnamed first (3, 4), so coverage.py (COVERAGE_ID, 1) and profilers
 # (PROFILER_ID, 2) keep theirs when they run beside us; debugger and optimizer ids never.
@@ -136,6 +137,7 @@ class BranchCollector:
         "_catalog",
         "_exact",
         "max_hits",
+        "handled",
     )
 
     def __init__(
@@ -145,9 +147,12 @@ class BranchCollector:
         root: str | os.PathLike[str] | None = None,
         tool_id: int | None = None,
         exact_counts: bool = False,
+        handled: bool = False,
     ) -> None:
         """`exact_counts`: count every branch event (not only up to the last bucket) and
-        report the counts of arms taken more than once (`BranchHits.counts`)."""
+        report the counts of arms taken more than once (`BranchHits.counts`).
+        `handled`: also record exceptions the application catches (`self.handled`, see
+        `harness.handled`; read them with `self.handled.take()` after `end()`)."""
         self.scope = scope if isinstance(scope, Scope) else Scope.of(scope, root=root)
         self._want_tool = tool_id
         self._tool: int | None = None
@@ -168,6 +173,9 @@ class BranchCollector:
         self._live: dict[tuple[str, str, int], CodeType] = {}
         self._live_sites: dict[int, dict[ArmKey, ArmSite]] = {}
         self._catalog: ArmCatalog | None = None
+        self.handled: HandledRecorder | None = None
+        if handled:
+            self.handled = HandledRecorder((*self.scope.dirs, *self.scope.files))
 
     # lifecycle
 
@@ -192,7 +200,12 @@ class BranchCollector:
             _MON.register_callback(tool, ev, self._on_branch)
         for code, _ in self._app.values():  # a restarted collector keeps what it decided
             _MON.set_local_events(tool, code, _BRANCH_MASK)
-        _MON.set_events(tool, _EV.PY_START)
+        events = _EV.PY_START
+        if self.handled is not None:  # global only (CPython refuses it per code object)
+            callback = make_handled_callback(self._app, self.handled.events)
+            _MON.register_callback(tool, _EV.EXCEPTION_HANDLED, callback)
+            events |= _EV.EXCEPTION_HANDLED
+        _MON.set_events(tool, events)
         # An earlier holder of this id may have DISABLEd PY_START of code objects and freed
         # the id with its events still set (3.12/3.13 free_tool_id clears nothing): that
         # DISABLE would hide those code objects from us. coverage.py restarts too.
@@ -222,7 +235,7 @@ class BranchCollector:
         _MON.set_events(tool, 0)
         for code, _ in self._app.values():
             _MON.set_local_events(tool, code, 0)
-        for ev in (_EV.PY_START, *_BRANCH_EVENTS):
+        for ev in (_EV.PY_START, _EV.EXCEPTION_HANDLED, *_BRANCH_EVENTS):
             _MON.register_callback(tool, ev, None)
         _MON.free_tool_id(tool)
         self._tool = None
@@ -237,8 +250,10 @@ class BranchCollector:
     # per test
 
     def begin(self) -> None:
-        """Start a test: forget the hits recorded so far."""
+        """Start a test: forget the hits (and catches) recorded so far."""
         self._hits.clear()
+        if self.handled is not None:
+            self.handled.begin()
 
     def end(self) -> BranchHits:
         """Finish a test: the arms it hit with their hit-count buckets."""

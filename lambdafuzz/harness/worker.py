@@ -39,6 +39,7 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     UnsatisfiedAssumption,
 )
+from lambdafuzz.harness.handled import HandledException
 from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
 from lambdafuzz.harness.isolation import IsolationState, isolate_worker
 from lambdafuzz.harness.worker_faults import (
@@ -97,6 +98,8 @@ class WorkerSpec:
     # measure every test's cost (`model.cost.CostMeasures`: duration, AWS calls, bytes
     # sent, peak memory) and count branch arms exactly: the cost objective's feedback
     cost: bool = False
+    # record exceptions the application catches (`harness.handled`): the handled findings
+    handled: bool = True
 
 
 @dataclass(slots=True, frozen=True)
@@ -148,6 +151,9 @@ class TestResult:
     # of the application arms it took more than once
     cost: CostMeasures | None = None
     hit_counts: CoverageT = field(default_factory=dict)
+    # exceptions the application caught during the handler call (`harness.handled`),
+    # one per signature; they do not change `status`
+    handled: tuple[HandledException, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -241,7 +247,9 @@ class WorkerRuntime:
         _replace_environ(self.env)
         self._env_data = dict(_environ_data())
         self.app_dirs = app_dirs(target)
-        self.collector = BranchCollector(self.app_dirs, exact_counts=spec.cost)
+        self.collector = BranchCollector(
+            self.app_dirs, exact_counts=spec.cost, handled=spec.handled
+        )
         self.collector.start()
         if spec.memory_limit_mb:  # hard and soft, before the handler's code runs
             _limit_address_space(spec.memory_limit_mb)
@@ -371,6 +379,7 @@ class WorkerRuntime:
         collector.begin()
         if meter is not None:
             meter.begin()
+        escaped: BaseException | None = None
         try:
             try:
                 value = self.handler(event, context)
@@ -384,14 +393,17 @@ class WorkerRuntime:
                     guard.violations[0], target.outcomes, self.app_dirs
                 )
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: the handler's, not ours
+            escaped = exc
             status, failure = classify_exception(exc, target.outcomes, self.app_dirs)
         branch_hits = collector.end()
+        handled = collector.handled.take(escaped) if collector.handled is not None else ()
+        escaped = None  # its traceback holds the handler's frames
         coverage = dict(branch_hits.hits)
         cost = None if meter is None else meter.measures(collector.max_hits)
         log = ""
         if output is not None:
             output.end()
-            if status >= Status.FAILURE or request.want_log:
+            if status >= Status.FAILURE or request.want_log or handled:
                 log = output.text()
         self._guard = next_record()
         inconsistency = ""
@@ -413,6 +425,7 @@ class WorkerRuntime:
             input_digest=digest,
             cost=cost,
             hit_counts=branch_hits.counts or {},
+            handled=handled,
         )
 
 

@@ -12,7 +12,10 @@ an unrelated edit above it keeps the alert.
 
 Cost findings (`cost/`: an input past a duration, AWS call or memory budget) are warnings,
 not failures: a JUnit testcase that passes and says so on its `system-err`, a SARIF result
-of level `warning` at the handler's definition.
+of level `warning` at the handler's definition.  Handled exceptions (`handled/`: raised and
+caught by the application, see `harness.handled`) are warnings too, placed where they were
+raised: a passing JUnit testcase with the exception on its `system-err`, a SARIF result of
+level `warning` under the rule `handled/<type>`.
 """
 
 from __future__ import annotations
@@ -59,6 +62,7 @@ def _summary(c: CampaignDir) -> str:
         f"{s.execs} executions in {s.elapsed_s} s, "
         f"branches {s.app_branches_covered}/{s.app_branches_total}, "
         f"corpus {s.corpus_size}, unique failures {len(c.failures)}"
+        + (f", handled exceptions {len(c.handled)}" if c.handled else "")
     )
 
 
@@ -79,6 +83,16 @@ def _reproduce_cost(c: CampaignDir, entry: CostEntry) -> str:
     return f"Reproduce: {reproduce_command(c, entry.path)}"
 
 
+def _handled_text(entry: FailureEntry) -> str:
+    """One line: what the application caught, where it was raised and caught."""
+    record = entry.record
+    text = f"{entry.exception_type}: {entry.message}" if entry.message else entry.exception_type
+    return (
+        f"handled exception {text} (raised at {record.info.where}, caught at "
+        f"{record.caught_at}; {entry.hits} hit{'s' if entry.hits != 1 else ''})"
+    )
+
+
 # =========================================================================== JUnit
 def junit_tree(
     out_dir: Path | str, target: Target | None = None, *, uri_base: Path | None = None
@@ -89,7 +103,7 @@ def junit_tree(
     base = uri_base_for(target, uri_base) if target is not None else None
     elapsed = f"{_stats(c).elapsed_s:.3f}"
     suite_name = f"lambdafuzz.{c.handler}"
-    tests = max(1, len(c.failures)) + len(c.cost)
+    tests = max(1, len(c.failures)) + len(c.cost) + len(c.handled)
     stamp_source = Path(out_dir) / "stats.json"
     mtime = stamp_source.stat().st_mtime if stamp_source.is_file() else time.time()
     root = ET.Element(
@@ -165,6 +179,22 @@ def junit_tree(
             case.set("line", str(where.line))
         ET.SubElement(case, "system-err").text = _xml_text(
             f"warning: {_cost_text(cost)}\n{_reproduce_cost(c, cost)}\n"
+        )
+    for entry in c.handled:  # warnings: passing testcases that show the caught exception
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            name=_xml_text(f"handled: {entry.signature}"),
+            classname=f"{suite_name}.handled",
+            time="0",
+        )
+        if target is not None and base is not None:
+            where = failure_location(entry, target)
+            case.set("file", where.uri(base))
+            case.set("line", str(where.line))
+        ET.SubElement(case, "system-err").text = _xml_text(
+            f"warning: {_handled_text(entry)}\n\n{entry.traceback}\n"
+            f"Reproduce: {reproduce_command(c, entry.path)}\n"
         )
     ET.SubElement(suite, "system-out").text = _xml_text(_summary(c))
     ET.SubElement(suite, "system-err").text = _xml_text("\n".join(c.problems))
@@ -411,6 +441,57 @@ def sarif_log(
                     "measures": finding.measures.to_json(),
                     "reproducer": str(cost.path),
                     "reproduce": reproduce_command(c, cost.path),
+                },
+            }
+        )
+    for entry in c.handled:
+        rule_id = f"handled/{entry.exception_type}"
+        if rule_id not in rule_index:
+            rule_index[rule_id] = len(rules)
+            rules.append(
+                {
+                    "id": rule_id,
+                    "name": "Handled"
+                    + (re.sub(r"[^A-Za-z0-9]", "", entry.exception_type.rpartition(".")[2])),
+                    "shortDescription": {
+                        "text": f"The handler catches a {entry.exception_type} its own code raised"
+                    },
+                    "fullDescription": {
+                        "text": f"lambdafuzz generated an AWS world and event on which the "
+                        f"handler {c.handler} raises {entry.exception_type} and catches it "
+                        "itself (a swallowed exception: logged or ignored, not a failure)."
+                    },
+                    "defaultConfiguration": {"level": "warning"},
+                    "help": {
+                        "text": "Replay the saved input with `lambdafuzz repro FILE` to see "
+                        "where the exception was raised and caught."
+                    },
+                    "properties": {"tags": ["fuzzing", "reliability", "handled-exception"]},
+                }
+            )
+        where = failure_location(entry, target)
+        results.append(
+            {
+                "ruleId": rule_id,
+                "ruleIndex": rule_index[rule_id],
+                "level": "warning",
+                "message": {"text": _handled_text(entry)[:2000]},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": where.uri(base), "uriBaseId": SRCROOT},
+                            "region": {"startLine": where.line},
+                        }
+                    }
+                ],
+                "partialFingerprints": {"lambdafuzzHandled/v1": fingerprint(entry, where)},
+                "properties": {
+                    "signature": entry.signature,
+                    "caught_at": entry.record.caught_at,
+                    "function": where.function,
+                    "hits": entry.hits,
+                    "reproducer": str(entry.path),
+                    "reproduce": reproduce_command(c, entry.path),
                 },
             }
         )

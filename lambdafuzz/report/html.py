@@ -1,7 +1,8 @@
 """`report.html`: one self-contained page about a campaign, readable offline and in CI
 artifacts (no external URL is loaded; the plot is an inline PNG, or SVG without matplotlib).
 
-Sections: summary, coverage over time, per-type targeting statistics (spoton), failures
+Sections: summary, coverage over time, per-type targeting statistics (spoton), failures,
+handled exceptions (raised and caught by the application),
 (where, traceback, what the handler printed and logged, world, event, minimized reproducer)
 and the application source with every branch arm marked covered or not.  Every piece of
 campaign data is escaped: worlds, events and logs are fuzzer-made strings and routinely
@@ -180,8 +181,17 @@ def _summary_section(c: CampaignDir, target: Target | None) -> str:
             "branch arms covered",
             f"{covered}/{total}{pct}; by valid inputs {s.valid_branches_covered}",
         ),
-        ("corpus", s.corpus_size),
+        (
+            "corpus",
+            f"{s.corpus_size}"
+            + (f" ({s.failing_parents} failing, kept as parents)" if s.failing_parents else ""),
+        ),
         ("unique failures", f"{len(c.failures)} ({s.failure_hits} hits)"),
+        (
+            "handled exceptions",
+            f"{len(c.handled)} raised and caught by the application ({s.handled_hits} hits; "
+            "saved in handled/, warnings)",
+        ),
         (
             "flaky",
             f"{s.flaky_failures} signatures that did not reproduce on a re-run in a fresh "
@@ -244,7 +254,16 @@ def _failure_section(c: CampaignDir, target: Target | None) -> str:
     return "".join(parts)
 
 
-def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | None) -> str:
+def _handled_section(c: CampaignDir, target: Target | None) -> str:
+    """Exceptions the application raised and caught itself (`handled/`)."""
+    if not c.handled:
+        return "<p class='note ok'>No exception raised and caught by the application.</p>"
+    return "".join(_one_failure(c, i, e, target, kind="handled") for i, e in enumerate(c.handled))
+
+
+def _one_failure(
+    c: CampaignDir, i: int, entry: FailureEntry, target: Target | None, *, kind: str = "failure"
+) -> str:
     record = entry.record
     event, origin = (
         Replayer.for_campaign(target, c.meta).offline_event(entry.saved)
@@ -264,6 +283,12 @@ def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | N
     )
     if record.world_inconsistency:
         meta += f"<p class='note'>{esc(record.world_inconsistency)}</p>"
+    if record.caught_at:
+        meta += (
+            f"<p>Caught by the application at <code>{esc(record.caught_at)}</code> "
+            f"(raised in {esc(record.raised_in or 'application')} code); the test's outcome "
+            f"stays {esc(record.status)}.</p>"
+        )
     body = (
         meta
         + _where(record.info)
@@ -276,13 +301,13 @@ def _one_failure(c: CampaignDir, i: int, entry: FailureEntry, target: Target | N
     body += _details(f"Event{event_note}", f"<pre>{esc(_pretty(event))}</pre>", open_=True)
     if entry.minimized is not None:
         body += _minimized(entry.minimized)
-    else:
+    elif kind == "failure":
         body += (
             f"<p class='note'>No minimized reproducer yet: "
             f"<code>{esc(reproduce_command(c, entry.path, 'minimize'))}</code> writes one.</p>"
         )
     title = f"{entry.signature}: {entry.message}"[:300]
-    return f"<section class='failure' id='failure-{i}'><h3>{esc(title)}</h3>{body}</section>"
+    return f"<section class='failure' id='{kind}-{i}'><h3>{esc(title)}</h3>{body}</section>"
 
 
 def _cost_section(c: CampaignDir, target: Target | None) -> str:
@@ -513,6 +538,7 @@ def render_report(out_dir: Path | str, target: Target | None = None) -> str:
         ("coverage", "Coverage over time", _plot_section(read_plot_rows(out))),
         ("targeting", "Targeting per type", _targeting_section(c)),
         ("failures", f"Failures ({len(c.failures)})", _failure_section(c, target)),
+        ("handled", f"Handled exceptions ({len(c.handled)})", _handled_section(c, target)),
         ("cost", f"Cost findings ({len(c.cost)})", _cost_section(c, target)),
         ("source", "Application source and branch arms", _source_section(c, out, target)),
     ]

@@ -14,6 +14,7 @@ from lambdafuzz.fuzzer.engine import (
     NewCostFinding,
     NewCoverage,
     NewFailure,
+    NewHandled,
     Notice,
     Progress,
 )
@@ -37,12 +38,34 @@ def _valid_share(stats: Stats) -> str:
     return f"{100.0 * stats.valid_execs / stats.execs:.1f}%" if stats.execs else "-"
 
 
-def status_line(stats: Stats) -> str:
+#: The valid share below which, after `LOW_VALID_AFTER` executions, the status warns.
+LOW_VALID_SHARE = 0.05
+LOW_VALID_AFTER = 200
+
+
+def low_valid_warning(stats: Stats) -> str:
+    """A warning when almost no input is valid ("" otherwise): the handler rejects or fails
+    on what lambdafuzz generates, so coverage past its first checks is out of reach."""
+    if stats.execs < LOW_VALID_AFTER or stats.valid_execs >= LOW_VALID_SHARE * stats.execs:
+        return ""
     return (
+        f"warning: only {_valid_share(stats)} of inputs are valid: the handler rejects or "
+        "fails on almost every generated input (give it seed inputs with --seed-corpus, a "
+        "model of its event (a Powertools/pydantic model or a JSON schema in the config), "
+        "or a trigger config matching its real events; see failures/ for what stops them)"
+    )
+
+
+def status_line(stats: Stats) -> str:
+    handled = f"  handled {stats.unique_handled}" if stats.unique_handled else ""
+    line = (
         f"[{stats.elapsed_s:7.1f}s] execs {stats.execs} ({stats.execs_per_sec:.0f}/s)  "
         f"branches {_coverage(stats)}  valid {_valid_share(stats)}  corpus {stats.corpus_size}  "
-        f"failures {stats.unique_failures}  last new {stats.since_last_new_coverage_s:.0f}s ago"
+        f"failures {stats.unique_failures}{handled}  "
+        f"last new {stats.since_last_new_coverage_s:.0f}s ago"
     )
+    warning = low_valid_warning(stats)
+    return f"{line}\n  {warning}" if warning else line
 
 
 def summary(finished: CampaignFinished) -> str:
@@ -53,13 +76,19 @@ def summary(finished: CampaignFinished) -> str:
         f"  strategy        {s.strategy} (seed {s.seed})",
         f"  branches        {_coverage(s)}; among valid inputs {s.valid_branches_covered}",
         f"  valid inputs    {_valid_share(s)}",
-        f"  corpus          {s.corpus_size} inputs",
+        f"  corpus          {s.corpus_size} inputs"
+        + (
+            f" ({s.failing_parents} failing, kept as parents: +failing)"
+            if s.failing_parents
+            else ""
+        ),
         f"  failures        {s.unique_failures} unique ({s.failure_hits} hits)"
         + (
             f"; {s.flaky_failures} flaky (did not reproduce on a re-run, in flaky/)"
             if s.flaky_failures
             else ""
         ),
+        *handled_lines(finished),
         f"  time in handler {s.time_in_handler_s:.1f} s; generation {s.time_in_generation_s:.1f} s; "
         f"reset+load {s.time_in_reset_load_s:.1f} s",
     ]
@@ -86,10 +115,41 @@ def summary(finished: CampaignFinished) -> str:
     if finished.isolation:
         lines.append(f"  isolation       {finished.isolation}")
     lines.append(
-        f"  outputs         {finished.out_dir}/ (corpus/, failures/, cost/, stats.json, "
-        "plot_data.csv)"
+        f"  outputs         {finished.out_dir}/ (corpus/, failures/, handled/, cost/, "
+        "stats.json, plot_data.csv)"
     )
+    warning = low_valid_warning(s)
+    if warning:
+        lines.append(f"  {warning}")
     return "\n".join(lines)
+
+
+#: Handled exceptions listed one by one in the summary; the rest are counted.
+MAX_HANDLED_SHOWN = 10
+
+
+def handled_lines(finished: CampaignFinished) -> list[str]:
+    """Exceptions the application caught: how many, then each with where it was caught and
+    its saved input (they do not change the exit status without --fail-on-handled)."""
+    from lambdafuzz.fuzzer.out_dir import HANDLED_DIR, OutDir
+
+    s = finished.stats
+    if not s.unique_handled:
+        return []
+    lines = [
+        f"  handled         {s.unique_handled} unique exceptions caught by the application "
+        f"({s.handled_hits} hits; warnings, in {HANDLED_DIR}/)"
+    ]
+    entries = [e for e in OutDir(finished.out_dir).iter_failures(finished.out_dir / HANDLED_DIR)]
+    shown = [e for e in entries if not isinstance(e, Exception)]
+    for entry in shown[:MAX_HANDLED_SHOWN]:
+        record = entry.record
+        message = " ".join(record.info.message.split())
+        said = f" ({message[:80]}{'…' if len(message) > 80 else ''})" if message else ""
+        lines.append(f"    {record.signature}{said}; caught at {record.caught_at}  [{entry.path}]")
+    if len(shown) > MAX_HANDLED_SHOWN:
+        lines.append(f"    ... and {len(shown) - MAX_HANDLED_SHOWN} more in {HANDLED_DIR}/")
+    return lines
 
 
 def cost_lines(finished: CampaignFinished) -> list[str]:
@@ -159,6 +219,13 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 print(f"    ({event.record.world_inconsistency})", file=out, flush=True)
         elif isinstance(event, NewCostFinding):
             print(f"  cost finding: {event.finding.headline()}", file=out, flush=True)
+        elif isinstance(event, NewHandled):
+            record = event.record
+            print(
+                f"  new handled exception: {record.signature} (caught at {record.caught_at})",
+                file=out,
+                flush=True,
+            )
         elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
             _warn(event)
         elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
@@ -192,6 +259,11 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             table.add_row("valid inputs", _valid_share(stats))
             table.add_row("corpus", str(stats.corpus_size))
             table.add_row("unique failures", str(stats.unique_failures))
+            if stats.unique_handled:
+                table.add_row("handled exceptions", str(stats.unique_handled))
+            warning = low_valid_warning(stats)
+            if warning:
+                table.add_row("[yellow]warning[/yellow]", escape(warning.removeprefix("warning: ")))
             table.add_row("last new coverage", f"{stats.since_last_new_coverage_s:.0f} s ago")
         if isolation:
             table.add_row("isolation", isolation)
@@ -216,6 +288,8 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 recent.append(f"{event.name} {event.provenance}")
             elif isinstance(event, NewCostFinding):
                 recent.append(f"[magenta]cost[/magenta] {escape(event.finding.headline())}")
+            elif isinstance(event, NewHandled):
+                recent.append(f"[yellow]handled[/yellow] {escape(event.record.signature)}")
             elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
                 _warn(event)  # Live shows stderr above the panel
             elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
