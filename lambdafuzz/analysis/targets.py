@@ -527,9 +527,13 @@ def _evaluated_first(node: cst.CSTNode) -> cst.CSTNode | None:
             return x
         case cst.With(items=[first, *_]):
             return first.item
-        case cst.Assign(value=x) | cst.AnnAssign(value=x) | cst.Expr(value=x) | cst.Await(
-            expression=x
-        ) | cst.UnaryOperation(expression=x):
+        case (
+            cst.Assign(value=x)
+            | cst.AnnAssign(value=x)
+            | cst.Expr(value=x)
+            | cst.Await(expression=x)
+            | cst.UnaryOperation(expression=x)
+        ):
             return x
         case cst.Return(value=x) | cst.Raise(exc=x) if x is not None:
             return x
@@ -543,8 +547,10 @@ def _evaluated_first(node: cst.CSTNode) -> cst.CSTNode | None:
             return first  # its key's line; constant keys load after the values, as a tuple
         case cst.DictElement(value=x) | cst.StarredDictElement(value=x):
             return x
-        case cst.List(elements=[first, *_]) | cst.Tuple(elements=[first, *_]) | cst.Set(
-            elements=[first, *_]
+        case (
+            cst.List(elements=[first, *_])
+            | cst.Tuple(elements=[first, *_])
+            | cst.Set(elements=[first, *_])
         ):
             return first.value
         case cst.ListComp(for_in=f) | cst.SetComp(for_in=f) | cst.DictComp(for_in=f):
