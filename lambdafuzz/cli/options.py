@@ -211,7 +211,7 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
     click.option(
         "--strategy",
         type=EnumChoice("lambdafuzz.fuzzer.options:Strategy"),
-        default="zest",
+        default="frontier",
         show_default=True,
         help="How children are made.",
     ),
