@@ -180,7 +180,7 @@ def render_date(moment: dt.datetime, fmt: str) -> str | None:
     try:
         text = moment.strftime(fmt)
         dt.datetime.strptime(text, fmt)
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, re.error):  # re.error: a directive given twice
         return None
     return text if 0 < len(text) <= MAX_LEN else None
 
@@ -288,7 +288,8 @@ class _Collector(cst.CSTVisitor):
             return None
         if len(assigns) != 1:
             return None
-        return self.bindings.get(assigns[0].node)  # type: ignore[arg-type]
+        node = getattr(assigns[0], "node", None)  # a builtin's assignment has none
+        return self.bindings.get(node) if isinstance(node, cst.Name) else None
 
     def _bound_collection(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """The list/tuple/set literal a name is bound to (`frozenset({...})` unwrapped)."""
