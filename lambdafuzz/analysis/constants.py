@@ -27,7 +27,7 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import GlobalScope
+from libcst.metadata import GlobalScope, QualifiedNameSource
 
 from .model import Constant
 from .sources import ParsedModule
@@ -397,6 +397,12 @@ class _Collector(cst.CSTVisitor):
         if not attr.startswith("_") and not attr.isupper():
             self.table.add(attr, "attribute", self._where(node))
 
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False  # `import urllib.parse` reads no attribute
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
     def visit_Decorator(self, node: cst.Decorator) -> None:
         """`@app.get("/orders/<id>")`: route strings of a resolver (the `rich` harvest)."""
         if self.rich and isinstance(node.decorator, cst.Call):
@@ -492,7 +498,10 @@ def _is_import(pm: ParsedModule, name: cst.Name) -> bool:
         assigns = list(scope[name.value]) if scope is not None else []  # type: ignore[index]
     except Exception:
         return False
-    return any(isinstance(getattr(a, "node", None), (cst.Import, cst.ImportFrom)) for a in assigns)
+    if any(isinstance(getattr(a, "node", None), (cst.Import, cst.ImportFrom)) for a in assigns):
+        return True
+    # `import urllib.parse` binds `urllib.parse`, not `urllib`: ask for its qualified name
+    return any(q.source is QualifiedNameSource.IMPORT for q in pm.qualified_names(name))
 
 
 def _string(expr: cst.BaseExpression) -> str | None:

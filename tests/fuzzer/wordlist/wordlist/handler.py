@@ -12,6 +12,7 @@ s3 = boto3.client("s3")
 
 KNOWN_LINES = frozenset({"tram-seven", "ferry-north"})
 STAMP_FORMAT = "%d.%m.%Y"
+MAX_WORDS = 40
 
 
 class KnownLine(Exception):
@@ -26,7 +27,10 @@ def lambda_handler(event, context):
     record = event["Records"][0]["s3"]
     key = urllib.parse.unquote_plus(record["object"]["key"])
     obj = s3.get_object(Bucket=record["bucket"]["name"], Key=key)
-    for word in obj["Body"].read().decode("utf-8", "replace").split():
+    words = obj["Body"].read().decode("utf-8", "replace").split()
+    if len(words) > MAX_WORDS:
+        return {"statusCode": 413}
+    for word in words:
         if word in KNOWN_LINES:
             raise KnownLine(word)
         try:
