@@ -309,7 +309,9 @@ class Choices:
         """With probability `NUMBERS_P`, one of the code's numbers that fits the bounds."""
         if rng.random() < NUMBERS_P:
             fitting = [
-                int(n) for n in self.numbers if n == int(n) and c.min_value <= n <= c.max_value
+                int(n)
+                for n in self.numbers
+                if c.min_value <= n <= c.max_value and n == int(n)  # in bounds: finite
             ]
             if fitting:
                 return rng.choice(fitting)

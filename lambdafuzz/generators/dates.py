@@ -33,7 +33,7 @@ def dates(
 ) -> dt.date:
     """A valid calendar date.  With `around`, the year is `around - geometric(mean_offset)`
     (sometimes in the future), else uniform in [min_year, max_year]."""
-    code_years = [n for n in choices.numbers if n == int(n) and min_year <= n <= max_year]
+    code_years = [n for n in choices.numbers if min_year <= n <= max_year and n == int(n)]
     if code_years and choices.draw_boolean(CODE_YEAR_P, site="code-year?"):
         year = int(choices.draw_choice(code_years, site="code-year"))
     elif around is None:

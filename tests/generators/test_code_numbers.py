@@ -52,3 +52,12 @@ def test_dates_take_a_code_year_at_the_documented_rate():
     assert abs(years.count(2008) / DRAWS - CODE_YEAR_P) < 0.02
     plain = [dates(Choices(seed=i)).year for i in range(DRAWS)]
     assert plain.count(2008) < 5
+
+
+def test_infinite_and_nan_numbers_never_fit():
+    """`1e309` in the code is a float infinity: it must not break or enter a draw."""
+    odd = (float("inf"), float("-inf"), float("nan"))
+    choices = Choices(seed=3, numbers=odd)
+    assert all(0 <= choices.draw_integer(0, 9) <= 9 for _ in range(500))
+    assert all(0.0 <= choices.draw_float(0.0, 1.0) <= 1.0 for _ in range(500))
+    assert all(dates(Choices(seed=i, numbers=odd)).year <= 2099 for i in range(50))
