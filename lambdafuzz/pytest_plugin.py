@@ -61,7 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "lambdafuzz(config, execs=200, seed=0, strategy='zest', function=None): "
+        "lambdafuzz(config, execs=200, seed=0, strategy='frontier', function=None): "
         "defaults for the lambdafuzz_fuzz fixture",
     )
 
@@ -293,7 +293,7 @@ class CoverageItem(pytest.Item):
 # =========================================================================== fuzzing in a test
 @pytest.fixture
 def lambdafuzz_fuzz(request: pytest.FixtureRequest, tmp_path: Path) -> Callable[..., Any]:
-    """`lambdafuzz_fuzz(config, execs=200, seed=0, strategy="zest", function=None,
+    """`lambdafuzz_fuzz(config, execs=200, seed=0, strategy="frontier", function=None,
     seconds=None, out=None) -> CampaignFinished`: a bounded campaign inside the test.
     A relative `config` resolves against the test file's directory, then the cwd."""
     marker = request.node.get_closest_marker("lambdafuzz")

@@ -111,7 +111,7 @@ def test_choice_options_parse_to_enum_members_in_the_cli_spelling():
     assert params["backend"] is BackendKind.MOTO_SERVER
     defaults = fuzz.make_context("fuzz", [GRADEBOOK]).params
     assert (defaults["strategy"], defaults["mode"], defaults["backend"]) == (
-        Strategy.ZEST,
+        Strategy.FRONTIER,
         ReplayMode.LINEAR,  # why: BENCHMARKS.md, the benchmarks/havoc.py section
         BackendKind.MOTO,
     )

@@ -15,7 +15,7 @@ LAMBDAS_DIR = REPO / "benchmarks" / "lambdas"
 DEFAULT_RESULTS = REPO / "benchmarks" / "results"
 
 #: Every strategy the engine knows, in the order reports list them.
-STRATEGIES = ("random", "zest", "zest-strings", "spoton")
+STRATEGIES = ("random", "zest", "zest-strings", "spoton", "frontier")
 #: The baseline every other strategy is compared with.
 BASELINE = "zest"
 

@@ -16,6 +16,7 @@ COLORS = {
     "zest": "tab:orange",
     "zest-strings": "tab:green",
     "spoton": "tab:blue",
+    "frontier": "tab:red",
 }
 
 

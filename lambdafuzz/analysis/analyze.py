@@ -44,18 +44,20 @@ def analyze_sources(
     produced_labels: Iterable[str] | None = None,
     numeric: bool = False,
     all_strings: bool = False,
+    rich: bool = False,
     cache_dir: Path | str | None = None,
     use_cache: bool = True,
 ) -> AnalysisResult:
     """Analyse every `.py` file under `app_roots` (package dirs, source dirs or files).
 
-    `handler_module` names the entry point (`pkg.mod.func`, `pkg.mod:func` or `pkg.mod`);
-    without it every `(event, context)` function is treated as a handler.  `trigger` (a
-    lambdafuzz.yaml trigger kind) names the event label; otherwise it is inferred from the
-    event keys the code reads.  `produced_labels` feeds the match report only (default:
-    every non-generic label in `lambdafuzz.labels`).  `numeric` also collects numbers
-    compared in conditions; `all_strings` takes every reachable string literal.
-    Results are cached in `cache_dir` (default `~/.cache/lambdafuzz/analysis`).
+        `handler_module` names the entry point (`pkg.mod.func`, `pkg.mod:func` or `pkg.mod`);
+        without it every `(event, context)` function is treated as a handler.  `trigger` (a
+        lambdafuzz.yaml trigger kind) names the event label; otherwise it is inferred from the
+        event keys the code reads.  `produced_labels` feeds the match report only (default:
+        every non-generic label in `lambdafuzz.labels`).  `numeric` also collects numbers
+        compared in conditions; `all_strings` takes every reachable string literal; `rich` takes
+    the full harvest of the `frontier` strategy (`constants.py`; numbers included).
+        Results are cached in `cache_dir` (default `~/.cache/lambdafuzz/analysis`).
     """
     start = time.perf_counter()
     sources = discover([Path(r) for r in app_roots], handler_module)
@@ -64,6 +66,7 @@ def analyze_sources(
         "trigger": trigger,
         "numeric": numeric,
         "all_strings": all_strings,
+        "rich": rich,
     }
     key = cache.digest(sources, options)
     directory = Path(cache_dir) if cache_dir is not None else cache.default_cache_dir()
@@ -73,7 +76,9 @@ def analyze_sources(
             return replace(
                 cached, match=match_report(cached.targets, produced_labels), from_cache=True
             )
-    result = _analyze(sources, key, handler_module, trigger, produced_labels, numeric, all_strings)
+    result = _analyze(
+        sources, key, handler_module, trigger, produced_labels, numeric, all_strings, rich
+    )
     result = replace(result, elapsed_s=round(time.perf_counter() - start, 4))
     if use_cache:
         cache.store(directory, key, result)
@@ -88,6 +93,7 @@ def _analyze(
     produced_labels: Iterable[str] | None,
     numeric: bool,
     all_strings: bool,
+    rich: bool = False,
 ) -> AnalysisResult:
     modules = [pm for pm in (parse(s) for s in sources) if pm is not None]
     graph = build_graph(modules)
@@ -121,7 +127,7 @@ def _analyze(
 
     reachable = reachable_functions(graph, handlers) if handlers else None
     strings, numbers = collect_constants(
-        modules, reachable, numeric=numeric, all_strings=all_strings
+        modules, reachable, numeric=numeric, all_strings=all_strings, rich=rich
     )
     handler_name = handlers[0].qualname if handlers else None
     return AnalysisResult(

@@ -8,16 +8,26 @@ names passed to boto3, extension-like literals, `case` values and UPPER_CASE mod
 constants.  `all_strings=True` takes every string literal instead (the paper's reading),
 docstrings and log messages excepted.  Numbers compared in conditions are collected only
 when `numeric=True`, so paper-faithful strategies can leave them out.
+
+`rich=True` (the `frontier` strategy's harvest; implies `numeric`) adds what the paper's
+table leaves out but real handlers test their input against: attribute names read off
+parsed models (`request.region`), CSV field names (`fieldnames=[...]`), route strings of
+decorators (`@app.get("/orders")`), the elements of list/tuple/set/frozenset literals bound
+to a name and used in a comparison (`if line in VALID_LINES`, module-level or local),
+dates rendered in every `strptime`/`strftime` format the code uses (`DATE_FORMAT_DATES`
+plus the first and last second of every year-like number the code compares with), and the
++-1 neighbours of the numbers compared in conditions.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
 import libcst as cst
-from libcst.metadata import GlobalScope
+from libcst.metadata import GlobalScope, QualifiedNameSource
 
 from .model import Constant
 from .sources import ParsedModule
@@ -53,6 +63,28 @@ LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception
 EXTENSION = re.compile(r"^\.[A-Za-z0-9]{1,8}$")
 MAX_LEN = 200
 MAX_LOCATIONS = 5
+#: Calls whose format argument is a date format: name -> positional index of the format.
+DATE_FORMAT_CALLS = {"strptime": 1, "strftime": 0}
+#: Dates every harvested date format is rendered with: ordinary, leap day, ends of a month,
+#: a year and a century, the epoch and the 32-bit time limit (UTC, so %z/%Z render).
+DATE_FORMAT_DATES = tuple(
+    dt.datetime(*fields, tzinfo=dt.UTC)
+    for fields in (
+        (2026, 6, 15, 8, 30, 45),
+        (2024, 2, 29, 12, 0, 0),
+        (2023, 2, 28, 23, 59, 59),
+        (1999, 12, 31, 23, 59, 59),
+        (2000, 1, 1, 0, 0, 0),
+        (1970, 1, 1, 0, 0, 0),
+        (2038, 1, 19, 3, 14, 7),
+    )
+)
+#: Numbers in this range compared with by the code are taken for years to render dates in.
+YEAR_RANGE = (1900, 2100)
+#: A collection literal wrapped in one of these calls is still a literal (`frozenset({...})`).
+COLLECTION_CALLS = frozenset({"frozenset", "set", "tuple", "list"})
+#: Names whose attributes are the program's own state, not fields of a parsed input.
+SELF_NAMES = frozenset({"self", "cls"})
 
 
 @dataclass(slots=True)
@@ -61,6 +93,8 @@ class ConstantTable:
 
     strings: dict[str, tuple[set[str], list[str]]] = field(default_factory=dict)
     numbers: dict[int | float, tuple[set[str], list[str]]] = field(default_factory=dict)
+    # date format -> where it is used, rendered at `freeze` (years come from `numbers`)
+    date_formats: dict[str, str] = field(default_factory=dict)
 
     def add(self, value: str | int | float, kind: str, where: str) -> None:
         if isinstance(value, bool):
@@ -72,6 +106,35 @@ class ConstantTable:
         kinds.add(kind)
         if where not in locations and len(locations) < MAX_LOCATIONS:
             locations.append(where)
+
+    def render_dates(self) -> None:
+        """Each date format rendered with `DATE_FORMAT_DATES` and the first and last second
+        of every year-like number collected; only renderings that parse back with the format
+        are kept (a `%c` or `%-d` may not)."""
+        years = sorted(
+            {
+                int(n)
+                for n in self.numbers
+                if isinstance(n, int) and YEAR_RANGE[0] <= n <= YEAR_RANGE[1]
+            }
+        )
+        moments = list(DATE_FORMAT_DATES)
+        for year in years:
+            moments.append(dt.datetime(year, 1, 1, 0, 0, 0, tzinfo=dt.UTC))
+            moments.append(dt.datetime(year, 12, 31, 23, 59, 59, tzinfo=dt.UTC))
+        for fmt, where in self.date_formats.items():
+            for moment in moments:
+                text = render_date(moment, fmt)
+                if text is not None:
+                    self.add(text, "date", where)
+
+    def add_neighbours(self) -> None:
+        """n-1 and n+1 of every collected number (an off-by-one boundary is a branch)."""
+        for value in list(self.numbers):
+            kinds, locations = self.numbers[value]
+            for near in (value - 1, value + 1):
+                if near not in self.numbers:
+                    self.numbers[near] = ({"neighbour"}, list(locations[:1]))
 
     def freeze(self) -> tuple[tuple[Constant, ...], tuple[Constant, ...]]:
         strings = tuple(
@@ -91,18 +154,35 @@ def collect_constants(
     *,
     numeric: bool = False,
     all_strings: bool = False,
+    rich: bool = False,
 ) -> tuple[tuple[Constant, ...], tuple[Constant, ...]]:
     """(string constants, numeric constants) of module-level code and reachable functions,
-    each sorted by value; numbers only with `numeric=True`.
+    each sorted by value; numbers only with `numeric=True` (or `rich=True`).
 
     `reachable` holds module-qualified function names (as in the dependency graph); None
-    means every function.
+    means every function.  `rich` adds the sources listed in the module docstring.
     """
+    numeric = numeric or rich
     table = ConstantTable()
     for pm in modules:
-        pm.tree.visit(_Collector(pm, table, reachable, numeric=numeric, all_strings=all_strings))
+        pm.tree.visit(
+            _Collector(pm, table, reachable, numeric=numeric, all_strings=all_strings, rich=rich)
+        )
+    if rich:
+        table.render_dates()
+        table.add_neighbours()
     strings, numbers = table.freeze()
     return strings, (numbers if numeric else ())
+
+
+def render_date(moment: dt.datetime, fmt: str) -> str | None:
+    """`moment` in `fmt` if that text parses back with `fmt`, else None."""
+    try:
+        text = moment.strftime(fmt)
+        dt.datetime.strptime(text, fmt)
+    except (ValueError, TypeError, re.error):  # re.error: a directive given twice
+        return None
+    return text if 0 < len(text) <= MAX_LEN else None
 
 
 class _Collector(cst.CSTVisitor):
@@ -114,12 +194,17 @@ class _Collector(cst.CSTVisitor):
         *,
         numeric: bool,
         all_strings: bool,
+        rich: bool = False,
     ) -> None:
         self.pm = pm
         self.table = table
         self.reachable = reachable
         self.numeric = numeric
         self.all_strings = all_strings
+        self.rich = rich
+        # a bound name -> the value it is bound to, for names assigned exactly once
+        self.bindings: dict[cst.Name, cst.BaseExpression] = _bindings(pm.tree) if rich else {}
+        self.calls_of: set[cst.CSTNode] = set()  # attributes that are called (methods)
         self.prefix: list[str] = []
         self.quiet: set[cst.CSTNode] = set()  # docstrings and log-message literals
         self.concat_depth = 0
@@ -183,9 +268,40 @@ class _Collector(cst.CSTVisitor):
     # --- the positions that make a literal interesting ---------------------------------------
     def visit_Comparison(self, node: cst.Comparison) -> None:
         for operand in [node.left, *(c.comparator for c in node.comparisons)]:
+            bound = self._bound_collection(operand) if self.rich else None
+            if bound is not None:
+                self._add_string(bound, "membership")
+                self._add_number(bound, "membership")
+                continue
             operand = self._module_constant(operand)
             self._add_string(operand, "compare")
             self._add_number(operand, "compare")
+
+    def _bound_value(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """What a name assigned exactly once (module-level or local) is bound to."""
+        if not isinstance(expr, cst.Name):
+            return None
+        scope = self.pm.scopes.get(expr)
+        try:
+            assigns = list(scope[expr.value]) if scope is not None else []  # type: ignore[index]
+        except Exception:
+            return None
+        if len(assigns) != 1:
+            return None
+        node = getattr(assigns[0], "node", None)  # a builtin's assignment has none
+        return self.bindings.get(node) if isinstance(node, cst.Name) else None
+
+    def _bound_collection(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The list/tuple/set literal a name is bound to (`frozenset({...})` unwrapped)."""
+        value = _collection(self._bound_value(expr))
+        return value
+
+    def _resolved_string(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """A string literal itself, or the one a name is bound to."""
+        if _string(expr) is not None:
+            return expr
+        bound = self._bound_value(expr)
+        return bound if bound is not None else self._module_constant(expr)
 
     def _module_constant(self, expr: cst.BaseExpression) -> cst.BaseExpression:
         """`year == TARGET_YEAR` compares with the literal `TARGET_YEAR` is bound to."""
@@ -215,6 +331,9 @@ class _Collector(cst.CSTVisitor):
         func = node.func
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         method = func.attr.value if isinstance(func, cst.Attribute) else None
+        if self.rich:
+            self.calls_of.add(func)
+            self._rich_call(node, func, method, positional)
         qualnames = {q.name for q in self.pm.qualified_names(func)}
         if qualnames & ENV_GETTERS:
             if len(positional) > 1:
@@ -238,12 +357,68 @@ class _Collector(cst.CSTVisitor):
                 if isinstance(a.value, (cst.SimpleString, cst.ConcatenatedString)):
                     self.quiet.add(a.value)
 
+    def _rich_call(
+        self,
+        node: cst.Call,
+        func: cst.BaseExpression,
+        method: str | None,
+        positional: list[cst.BaseExpression],
+    ) -> None:
+        """CSV field names and date formats (the `rich` harvest)."""
+        for a in node.args:
+            if a.keyword is not None and a.keyword.value == "fieldnames":
+                value = _collection(self._bound_value(a.value)) or a.value
+                self._add_string(value, "field_name")
+        name = method or (func.value if isinstance(func, cst.Name) else None)
+        if name in DATE_FORMAT_CALLS:
+            index = DATE_FORMAT_CALLS[name]
+            fmt_expr = next(
+                (a.value for a in node.args if a.keyword and a.keyword.value == "format"),
+                positional[index] if len(positional) > index else None,
+            )
+            if fmt_expr is None:
+                return
+            fmt = _string(self._resolved_string(fmt_expr))
+            if fmt and "%" in fmt:
+                self.table.date_formats.setdefault(fmt, self._where(node))
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        """`request.region`: a field a parsed model is read for (the `rich` harvest).
+        Methods, `self.x` and attributes of imported modules are not fields."""
+        if not self.rich or node in self.calls_of:
+            return
+        value = node.value
+        if isinstance(value, cst.Name):
+            if value.value in SELF_NAMES or _is_import(self.pm, value):
+                return
+        elif not isinstance(value, (cst.Attribute, cst.Subscript, cst.Call)):
+            return
+        attr = node.attr.value
+        if not attr.startswith("_") and not attr.isupper():
+            self.table.add(attr, "attribute", self._where(node))
+
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False  # `import urllib.parse` reads no attribute
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False
+
+    def visit_Decorator(self, node: cst.Decorator) -> None:
+        """`@app.get("/orders/<id>")`: route strings of a resolver (the `rich` harvest)."""
+        if self.rich and isinstance(node.decorator, cst.Call):
+            for a in node.decorator.args:
+                if a.keyword is None or a.keyword.value in ("rule", "path", "route"):
+                    value = _string(a.value)
+                    if value is not None and value.startswith("/"):
+                        self.table.add(value, "route", self._where(a.value))
+
     def visit_Assign(self, node: cst.Assign) -> None:
         if self.prefix:
             return
         for t in node.targets:
             if isinstance(t.target, cst.Name) and t.target.value.isupper():
-                self._add_string(node.value, "module_constant")
+                value = _collection(node.value) if self.rich else None
+                self._add_string(value or node.value, "module_constant")
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
         value = _string(node)
@@ -283,6 +458,50 @@ def _module_literals(tree: cst.Module) -> dict[str, cst.BaseExpression]:
                         found[name] = small.value
                     seen.add(name)
     return found
+
+
+def _bindings(tree: cst.Module) -> dict[cst.Name, cst.BaseExpression]:
+    """Every `name = value` (one Name target) of the module: target node -> value."""
+    found: dict[cst.Name, cst.BaseExpression] = {}
+
+    class Binder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
+                found[node.targets[0].target] = node.value
+
+        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+            if node.value is not None and isinstance(node.target, cst.Name):
+                found[node.target] = node.value
+
+    tree.visit(Binder())
+    return found
+
+
+def _collection(expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """A list/tuple/set literal, also inside `frozenset(...)`/`set(...)`/... ; else None."""
+    if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+        return expr
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, cst.Name)
+        and expr.func.value in COLLECTION_CALLS
+        and len(expr.args) == 1
+    ):
+        return _collection(expr.args[0].value)
+    return None
+
+
+def _is_import(pm: ParsedModule, name: cst.Name) -> bool:
+    """Whether `name` is bound by an import (a module or something imported from one)."""
+    scope = pm.scopes.get(name)
+    try:
+        assigns = list(scope[name.value]) if scope is not None else []  # type: ignore[index]
+    except Exception:
+        return False
+    if any(isinstance(getattr(a, "node", None), (cst.Import, cst.ImportFrom)) for a in assigns):
+        return True
+    # `import urllib.parse` binds `urllib.parse`, not `urllib`: ask for its qualified name
+    return any(q.source is QualifiedNameSource.IMPORT for q in pm.qualified_names(name))
 
 
 def _string(expr: cst.BaseExpression) -> str | None:

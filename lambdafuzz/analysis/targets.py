@@ -35,6 +35,7 @@ from .model import TargetKind
 from .sources import ParsedModule
 
 _COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)
+_ELEMENTS = (cst.Element, cst.StarredElement, cst.DictElement, cst.StarredDictElement, cst.Arg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +137,7 @@ class _TargetCollector(cst.CSTVisitor):
             body = list(parent.body)
             i = _index(body, node)
             if i is not None and i + 1 < len(body):
-                return [entry_line(pm, body[i + 1])]
+                return entry_lines(pm, body[i + 1])
             owner = parents.get(parent) if isinstance(parent, cst.IndentedBlock) else None
             if owner is None or isinstance(owner, (cst.FunctionDef, cst.ClassDef)):
                 return [self._exit()]
@@ -145,16 +146,18 @@ class _TargetCollector(cst.CSTVisitor):
             if isinstance(owner, cst.While) and owner.body is parent:
                 return [branch_line(pm, owner.test)]
             if isinstance(owner, cst.With):
-                return [pm.line(owner)]
+                # `__exit__` runs on the `with` line (3.12) or, for a parenthesised list
+                # of items, on the last item's line (3.13)
+                return _unique([pm.line(owner), *(pm.line(w.item) for w in owner.items)])
             if isinstance(owner, (cst.Try, cst.TryStar)) and owner.body is parent:
                 if owner.orelse is not None:
-                    return [first_line(pm, owner.orelse.body)]
+                    return first_lines(pm, owner.orelse.body)
                 if owner.finalbody is not None:
-                    return [first_line(pm, owner.finalbody.body)]
+                    return first_lines(pm, owner.finalbody.body)
             elif isinstance(owner, (cst.ExceptHandler, cst.ExceptStarHandler, cst.Else)):
                 grand = parents.get(owner)
                 if isinstance(grand, (cst.Try, cst.TryStar)) and grand.finalbody is not None:
-                    return [first_line(pm, grand.finalbody.body)]
+                    return first_lines(pm, grand.finalbody.body)
             node = owner
 
     def enter(
@@ -162,7 +165,7 @@ class _TargetCollector(cst.CSTVisitor):
     ) -> list[int]:
         """Lines an arm entering `body` reaches (a one-line body runs on through)."""
         if isinstance(body, cst.IndentedBlock) and body.body:
-            return [entry_line(self.pm, body.body[0])]
+            return entry_lines(self.pm, body.body[0])
         if isinstance(body, cst.SimpleStatementSuite) and body.body:
             last = body.body[-1]
             if isinstance(last, (cst.Return, cst.Raise)):
@@ -173,28 +176,44 @@ class _TargetCollector(cst.CSTVisitor):
 
     def after_expr(self, expr: cst.CSTNode) -> list[int]:
         """Where a value-context branch continues: with its statement, or back at the
-        innermost loop of the comprehension whose element it computes."""
+        innermost loop of the comprehension whose element it computes.  Inside a literal
+        or call spread over lines it first reaches the next element's line (a ternary in
+        one item of a multi-line `return {...}`), so that line is a candidate too."""
         node = expr
+        following: list[int] = []
         while True:
             parent = self.parents.get(node)
             if parent is None:
-                return [self._exit()]
+                return [*following, self._exit()]
             if isinstance(node, (cst.Return, cst.Raise)):
-                return [self._exit()]
+                return [*following, self._exit()]
             if isinstance(parent, cst.SimpleStatementLine | cst.SimpleStatementSuite):
-                return self.after(parent)
+                return _unique([*following, *self.after(parent)])
             if isinstance(parent, cst.BaseCompoundStatement):
-                return [self.pm.line(parent)]
+                return [*following, self.pm.line(parent)]
             if isinstance(parent, _COMPREHENSIONS) and node is not parent.for_in:
-                return [self.pm.line(_innermost_for(parent.for_in).iter)]
+                return [*following, self.pm.line(_innermost_for(parent.for_in).iter)]
             if isinstance(parent, cst.Lambda):
-                return [-self.pm.line(parent)]
+                return [*following, -self.pm.line(parent)]
+            if isinstance(parent, _ELEMENTS) and node is parent.value and not following:
+                following = self._next_element(parent)
             node = parent
+
+    def _next_element(self, element: cst.CSTNode) -> list[int]:
+        """Candidate first lines of the element after `element` in its literal or call."""
+        container = self.parents.get(element)
+        siblings: list[cst.CSTNode] = list(
+            getattr(container, "elements", None) or getattr(container, "args", None) or ()
+        )
+        i = _index(siblings, element)
+        if i is None or i + 1 >= len(siblings):
+            return []
+        return entry_lines(self.pm, siblings[i + 1])
 
     def _if_false(self, owner: cst.If | cst.While) -> list[int]:
         orelse = owner.orelse
         if isinstance(orelse, cst.If):
-            return [entry_line(self.pm, orelse)]
+            return entry_lines(self.pm, orelse)
         if isinstance(orelse, cst.Else):
             return self.enter(orelse.body, owner)
         return self.after(owner)
@@ -384,6 +403,11 @@ class _TargetCollector(cst.CSTVisitor):
         pm = self.pm
         comp = self._comprehension(node)
         sources = sorted({pm.line(node), pm.line(node.iter)})
+        # 3.12 places an outermost loop's FOR_ITER on the comprehension's own line and
+        # reaches the `for` line (the target's store) first
+        outermost = not isinstance(self.parents.get(node), cst.CompFor)
+        comp_line = _comprehension_line(pm, comp, self.parents) if comp is not None else None
+        extra_sources = [comp_line] if outermost and comp_line is not None else []
         if node.ifs:
             inner: cst.CSTNode | None = node.ifs[0].test
         elif node.inner_for_in is not None:
@@ -391,6 +415,8 @@ class _TargetCollector(cst.CSTVisitor):
         else:
             inner = _element(comp)
         body = sources + ([pm.line(inner)] if inner is not None else [])
+        if extra_sources:
+            body.append(pm.line(node))
         # exhausted: an inner loop jumps back to the enclosing one, the outermost ends the
         # comprehension (its result is stored on the comprehension's first line)
         outer = self.parents.get(node)
@@ -405,12 +431,15 @@ class _TargetCollector(cst.CSTVisitor):
                 done.append(pm.line(comp))
                 if isinstance(comp, cst.GeneratorExp):
                     done.append(-pm.line(comp))
+                    if comp_line is not None:
+                        done.append(-comp_line)
+        sources = _unique([*sources, *extra_sources])
         self._emit(
             node,
             TargetKind.FOR,
             node.iter,
             [node.iter],
-            [("true", sources, body), ("false", sources, done)],
+            [("true", sources, _unique(body)), ("false", sources, _unique(done))],
             condition=f"{pm.code(node.target)} in {pm.code(node.iter)}",
         )
 
@@ -468,6 +497,73 @@ def first_line(pm: ParsedModule, body: cst.BaseSuite) -> int:
     return pm.line(body)
 
 
+def first_lines(pm: ParsedModule, body: cst.BaseSuite) -> list[int]:
+    """Candidate first lines of a block (see `entry_lines`)."""
+    if isinstance(body, cst.IndentedBlock) and body.body:
+        return entry_lines(pm, body.body[0])
+    return [pm.line(body)]
+
+
+def entry_lines(pm: ParsedModule, stmt: cst.CSTNode) -> list[int]:
+    """Candidate lines of a statement's first instruction: `entry_line`, then the lines
+    down the chain of sub-expressions evaluated first.  A statement spanning lines starts
+    where its first evaluated operand is, not where it is written: `item = {` followed by
+    `"a": x,` first loads on the element's line, `cents = [a for a in xs]` over three lines
+    on the iterable's, while a literal folded to one constant loads on its own line."""
+    lines = [entry_line(pm, stmt)]
+    node: cst.CSTNode | None = _evaluated_first(stmt)
+    while node is not None:
+        lines.append(pm.line(node))
+        node = _evaluated_first(node)
+    return _unique(lines)
+
+
+def _evaluated_first(node: cst.CSTNode) -> cst.CSTNode | None:
+    """The sub-node CPython evaluates first within `node`, if one has its own line."""
+    match node:
+        case cst.SimpleStatementLine(body=[first, *_]):
+            return first
+        case cst.If(test=x) | cst.While(test=x) | cst.For(iter=x) | cst.Match(subject=x):
+            return x
+        case cst.With(items=[first, *_]):
+            return first.item
+        case (
+            cst.Assign(value=x)
+            | cst.AnnAssign(value=x)
+            | cst.Expr(value=x)
+            | cst.Await(expression=x)
+            | cst.UnaryOperation(expression=x)
+        ):
+            return x
+        case cst.Return(value=x) | cst.Raise(exc=x) if x is not None:
+            return x
+        case cst.AugAssign(target=x) | cst.Call(func=x) | cst.Attribute(value=x):
+            return x
+        case cst.Subscript(value=x) | cst.BinaryOperation(left=x) | cst.Comparison(left=x):
+            return x
+        case cst.BooleanOperation(left=x) | cst.IfExp(test=x):
+            return x
+        case cst.Dict(elements=[first, *_]):
+            return first  # its key's line; constant keys load after the values, as a tuple
+        case cst.DictElement(value=x) | cst.StarredDictElement(value=x):
+            return x
+        case (
+            cst.List(elements=[first, *_])
+            | cst.Tuple(elements=[first, *_])
+            | cst.Set(elements=[first, *_])
+        ):
+            return first.value
+        case cst.ListComp(for_in=f) | cst.SetComp(for_in=f) | cst.DictComp(for_in=f):
+            return f.iter
+        case cst.GeneratorExp(for_in=f):
+            return f.iter
+    return None
+
+
+def _unique(lines: list[int]) -> list[int]:
+    return list(dict.fromkeys(lines))
+
+
 def _code_first_line(pm: ParsedModule, node: cst.FunctionDef | cst.ClassDef) -> int:
     """`co_firstlineno`: the first decorator's line, else the `def`/`class` line."""
     return pm.line(node.decorators[0]) if node.decorators else pm.line(node)
@@ -502,6 +598,19 @@ def _irrefutable(pattern: cst.MatchPattern) -> bool:
     if isinstance(pattern, cst.MatchOr):
         return any(_irrefutable(e.pattern) for e in pattern.patterns)
     return False
+
+
+def _comprehension_line(
+    pm: ParsedModule, comp: cst.CSTNode, parents: dict[cst.CSTNode, cst.CSTNode]
+) -> int:
+    """The line CPython gives a comprehension: its bracket's, which for a generator
+    expression that is a call's only argument (`sum(x for x in xs)`) is the call's `(`."""
+    if isinstance(comp, cst.GeneratorExp) and not comp.lpar:
+        arg = parents.get(comp)
+        call = parents.get(arg) if isinstance(arg, cst.Arg) else None
+        if isinstance(call, cst.Call):
+            return pm.end_line(call.func)
+    return pm.line(comp)
 
 
 def _innermost_for(comp_for: cst.CompFor) -> cst.CompFor:

@@ -137,9 +137,17 @@ def backend_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def sample_options(what: str, *, default_count: int, out_help: str) -> DecoratorT:
-    """--count, --seed and --out for the `sample` commands that write `what`s."""
+    """--count, --seed, --out and --edge-values for the `sample` commands that write
+    `what`s."""
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        fn = click.option(
+            "--edge-values/--no-edge-values",
+            default=False,
+            show_default=True,
+            help="Draw edge values as the default strategy's campaigns do "
+            "(recorded in the output; a sample replays only with the same setting).",
+        )(fn)
         fn = click.option(
             "--out",
             "-o",
@@ -211,7 +219,7 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
     click.option(
         "--strategy",
         type=EnumChoice("lambdafuzz.fuzzer.options:Strategy"),
-        default="zest",
+        default="frontier",
         show_default=True,
         help="How children are made.",
     ),

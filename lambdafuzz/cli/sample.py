@@ -95,6 +95,7 @@ def files(
     out: Path,
     erroneous: float,
     dictionary: tuple[str, ...],
+    edge_values: bool,
 ) -> None:
     """Write COUNT generated files of FORMAT plus an index.json describing them."""
     from lambdafuzz.atomic_files import write_bytes_atomic
@@ -109,7 +110,7 @@ def files(
     entries: list[dict[str, Any]] = []
     for i in range(count):
         file_seed = sample_seed(seed, i)
-        choices = Choices(seed=file_seed, dictionary=dictionary)
+        choices = Choices(seed=file_seed, dictionary=dictionary, edge_values=edge_values)
         file = draw_file(choices, format_, erroneous_p=erroneous)
         name = f"{i:0{width}d}{file.suffix}"
         write_bytes_atomic(out / name, file.data)
@@ -127,6 +128,8 @@ def files(
                 "labels": dict(sorted(recording.label_counts().items())),
             }
         )
+        if edge_values:
+            entries[-1]["edge_values"] = True
     index = {
         "formats": list(format_),
         "seed": seed,

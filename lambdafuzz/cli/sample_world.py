@@ -44,7 +44,14 @@ Examples:
 @sample_options(
     "world", default_count=5, out_help="Directory for world-NNNN.json files (created if missing)."
 )
-def world(config: Path, function_name: str | None, count: int, seed: int, out: Path) -> None:
+def world(
+    config: Path,
+    function_name: str | None,
+    count: int,
+    seed: int,
+    out: Path,
+    edge_values: bool,
+) -> None:
     """Write COUNT generated worlds of CONFIG (default: ./lambdafuzz.yaml; a SAM template
     works too), each with the event its trigger would send, as JSON."""
     from lambdafuzz.atomic_files import write_bytes_atomic
@@ -62,8 +69,10 @@ def world(config: Path, function_name: str | None, count: int, seed: int, out: P
     invalid = 0
     for i in range(count):
         world_seed = sample_seed(seed, i)
-        choices = Choices(seed=world_seed, dictionary=target.dictionary)
+        choices = Choices(seed=world_seed, dictionary=target.dictionary, edge_values=edge_values)
         document: dict[str, Any] = {"note": SYNTHETIC_NOTE, "seed": world_seed, "index": i}
+        if edge_values:
+            document["edge_values"] = True
         try:
             generated = generate_input(choices, target)
         except StopTest as exc:  # the input ran out of draws: a fuzzer counts it invalid

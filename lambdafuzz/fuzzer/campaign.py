@@ -2,7 +2,8 @@
 
 Strategies differ only here, so an ablation compares exactly one change at a time:
 `zest-strings` adds the analysis' constant strings to Zest, `spoton` adds type-targeted
-mutation on top of that.
+mutation on top of that; `frontier` takes the full harvest (strings and numbers), edge
+values and frontier targeting instead.
 """
 
 from __future__ import annotations
@@ -37,16 +38,30 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
     dictionary = list(target.dictionary)
     change = campaign.change_mutated_draws
     mutator: Mutator = RandomMutator(campaign.mode, change=change)
+    numbers: tuple[int | float, ...] = ()
     if campaign.strategy.uses_analysis_constants:
         from lambdafuzz.fuzzer.targeting import analyze_target
 
-        analysis = analyze_target(target)  # cached by source hash in ~/.cache/lambdafuzz
+        rich = campaign.strategy.rich_harvest
+        # cached by source hash in ~/.cache/lambdafuzz
+        analysis = analyze_target(target, rich=rich)
         dictionary += [c for c in analysis.constants if c not in dictionary]
+        if rich:
+            numbers = tuple(analysis.numeric_constants)
         if campaign.strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 
             mutator = TargetedMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
-    campaign = replace(campaign, dictionary=tuple(dictionary))
+        elif campaign.strategy is Strategy.FRONTIER:
+            from lambdafuzz.fuzzer.frontier import FrontierMutator
+
+            mutator = FrontierMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
+    campaign = replace(
+        campaign,
+        dictionary=tuple(dictionary),
+        numbers=numbers or campaign.numbers,
+        edge_values=campaign.edge_values or campaign.strategy.rich_harvest,
+    )
     if campaign.ray is not None:  # the CLI (or the caller) connected to the cluster
         from lambdafuzz.harness.ray_pool import RayWorkerPool
 

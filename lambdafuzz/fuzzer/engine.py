@@ -364,6 +364,8 @@ class Engine:
             aws_path=options.aws_path,
             dictionary=options.dictionary,
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
+            numbers=options.numbers,
+            edge_values=options.edge_values,
             memory_limit_mb=options.memory_limit_mb,
             app_arms_total=self.catalog.total,
             cost=self.cost is not None,
@@ -1032,7 +1034,13 @@ class Engine:
     def _world_summary(self, recording: ChoiceSequence) -> Any:
         from lambdafuzz.fuzzer.world_summary import summarize_recording
 
-        return summarize_recording(recording, self.options.target, self.options.dictionary)
+        return summarize_recording(
+            recording,
+            self.options.target,
+            self.options.dictionary,
+            numbers=self.options.numbers,
+            edge_values=self.options.edge_values,
+        )
 
     # ------------------------------------------------------------------ resume / seeds
     def _load_existing(self) -> list[Notice]:
@@ -1129,6 +1137,12 @@ class Engine:
     def _keep_dictionary(self, meta: Any) -> Notice | None:
         """A dictionary draw records an index, so the saved inputs of an earlier run replay
         only with its dictionary: keep it, in order, and append this run's new constants."""
+        old_numbers = tuple(meta.numbers) if meta is not None else ()
+        numbers = self.options.numbers
+        if old_numbers and old_numbers != numbers[: len(old_numbers)]:
+            # `generators.dates` picks a code year by its index among the numbers: keep them
+            kept = (*old_numbers, *(n for n in numbers if n not in set(old_numbers)))
+            self.options = replace(self.options, numbers=kept)
         old = meta.dictionary if meta is not None else None
         new = self.options.dictionary
         if not old or tuple(old) == new[: len(old)]:

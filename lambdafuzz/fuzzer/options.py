@@ -35,10 +35,19 @@ class Strategy(enum.StrEnum):
     ZEST = "zest"
     ZEST_STRINGS = "zest-strings"  # Zest + constant strings from the analysis
     SPOTON = "spoton"  # Zest + constant strings + type-targeted mutation
+    # the default: Zest + the full harvest (strings and numbers, `analysis.constants`
+    # rich=True) + edge values + frontier targeting (`fuzzer/frontier.py`)
+    FRONTIER = "frontier"
 
     @property
     def uses_analysis_constants(self) -> bool:
-        return self in (Strategy.ZEST_STRINGS, Strategy.SPOTON)
+        return self in (Strategy.ZEST_STRINGS, Strategy.SPOTON, Strategy.FRONTIER)
+
+    @property
+    def rich_harvest(self) -> bool:
+        """Strings and numbers of the full harvest, and edge values; the paper's
+        strategies keep their definitions."""
+        return self is Strategy.FRONTIER
 
 
 class Objective(enum.StrEnum):
@@ -65,7 +74,7 @@ MAX_AWS_CALLS = 100
 class CampaignOptions:
     target: Target
     out_dir: Path
-    strategy: Strategy = Strategy.ZEST
+    strategy: Strategy = Strategy.FRONTIER
     seed: int = 0
     max_execs: int | None = None
     max_seconds: float | None = None
@@ -81,6 +90,10 @@ class CampaignOptions:
     seed_corpora: tuple[Path, ...] = ()
     dictionary: tuple[str, ...] = ()  # constants fed to string draws (strategy-dependent)
     dictionary_p: float = DICTIONARY_P
+    # numbers the code compares with, for integer/float draws (`Choices.numbers`), and
+    # edge-value draws on (`Choices.edge_values`): both set by the strategy (`frontier`)
+    numbers: tuple[int | float, ...] = ()
+    edge_values: bool = False
     stability_check: bool = True
     memory_limit_mb: int | None = 1024
     function: str | None = None  # the template function this campaign fuzzes, if any

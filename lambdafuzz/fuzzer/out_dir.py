@@ -110,6 +110,10 @@ class CampaignMeta:
     samples: tuple[tuple[str, str], ...] = ()
     # the --parameter-overrides the template was loaded with
     parameter_overrides: tuple[tuple[str, str], ...] = ()
+    # how draws were made (`Choices.numbers`, `Choices.edge_values`); an older file without
+    # them ran with neither
+    numbers: tuple[int | float, ...] = ()
+    edge_values: bool = False
 
     def config_shown(self, out_dir: Path) -> str:
         """The config's path for people: the first candidate that exists, else the first."""
@@ -161,6 +165,12 @@ class CampaignMeta:
                 for pair in data.get("parameter_overrides") or ()
                 if isinstance(pair, list | tuple) and len(pair) == 2
             ),
+            numbers=tuple(
+                n
+                for n in data.get("numbers") or ()
+                if isinstance(n, int | float) and not isinstance(n, bool)
+            ),
+            edge_values=bool(data.get("edge_values", False)),
         )
 
 

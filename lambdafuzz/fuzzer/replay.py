@@ -29,12 +29,16 @@ class Replayer:
         *,
         dictionary: tuple[str, ...] | None = None,
         dictionary_p: float = 0.0,
+        numbers: tuple[int | float, ...] = (),
+        edge_values: bool = False,
         backend: str = "moto",
         endpoint: str | None = None,
     ) -> None:
         self.target = target
         self.dictionary = tuple(target.dictionary) if dictionary is None else dictionary
         self.dictionary_p = dictionary_p if self.dictionary else 0.0
+        self.numbers = numbers
+        self.edge_values = edge_values
         self.backend = backend
         self.endpoint = endpoint
         self._pool: WorkerPool | None = None
@@ -58,6 +62,8 @@ class Replayer:
             target,
             dictionary=meta.dictionary,
             dictionary_p=meta.dictionary_p,
+            numbers=meta.numbers,
+            edge_values=meta.edge_values,
             backend=backend,
             endpoint=endpoint,
         )
@@ -73,6 +79,8 @@ class Replayer:
                 endpoint=self.endpoint,
                 dictionary=self.dictionary,
                 dictionary_p=self.dictionary_p,
+                numbers=self.numbers,
+                edge_values=self.edge_values,
                 cost=self.measure_cost,
             )
             self._pool = WorkerPool(spec, 1)
@@ -132,18 +140,34 @@ class Replayer:
         self.close()
 
     # ------------------------------------------------------------------ without a worker
+    def _choices(self, recording: ChoiceSequence) -> Any:
+        """A `Choices` replaying `recording` as the campaign made it."""
+        from lambdafuzz.generators.core import Choices
+
+        return Choices(
+            recording.values(),
+            seed=0,
+            mode=ReplayMode.LINEAR,
+            dictionary=self.dictionary,
+            numbers=self.numbers,
+            edge_values=self.edge_values,
+        )
+
     def summarize(self, recording: ChoiceSequence) -> Any:
         """The world a recording describes, summarised (generation is pure: no emulator)."""
-        return summarize_recording(recording, self.target, self.dictionary)
+        return summarize_recording(
+            recording,
+            self.target,
+            self.dictionary,
+            numbers=self.numbers,
+            edge_values=self.edge_values,
+        )
 
     def world(self, recording: ChoiceSequence) -> World:
         """The world a recording describes, generated again (pure: no emulator)."""
         from lambdafuzz.generators.aws.world_generator import generate_input
-        from lambdafuzz.generators.core import Choices
 
-        choices = Choices(
-            recording.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=self.dictionary
-        )
+        choices = self._choices(recording)
         return generate_input(choices, self.target).world
 
     def offline_event(self, saved: SavedInput) -> tuple[Any, str]:
@@ -153,12 +177,9 @@ class Replayer:
         if saved.event is not None:
             return saved.event, "saved"
         from lambdafuzz.generators.aws.world_generator import generate_input
-        from lambdafuzz.generators.core import Choices
         from lambdafuzz.harness.worker import offline_event
 
-        choices = Choices(
-            saved.sequence.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=self.dictionary
-        )
+        choices = self._choices(saved.sequence)
         try:
             event = offline_event(generate_input(choices, self.target), self.target.trigger)
         except Exception as exc:  # noqa: BLE001 - a report must render whatever a generator does

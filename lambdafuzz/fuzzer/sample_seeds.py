@@ -47,6 +47,8 @@ def sample_seeds(options: CampaignOptions, taken: set[str]) -> tuple[list[SavedI
             mode=ReplayMode.LINEAR,
             dictionary=options.dictionary,
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
+            numbers=options.numbers,
+            edge_values=options.edge_values,
         )
         try:
             generate_input(choices, target)

@@ -11,13 +11,13 @@ mutation.
 
 from __future__ import annotations
 
-import os
 import random
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sample_geometric
+from lambdafuzz.fuzzer.target_coverage import TargetCoverage
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
 from lambdafuzz.harness.arm_catalog import ArmCatalog
 from lambdafuzz.model.target import Target
@@ -31,9 +31,10 @@ MAX_DISTANCE = 1000.0
 
 
 def analyze_target(
-    target: Target, cache_dir: Path | None = None, *, use_cache: bool = True
+    target: Target, cache_dir: Path | None = None, *, use_cache: bool = True, rich: bool = False
 ):  # -> AnalysisResult
-    """Static analysis of the target's application packages (cached by source hash)."""
+    """Static analysis of the target's application packages (cached by source hash);
+    `rich`: the full constant harvest of the `frontier` strategy."""
     from lambdafuzz.analysis.analyze import analyze_sources
     from lambdafuzz.model.target import app_dirs
 
@@ -43,6 +44,7 @@ def analyze_target(
         trigger=str(target.trigger.kind),
         cache_dir=cache_dir,
         use_cache=use_cache,
+        rich=rich,
     )
 
 
@@ -73,12 +75,7 @@ class TargetedMutator:
             tid: tuple(t for t in types if t in self.static) for tid, types in target_types.items()
         }
         self.uncovered: set[str] = {tid for tid, types in self.target_types.items() if types}
-        self._arm_targets: dict[tuple[str, int, int], tuple[str, ...]] = dict(arm_targets)
-        self._catalog = catalog
-        self._real_of_key: dict[str, str] = {}
-        for f in self._catalog.files:
-            self._real_of_key[f.key] = f.path
-        self._processed: set[Any] = set()
+        self._coverage = TargetCoverage(arm_targets, catalog)
         self.hits = 0
         self.misses = 0
         self._candidates: tuple[int, list[str]] | None = None
@@ -102,10 +99,7 @@ class TargetedMutator:
                 for t in analysis.targets
                 if t.input_dependent and t.types
             },
-            arm_targets={
-                (os.path.realpath(file), a, b): ids
-                for (file, a, b), ids in analysis.arm_index().items()
-            },
+            arm_targets=TargetCoverage.arm_index_of(analysis),
             catalog=catalog,
             mode=mode,
             change=change,
@@ -114,19 +108,8 @@ class TargetedMutator:
     # ------------------------------------------------------------------ feedback
     def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
         """After every test: note which targets the campaign has covered by now."""
-        if len(seen) == len(self._processed):
-            return
-        for arm in seen:
-            if arm in self._processed:
-                continue
-            self._processed.add(arm)
-            site = self._catalog.site(arm)
-            if site is None or site.from_line is None:
-                continue
-            real = self._real_of_key.get(arm[0], arm[0])
-            to_line = site.to_line if site.to_line is not None else -1
-            for tid in self._arm_targets.get((real, site.from_line, to_line), ()):
-                self.uncovered.discard(tid)
+        for tid in self._coverage.update(seen):
+            self.uncovered.discard(tid)
 
     def candidate_types(self) -> list[str]:
         """Types of the uncovered targets; recomputed only when that set shrank."""

@@ -56,13 +56,26 @@ def summarize_world(world: World) -> dict[str, Any]:
 
 
 def summarize_recording(
-    recording: ChoiceSequence, target: Target, dictionary: tuple[str, ...] = ()
+    recording: ChoiceSequence,
+    target: Target,
+    dictionary: tuple[str, ...] = (),
+    *,
+    numbers: tuple[int | float, ...] = (),
+    edge_values: bool = False,
 ) -> dict[str, Any] | None:
     """Regenerate the world a recording describes (generation is pure) and summarise it.
-    `dictionary` is the campaign's: a dictionary draw records an index into it."""
+    `dictionary`, `numbers` and `edge_values` are the campaign's: a dictionary draw records
+    an index into it, and the other two decide which draws a generator makes."""
     from lambdafuzz.generators.aws.world_generator import generate_input
 
-    choices = Choices(recording.values(), seed=0, mode=ReplayMode.LINEAR, dictionary=dictionary)
+    choices = Choices(
+        recording.values(),
+        seed=0,
+        mode=ReplayMode.LINEAR,
+        dictionary=dictionary,
+        numbers=numbers,
+        edge_values=edge_values,
+    )
     try:
         generated = generate_input(choices, target)
     except Exception as exc:  # noqa: BLE001 - a summary must never break saving

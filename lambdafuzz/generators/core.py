@@ -66,6 +66,10 @@ from lambdafuzz.generators.constraints import (
 R = TypeVar("R")
 C = TypeVar("C", bound=ConstraintsT)
 
+#: Probability that a fresh integer or float draw takes one of `Choices.numbers` (the
+#: numbers the code compares with) that fits its bounds, when there are any.
+NUMBERS_P: Final = 0.1
+
 #: JQF caps an input at 10,240 choices; so do we.
 MAX_CHOICES: Final = 10_240
 
@@ -174,6 +178,7 @@ class Choices:
         "rng",
         "dictionary",
         "dictionary_p",
+        "numbers",
         "edge_values",
         "numbers",
         "max_choices",
@@ -192,6 +197,7 @@ class Choices:
         mode: ReplayMode = ReplayMode.LINEAR,
         dictionary: Sequence[str] = (),
         dictionary_p: float = 0.1,
+        numbers: Sequence[int | float] = (),
         edge_values: bool = False,
         numbers: Sequence[int | float] = (),
         max_choices: int = MAX_CHOICES,
@@ -203,6 +209,7 @@ class Choices:
         self.rng = random.Random(seed)
         self.dictionary: tuple[str, ...] = tuple(dictionary)
         self.dictionary_p = dictionary_p if self.dictionary else 0.0
+        self.numbers: tuple[int | float, ...] = tuple(numbers)
         # generators draw edge values (`generators.edge_values`) only when this is set; it
         # changes which draws a generator makes, so a recording replays with its own setting
         self.edge_values = edge_values
@@ -297,7 +304,29 @@ class Choices:
             constraints = INTERNED_INTEGERS[min_value, max_value]
         except KeyError:
             constraints = integer_constraints(min_value, max_value, "draw_integer")
-        return self._draw(constraints, _fresh_integer, site)
+        return self._draw(
+            constraints, self._fresh_int_or_number if self.numbers else _fresh_integer, site
+        )
+
+    def _fresh_int_or_number(self, rng: random.Random, c: IntegerConstraints) -> int:
+        """With probability `NUMBERS_P`, one of the code's numbers that fits the bounds."""
+        if rng.random() < NUMBERS_P:
+            fitting = [
+                int(n)
+                for n in self.numbers
+                if c.min_value <= n <= c.max_value and n == int(n)  # in bounds: finite
+            ]
+            if fitting:
+                return rng.choice(fitting)
+        return _fresh_integer(rng, c)
+
+    def _fresh_float_or_number(self, rng: random.Random, c: FloatConstraints) -> float:
+        """With probability `NUMBERS_P`, one of the code's numbers that fits the bounds."""
+        if rng.random() < NUMBERS_P:
+            fitting = [float(n) for n in self.numbers if c.min_value <= n <= c.max_value]
+            if fitting:
+                return rng.choice(fitting)
+        return _fresh_float(rng, c)
 
     def draw_float(
         self, min_value: float = 0.0, max_value: float = 1.0, *, site: SiteT = "float"
@@ -307,7 +336,8 @@ class Choices:
             constraints = INTERNED_FLOATS[min_value, max_value]
         except KeyError:
             constraints = float_constraints(min_value, max_value)
-        return self._draw(constraints, _fresh_float, site)
+        fresh = self._fresh_float_or_number if self.numbers else _fresh_float
+        return self._draw(constraints, fresh, site)
 
     def draw_boolean(self, p: float = 0.5, *, site: SiteT = "bool") -> bool:
         """True with probability `p` when fresh."""
@@ -370,7 +400,12 @@ class Choices:
         """One of `options`, uniformly; recorded as its index."""
         if not options:
             raise InvalidArgument("draw_choice: no options")
-        return options[self.draw_integer(0, len(options) - 1, site=site)]
+        # an index, not a number of the input: the code's numbers do not apply
+        try:
+            constraints = INTERNED_INTEGERS[0, len(options) - 1]
+        except KeyError:
+            constraints = integer_constraints(0, len(options) - 1, "draw_choice")
+        return options[self._draw(constraints, _fresh_integer, site)]
 
     def draw_weighted(
         self, options: Sequence[R], weights: Sequence[float], *, site: SiteT = "weighted"

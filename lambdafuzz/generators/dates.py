@@ -16,6 +16,10 @@ from lambdafuzz.generators.core import Choices, generator
 
 #: The reference year "now" for generated dates; fixed so inputs do not depend on the clock.
 REFERENCE_YEAR = 2026
+#: Probability that a date takes its year from the numbers the code compares with
+#: (`Choices.numbers`, the `frontier` strategy's harvest), when one is a year in range:
+#: `if photo_year == 2008` is otherwise met once in ~5,000 dates around now.
+CODE_YEAR_P = 0.1
 
 
 @generator(labels.DATE)
@@ -29,7 +33,10 @@ def dates(
 ) -> dt.date:
     """A valid calendar date.  With `around`, the year is `around - geometric(mean_offset)`
     (sometimes in the future), else uniform in [min_year, max_year]."""
-    if around is None:
+    code_years = [n for n in choices.numbers if min_year <= n <= max_year and n == int(n)]
+    if code_years and choices.draw_boolean(CODE_YEAR_P, site="code-year?"):
+        year = int(choices.draw_choice(code_years, site="code-year"))
+    elif around is None:
         year = choices.draw_integer(min_year, max_year, site="year")
     else:
         offset = choices.draw_geometric(mean_offset, max_value=max_year - min_year, site="year")

@@ -149,3 +149,64 @@ def test_benchmark_arms_are_mostly_predicted():
     assert len(sites & predicted) >= 0.95 * len(sites), sorted(sites - predicted)
     seen = sum(1 for t in result.targets if set(t.arm_keys()) & sites)
     assert seen >= 0.95 * len(result.targets)
+
+
+SPREAD = """\
+import json
+
+
+def handler(event, context):
+    x = event["x"]
+    if x:
+        item = {
+            "a": 1,
+            "b": x,
+        }
+    else:
+        item = {}
+    with (
+        open("b") as g,
+        open("c") as h,
+    ):
+        if x == 2:
+            item = None
+    out = [
+        v
+        for v in x
+    ]
+    total = sum(
+        v * 2
+        for v in x
+    )
+    if x == 5:
+        with open("a") as f:
+            f.read()
+    return [
+        1,
+        {
+            "a": 1 if x else 2,
+            "b": json.dumps(out),
+        },
+        total,
+    ]
+"""
+
+
+def test_arms_into_multi_line_literals_and_out_of_with_blocks_are_predicted(tmp_path: Path):
+    """An arm entering `item = {` first runs on the element's line; one leaving a
+    parenthesised `with` reaches `__exit__` on the last item's line (3.13); a ternary in a
+    multi-line literal continues on the next element's line (the issue's 'covered arms
+    stay uncovered targets')."""
+    app = tmp_path / "spread.py"
+    app.write_text(SPREAD)
+    missed_sites, missed_arms = _site_coverage([str(app)])
+    assert missed_sites == []
+    assert missed_arms == []
+
+
+def test_pairs_of_spread_statements_by_hand(analyze_app: AnalyzeT):
+    result = analyze_app(SPREAD)
+    assert (6, 8) in _pairs(result, 6, "if", "true")  # the dict's first element
+    assert (27, 31) in _pairs(result, 27, "if", "false")  # the list's first element
+    assert {(17, 13), (17, 15)} <= _pairs(result, 17, "if", "false")  # 3.12, 3.13 __exit__
+    assert (33, 34) in _pairs(result, 33, "ifexp", "true")  # the next element of the dict

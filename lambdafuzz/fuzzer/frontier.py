@@ -1,0 +1,222 @@
+"""Frontier targeting: our improvement on SpotOn's type-targeted mutation (`targeting.py`).
+
+SpotOn picks a type among those of *all* uncovered targets by its distance *unified over
+all targets*, and rewards a type whenever the parent merely holds draws of it.  On real
+handlers that picks the wrong parts of the input: on year_thumbnails `PIL.Image.Image` is
+the nearest type of the 2008 branch because of the loops after it, and across fifteen real
+handlers ~23,000 targeted children made 5 corpus entries (issue 16).  Here:
+
+* the targets are the *frontier*: uncovered input-dependent arms whose sibling arm (the
+  other side of the same branch) is covered — the campaign reaches that branch, the input
+  only has to decide it the other way; arms of code never reached are not aimed at;
+* a type's weight is the sum, over the frontier targets it influences, of 1/distance
+  *for that target* (the analysis' per-target distance, not the unified one), times the
+  type's credit;
+* a type's credit grows only when a child targeting it brought new coverage, and decays a
+  little with each one that did not;
+* targeted children get a share of all children that follows their success against
+  random children's (a two-armed bandit on discounted success rates, kept within bounds).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sample_geometric
+from lambdafuzz.fuzzer.target_coverage import ArmLinesT, TargetCoverage
+from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
+from lambdafuzz.harness.arm_catalog import ArmCatalog
+
+#: Targeted children's share before any outcome, and the bounds it adapts within: never
+#: so low that a newly useful type goes untried, never so high that havoc stops.
+INITIAL_SHARE = 0.5
+MIN_SHARE = 0.1
+MAX_SHARE = 0.9
+#: Each outcome of a kind of child discounts that kind's earlier counts by this factor
+#: (an effective memory of ~200 children: the frontier moves as coverage grows).
+DISCOUNT = 0.995
+#: A type's credit: x CREDIT_GAIN when a child targeting it brought new coverage, x
+#: CREDIT_DECAY when it did not, within [MIN_CREDIT, MAX_CREDIT].
+CREDIT_GAIN = 2.0
+CREDIT_DECAY = 0.97
+MIN_CREDIT = 0.05
+MAX_CREDIT = 16.0
+#: Types tried per targeted child before it falls back to random mutation (the parent may
+#: hold no draw of the type picked).
+MAX_TRIES = 10
+MEAN_TARGETED_MUTATIONS = 4.0
+
+
+@dataclass(frozen=True, slots=True)
+class FrontierTarget:
+    """One arm the mutator may aim at: its sibling arms and its types' distances to it."""
+
+    id: str
+    siblings: tuple[str, ...]
+    distances: Mapping[str, float]  # label -> def-use distance to this target
+
+
+@dataclass(slots=True)
+class _Rate:
+    """Discounted successes and trials of one kind of child."""
+
+    wins: float = 0.0
+    tries: float = 0.0
+
+    def add(self, success: bool) -> None:
+        self.wins = self.wins * DISCOUNT + (1.0 if success else 0.0)
+        self.tries = self.tries * DISCOUNT + 1.0
+
+    @property
+    def mean(self) -> float:
+        return (self.wins + 1.0) / (self.tries + 2.0)  # Laplace: no evidence, 1/2
+
+
+class FrontierMutator:
+    """Random or frontier-targeted children, in a share that adapts to their success."""
+
+    def __init__(
+        self,
+        targets: Iterable[FrontierTarget],
+        arm_targets: Mapping[ArmLinesT, Iterable[str]],
+        catalog: ArmCatalog,
+        mode: ReplayMode = ReplayMode.LINEAR,
+        *,
+        change: bool = True,
+    ) -> None:
+        """`targets`: the input-dependent targets with types; `arm_targets`: (real file
+        path, from line, to line) -> target ids (any target, typed or not: a sibling need
+        not be input-dependent to count as covered)."""
+        self.mode = mode
+        self.change = change
+        self.random = RandomMutator(mode, change=change)
+        self.targets: dict[str, FrontierTarget] = {
+            t.id: t for t in targets if t.distances and t.siblings
+        }
+        self.coverage = TargetCoverage(arm_targets, catalog)
+        self.credit: dict[str, float] = {}
+        self.targeted_rate = _Rate()
+        self.random_rate = _Rate()
+        self._weights: tuple[list[str], list[float]] | None = None
+        self._frontier: set[str] = set()
+        self._seen_size = 0
+
+    @classmethod
+    def from_analysis(
+        cls,
+        analysis: Any,
+        catalog: ArmCatalog,
+        mode: ReplayMode = ReplayMode.LINEAR,
+        *,
+        change: bool = True,
+    ) -> FrontierMutator:
+        """From an `AnalysisResult`: each input-dependent target with its own influencing
+        types' distances, and its siblings (the other arms of the same branch)."""
+        groups: dict[str, list[str]] = {}
+        for t in analysis.targets:
+            groups.setdefault(_branch_of(t.id), []).append(t.id)
+        targets = [
+            FrontierTarget(
+                t.id,
+                tuple(i for i in groups[_branch_of(t.id)] if i != t.id),
+                _nearest(t.types),
+            )
+            for t in analysis.targets
+            if t.input_dependent and t.types
+        ]
+        return cls(targets, TargetCoverage.arm_index_of(analysis), catalog, mode, change=change)
+
+    # ------------------------------------------------------------------ the frontier
+    @property
+    def frontier(self) -> set[str]:
+        """Uncovered targets with a covered sibling."""
+        return self._frontier
+
+    def _refresh(self) -> None:
+        covered = self.coverage.covered
+        self._frontier = {
+            tid
+            for tid, t in self.targets.items()
+            if tid not in covered and any(s in covered for s in t.siblings)
+        }
+        self._weights = None
+
+    def type_weights(self) -> dict[str, float]:
+        """Each type's weight: its credit x the sum of 1/distance over the frontier targets
+        it influences."""
+        weights: dict[str, float] = {}
+        for tid in self._frontier:
+            for label, distance in self.targets[tid].distances.items():
+                weights[label] = weights.get(label, 0.0) + 1.0 / max(distance, 1.0)
+        return {label: w * self.credit.get(label, 1.0) for label, w in weights.items()}
+
+    def _choices(self) -> tuple[list[str], list[float]]:
+        if self._weights is None:
+            weights = self.type_weights()
+            labels = sorted(weights)
+            self._weights = (labels, [weights[label] for label in labels])
+        return self._weights
+
+    @property
+    def targeted_share(self) -> float:
+        """Targeted children's share: their discounted success rate against random ones'."""
+        t, r = self.targeted_rate.mean, self.random_rate.mean
+        if self.targeted_rate.tries == 0 and self.random_rate.tries == 0:
+            return INITIAL_SHARE
+        return min(MAX_SHARE, max(MIN_SHARE, t / (t + r)))
+
+    # ------------------------------------------------------------------ feedback
+    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
+        """Credit by new coverage (new arms seen, failing inputs' included), not by `saved`
+        (a new hit-count bucket is no step towards an uncovered arm)."""
+        new_coverage = len(seen) > self._seen_size
+        self._seen_size = len(seen)
+        if self.coverage.update(seen):
+            self._refresh()
+        if mutation is None:
+            return
+        label = mutation.targeted
+        if label is None:
+            self.random_rate.add(new_coverage)
+            return
+        self.targeted_rate.add(new_coverage)
+        old = self.credit.get(label, 1.0)
+        factor = CREDIT_GAIN if new_coverage else CREDIT_DECAY
+        self.credit[label] = min(MAX_CREDIT, max(MIN_CREDIT, old * factor))
+        self._weights = None
+
+    # ------------------------------------------------------------------ mutation
+    def mutate(self, parent: ChoiceSequence, rng: random.Random) -> Mutation:
+        if len(parent) == 0 or rng.random() >= self.targeted_share:
+            return self.random.mutate(parent, rng)
+        labels, weights = self._choices()
+        if not labels:
+            return self.random.mutate(parent, rng)
+        for _ in range(MAX_TRIES):
+            label = rng.choices(labels, weights)[0]
+            positions = parent.indices_with_label(label)
+            if positions:
+                count = min(len(positions), sample_geometric(rng, MEAN_TARGETED_MUTATIONS))
+                chosen = rng.sample(positions, count)
+                return Mutation(
+                    overwrite(parent, chosen, FRESH, self.mode, change=self.change),
+                    targeted=label,
+                    positions=count,
+                )
+        return self.random.mutate(parent, rng)
+
+
+def _branch_of(target_id: str) -> str:
+    """A target id without its arm: what the arms of one branch share."""
+    return target_id.rpartition(":")[0]
+
+
+def _nearest(types: Iterable[Any]) -> dict[str, float]:
+    """label -> its smallest distance to the target (a label may reach it by several paths)."""
+    found: dict[str, float] = {}
+    for t in types:
+        found[t.label] = min(found.get(t.label, float("inf")), float(t.distance))
+    return found

@@ -1,0 +1,125 @@
+"""The `frontier` strategy's harvest (`rich=True`): each new source, and the paper's
+strategies' table left as it was."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from analysis_support import AnalyzeT
+
+from lambdafuzz.analysis.constants import DATE_FORMAT_DATES, render_date
+
+SOURCE = """\
+import csv
+import io
+import time
+from datetime import datetime
+
+from app.models import Order
+
+KNOWN_LINES = frozenset({"tram-seven", "ferry-north"})
+modes = ("fast", "slow")
+STAMP = "%d.%m.%Y"
+YEAR = 2008
+HEADER = ["student_id", "grade"]
+
+
+def route(path):
+    return lambda fn: fn
+
+
+@route("/orders/{order_id}")
+def handler(event, context):
+    order = Order(**event)
+    allowed = ["gold", "silver"]
+    if order.region in KNOWN_LINES or event["mode"] in modes:
+        pass
+    if event["tier"] in allowed:
+        pass
+    when = datetime.strptime(event["when"], STAMP)
+    if when.year == YEAR and event["score"] > 2.5:
+        pass
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime())
+    reader = csv.DictReader(io.StringIO(event["body"]), fieldnames=HEADER)
+    writer = csv.DictWriter(io.StringIO(), fieldnames=["total", "count"])
+    return stamp, reader, writer, order.customer.name, self_free(order)
+
+
+def self_free(order):
+    return order.shipping.city
+"""
+
+MODELS = """\
+class Order:
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+"""
+
+
+def _kinds(result) -> dict[object, set[str]]:
+    return {c.value: set(c.kinds) for c in result.constant_details}
+
+
+def _rich(analyze_app: AnalyzeT):
+    return analyze_app({"handler": SOURCE, "models": MODELS}, rich=True)
+
+
+def test_members_of_bound_literal_collections_used_in_membership_tests(analyze_app: AnalyzeT):
+    kinds = _kinds(_rich(analyze_app))
+    for member in ("tram-seven", "ferry-north", "fast", "slow", "gold", "silver"):
+        assert "membership" in kinds[member], member
+
+
+def test_dates_in_each_format_parse_back_and_include_the_code_years(analyze_app: AnalyzeT):
+    result = _rich(analyze_app)
+    dates = {c.value for c in result.constant_details if "date" in c.kinds}
+    for fmt in ("%d.%m.%Y", "%Y-%m-%dT%H:%M:%S"):
+        rendered = {d for d in dates if _parses(d, fmt)}
+        assert len(rendered) >= len(DATE_FORMAT_DATES), fmt  # every fixed date, distinct
+    assert "29.02.2024" in dates  # the leap day
+    assert {"01.01.2008", "31.12.2008"} <= dates  # the year the code compares with
+    assert "2008-12-31T23:59:59" in dates
+
+
+def test_a_rendering_that_does_not_parse_back_is_dropped():
+    moment = DATE_FORMAT_DATES[0]
+    assert render_date(moment, "%d.%m.%Y") == "15.06.2026"
+    assert render_date(moment, "%Y%Y") is None  # strptime refuses a repeated directive
+
+
+def test_numbers_compared_with_and_their_neighbours(analyze_app: AnalyzeT):
+    result = _rich(analyze_app)
+    numbers = set(result.numeric_constants)
+    assert {2007, 2008, 2009} <= numbers
+    assert {1.5, 2.5, 3.5} <= numbers
+    kinds = _kinds(result)
+    assert kinds[2008] == {"compare"} and kinds[2009] == {"neighbour"}
+
+
+def test_csv_field_names_attribute_reads_and_routes(analyze_app: AnalyzeT):
+    kinds = _kinds(_rich(analyze_app))
+    assert {"student_id", "grade", "total", "count"} <= {
+        v for v, k in kinds.items() if "field_name" in k
+    }
+    for attr in ("region", "customer", "name", "shipping", "city"):
+        assert "attribute" in kinds[attr], attr
+    assert "strptime" not in kinds and "DictReader" not in kinds  # calls are not fields
+    assert "route" in kinds["/orders/{order_id}"]
+
+
+def test_the_paper_strategies_table_is_unchanged(analyze_app: AnalyzeT):
+    plain = analyze_app({"handler": SOURCE, "models": MODELS})
+    kinds = set().union(*(set(c.kinds) for c in plain.constant_details))
+    assert not kinds & {"membership", "date", "attribute", "field_name", "route", "neighbour"}
+    assert plain.numeric_constants == ()
+    assert "tram-seven" not in plain.constants and "gold" not in plain.constants
+    rich = _rich(analyze_app)
+    assert set(plain.constants) <= set(rich.constants)
+
+
+def _parses(text: object, fmt: str) -> bool:
+    try:
+        datetime.strptime(str(text), fmt)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,162 @@
+"""Frontier targeting (`fuzzer/frontier.py`): which arms it aims at, how it weighs types,
+when it credits them, and how the targeted share adapts."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from lambdafuzz.fuzzer.frontier import (
+    INITIAL_SHARE,
+    MAX_SHARE,
+    MIN_SHARE,
+    FrontierMutator,
+    FrontierTarget,
+)
+from lambdafuzz.fuzzer.mutation import Mutation
+from lambdafuzz.generators.core import Changed, Choices, ChoiceSequence, ReplayMode
+from lambdafuzz.harness.arm_catalog import ArmCatalog, ArmKey, ArmSite, FileArms
+
+ROOT = Path(__file__).resolve().parents[2]
+FILE = "/app/handler.py"
+
+# two branches: A on line 5 (arms to 6 and 8), B on line 10 (arms to 11 and 13)
+ARMS = {
+    "A:true": ArmKey("handler.py", "handler", 1, 10, 12),
+    "A:false": ArmKey("handler.py", "handler", 1, 10, 20),
+    "B:true": ArmKey("handler.py", "handler", 1, 30, 32),
+    "B:false": ArmKey("handler.py", "handler", 1, 30, 40),
+}
+LINES = {"A:true": (5, 6), "A:false": (5, 8), "B:true": (10, 11), "B:false": (10, 13)}
+
+
+def _catalog() -> ArmCatalog:
+    sites = tuple(ArmSite(ARMS[n], *LINES[n], "if") for n in ARMS)
+    return ArmCatalog((FileArms(FILE, "handler.py", sites),))
+
+
+def _mutator(distances: dict[str, dict[str, float]]) -> FrontierMutator:
+    """`distances`: target name -> label -> distance; siblings are the other arm."""
+    targets = [
+        FrontierTarget(name, (name.replace("true", "false") if "true" in name else
+                              name.replace("false", "true"),), d)
+        for name, d in distances.items()
+    ]  # fmt: skip
+    arm_targets = {(FILE, *LINES[n]): (n,) for n in ARMS}
+    return FrontierMutator(targets, arm_targets, _catalog(), ReplayMode.LINEAR)
+
+
+def _seen(*names: str) -> dict[ArmKey, int]:
+    return {ARMS[n]: 1 for n in names}
+
+
+def _parent() -> ChoiceSequence:
+    choices = Choices(seed=1)
+    with choices.scope("near"):
+        for _ in range(3):
+            choices.draw_integer(0, 100)
+    with choices.scope("far"):
+        for _ in range(3):
+            choices.draw_integer(0, 100)
+    return choices.recording()
+
+
+EVERY_ARM = {n: {"near": 1.0, "far": 9.0} for n in ARMS}
+
+
+def test_the_frontier_is_the_uncovered_arms_whose_sibling_is_covered():
+    mutator = _mutator(EVERY_ARM)
+    assert mutator.frontier == set()
+    mutator.observe(None, True, _seen("A:true"))
+    assert mutator.frontier == {"A:false"}  # B: neither arm reached, not aimed at
+    mutator.observe(None, True, _seen("A:true", "B:false", "A:false"))
+    assert mutator.frontier == {"B:true"}
+
+
+def test_types_are_weighted_by_their_distance_to_the_frontier_targets_only():
+    # `far` is 1 edge from B's arms but 8 from A:false; `near` the other way round.  With
+    # A:false the only frontier target, `near` must outweigh `far` although a distance
+    # unified over all targets would make both nearest (1).
+    mutator = _mutator(
+        {
+            "A:true": {"near": 1.0, "far": 8.0},
+            "A:false": {"near": 1.0, "far": 8.0},
+            "B:true": {"near": 9.0, "far": 1.0},
+            "B:false": {"near": 9.0, "far": 1.0},
+        }
+    )
+    mutator.observe(None, True, _seen("A:true"))
+    weights = mutator.type_weights()
+    assert weights == pytest.approx({"near": 1.0, "far": 1 / 8})
+    rng = random.Random(0)
+    parent = _parent()
+    aimed = [mutator.mutate(parent, rng).targeted for _ in range(400)]
+    assert aimed.count("near") > 4 * aimed.count("far") > 0
+
+
+def test_a_targeted_child_overwrites_only_draws_of_its_type():
+    mutator = _mutator(EVERY_ARM)
+    mutator.observe(None, True, _seen("A:true"))
+    parent = _parent()
+    rng = random.Random(3)
+    for _ in range(50):
+        child = mutator.mutate(parent, rng)
+        if child.targeted is None:
+            continue
+        changed = [i for i, v in enumerate(child.prefix) if isinstance(v, Changed)]
+        assert changed and all(child.targeted in parent.choices[i].labels for i in changed)
+
+
+def test_credit_only_for_new_coverage():
+    mutator = _mutator(EVERY_ARM)
+    mutator.observe(None, True, _seen("A:true"))
+    child = Mutation([], targeted="near", positions=1)
+    mutator.observe(child, True, _seen("A:true"))  # saved (a new bucket), no new arm
+    assert mutator.credit["near"] < 1.0
+    mutator.observe(child, True, _seen("A:true", "B:true"))  # a new arm
+    assert mutator.credit["near"] > 1.0
+    assert "far" not in mutator.credit  # only the type that was targeted
+
+
+def test_the_targeted_share_adapts_to_success_within_bounds():
+    mutator = _mutator(EVERY_ARM)
+    assert mutator.targeted_share == INITIAL_SHARE
+    seen = _seen("A:true")
+    mutator.observe(None, True, seen)
+    targeted, plain = Mutation([], targeted="near"), Mutation([])
+    for i in range(200):  # targeted children find new arms, random ones never do
+        mutator.observe(plain, False, seen)
+        seen = {**seen, ArmKey("handler.py", "other", 1, i, i): 1}
+        mutator.observe(targeted, True, seen)
+    assert mutator.targeted_share == MAX_SHARE
+    for _ in range(2000):  # and then the other way round
+        mutator.observe(targeted, False, seen)
+        seen = {**seen, ArmKey("handler.py", "more", 1, len(seen), 0): 1}
+        mutator.observe(plain, True, seen)
+    assert mutator.targeted_share == MIN_SHARE
+
+
+def test_no_frontier_means_random_children():
+    mutator = _mutator(EVERY_ARM)
+    rng = random.Random(0)
+    assert all(mutator.mutate(_parent(), rng).targeted is None for _ in range(50))
+
+
+def test_year_thumbnails_2008_arm_prefers_the_date_over_the_image():
+    """The issue's example: unified, `PIL.Image.Image` is the nearest type of the 2008
+    branch (distance 1, loops after it); for that arm the date is nearer."""
+    from lambdafuzz.config import load_config
+    from lambdafuzz.fuzzer.targeting import analyze_target
+    from lambdafuzz.harness.arm_catalog import Scope, scan_arms
+    from lambdafuzz.model.target import app_dirs
+
+    target = load_config(ROOT / "benchmarks" / "lambdas" / "year_thumbnails")
+    analysis = analyze_target(target, rich=True)
+    unified = analysis.distances()
+    assert min(unified, key=unified.__getitem__) == "PIL.Image.Image"
+    mutator = FrontierMutator.from_analysis(analysis, scan_arms(Scope.of(app_dirs(target))))
+    arm = next(t for t in analysis.targets if t.condition == "year == YEAR" and t.arm == "true")
+    distances = mutator.targets[arm.id].distances
+    assert distances["datetime.datetime"] < distances["PIL.Image.Image"]
