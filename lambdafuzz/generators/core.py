@@ -180,7 +180,6 @@ class Choices:
         "dictionary_p",
         "numbers",
         "edge_values",
-        "numbers",
         "max_choices",
         "choices",
         "misaligned_at",
@@ -199,7 +198,6 @@ class Choices:
         dictionary_p: float = 0.1,
         numbers: Sequence[int | float] = (),
         edge_values: bool = False,
-        numbers: Sequence[int | float] = (),
         max_choices: int = MAX_CHOICES,
     ) -> None:
         if not 0.0 <= dictionary_p <= 1.0:
@@ -213,7 +211,6 @@ class Choices:
         # generators draw edge values (`generators.edge_values`) only when this is set; it
         # changes which draws a generator makes, so a recording replays with its own setting
         self.edge_values = edge_values
-        self.numbers: tuple[int | float, ...] = tuple(numbers)
         self.max_choices = max_choices
         self.choices: list[Choice] = []
         self.misaligned_at: int | None = None
