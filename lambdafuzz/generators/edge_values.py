@@ -44,7 +44,7 @@ class EdgeClass(enum.StrEnum):
 
     # numbers
     FLOAT = "float"  # a Python float with a fraction (or `1.0`) where an integer was
-    HUGE = "huge"  # beyond int64, up to DynamoDB's 9.99E+125, or 1e300 as a float
+    HUGE = "huge"  # beyond int64 (up to 38 digits in DynamoDB), or 1e300 as a float
     NEGATIVE = "negative"
     ZERO = "zero"  # 0, 0.0, -0.0
     NON_FINITE = "non-finite"  # "NaN", "Infinity", "1e309" as text
@@ -403,7 +403,13 @@ def drop_fields(choices: Choices, document: dict[str, Any]) -> dict[str, Any]:
 
 def dynamodb_number(choices: Choices, *, key: bool = False) -> str | None:
     """An edge DynamoDB number (wire form, one DynamoDB stores: at most 38 significant
-    digits, magnitude up to 9.99E+125), or None."""
+    digits, written out in at most 38 digits), or None.
+
+    DynamoDB stores magnitudes up to 9.99E+125 but returns them written out in full, and
+    boto3's deserializer traps `decimal.Rounded` on more than 38 written digits (boto3
+    issue 2500): every handler reading the table through boto3 would fail on such an item
+    in the library, the same finding for every app, so world numbers stay within 38 digits
+    (still far beyond int64 and float precision)."""
     cls = draw_edge(
         choices, DYNAMODB_KEY_NUMBER_RATES if key else DYNAMODB_NUMBER_RATES, site="dynamodb-n"
     )
@@ -418,8 +424,8 @@ def dynamodb_number(choices: Choices, *, key: bool = False) -> str | None:
         if cls is E.ZERO:
             return "0"
         if cls is E.HUGE:
-            exponent = choices.draw_integer(20, 125, site="exponent")
-            return "9" * 38 + "0" * (exponent - 37) if exponent >= 38 else "9" * (exponent + 1)
+            exponent = choices.draw_integer(19, 37, site="exponent")
+            return "9" * (exponent + 1)
         # PRECISION: exactly 38 significant digits, the most DynamoDB keeps
         digits = str(choices.draw_integer(10**37, 10**38 - 1, site="digits"))
         digits = digits[:-1] + (digits[-1] if digits[-1] != "0" else "1")  # canonical
