@@ -2,7 +2,7 @@
 
 Entries get nested directory names (sometimes with explicit directory entries, sometimes
 without, as real tools differ), a drawn timestamp and compression method; an archive is
-now and then empty.  What goes inside comes from a `member` callback (the dispatcher's
+now and then empty, and now and then has many members (see `MANY_P`).  What goes inside comes from a `member` callback (the dispatcher's
 `member_file`), which keeps this module free of the format table and bounds the nesting.
 
 Output is byte-for-byte reproducible: entry timestamps are drawn, gzip's mtime is 0 and
@@ -35,6 +35,21 @@ GzipMemberT = Callable[[Choices, int], bytes]
 DIRECTORIES: Final = ("data", "images", "reports", "2024", "archive", "in", "__MACOSX", "tmp")
 STEMS: Final = ("data", "report", "image", "photo", "export", "grades", "readme", "IMG_0001")
 MAX_ENTRIES: Final = 8
+#: Real archives have a long tail of member counts (a camera dump, a month of log shards,
+#: an export in parts): with this probability an archive has MANY_MEAN more members on
+#: average (geometric, up to MAX_MANY_ENTRIES), numbered copies of one to three generated
+#: members, so each costs no draws and a handler's per-member work can be driven up
+#: one mutation at a time.  Measured on `zip_archives` over seeds 0-599: without it a zip
+#: had 2.72 entries on average (parent directories included), at most 13, and took 1.46 ms
+#: to generate (p99 6.8 ms); with it 5.27 entries on average, 8 archives of more than 50
+#: and at most 475, and 1.67 ms (p99 9.0 ms): the copies cost about 10 us each.
+MANY_P: Final = 0.03
+MANY_MEAN: Final = 60.0
+MAX_MANY_ENTRIES: Final = 1000
+#: Copies stop once the members' bytes pass this (a template may be a nested zip).
+MAX_MANY_BYTES: Final = 2 * 1024 * 1024
+#: How copies are numbered, as tools name them: `IMG_0001_0002.jpg`, `part-2.csv`, `a (2).txt`.
+NUMBERINGS: Final = ("_{:04d}", "-{}", " ({})")
 
 
 def _segment(choices: Choices, known: tuple[str, ...], site: str) -> str:
@@ -89,6 +104,8 @@ def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int 
         raise InvalidArgument(f"zip_archives: depth={depth!r} must be >= 0")
     n = 0
     if not choices.draw_boolean(0.05, site="empty?"):
+        if choices.draw_boolean(MANY_P, site="many?"):
+            return _many_members(choices, member, depth)
         n = choices.draw_geometric(1.5, min_value=1, max_value=MAX_ENTRIES, site="entries")
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
@@ -109,6 +126,47 @@ def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int 
                 _add_parents(archive, info, names)
             archive.writestr(info, data)
     return buffer.getvalue()
+
+
+def _many_members(choices: Choices, member: MemberT, depth: int) -> bytes:
+    """An archive of MAX_ENTRIES+1 to MAX_MANY_ENTRIES members: numbered copies of one to
+    three generated entries (the draws are the count, the numbering and the templates)."""
+    n = choices.draw_geometric(
+        MANY_MEAN, min_value=MAX_ENTRIES + 1, max_value=MAX_MANY_ENTRIES, site="many"
+    )
+    numbering = choices.draw_choice(NUMBERINGS, site="numbering")
+    templates = [
+        _entry(choices, member, depth)
+        for _ in range(choices.draw_integer(1, 3, site="templates"))
+        if fits(choices, 1500)
+    ]
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        names: set[str] = set()
+        total = 0
+        for i in range(n if templates else 0):
+            info, data = templates[i % len(templates)]
+            total += len(data)
+            if total > MAX_MANY_BYTES:
+                break
+            name = _numbered(info.filename, numbering.format(i + 1))
+            if name in names:
+                continue
+            names.add(name)
+            copy = zipfile.ZipInfo(name, date_time=info.date_time)
+            copy.external_attr, copy.compress_type = info.external_attr, info.compress_type
+            archive.writestr(copy, data)
+    return buffer.getvalue()
+
+
+def _numbered(name: str, number: str) -> str:
+    """`data/IMG_0001.jpg` with `_0002` -> `data/IMG_0001_0002.jpg` (directories too)."""
+    slash = "/" if name.endswith("/") else ""
+    head, sep, tail = name.rstrip("/").rpartition("/")
+    if slash:
+        return f"{head}{sep}{tail}{number}/"
+    stem, dot, extension = tail.partition(".")  # the first dot: `.csv.gz` stays whole
+    return f"{head}{sep}{stem}{number}{dot}{extension}"
 
 
 def _add_parents(archive: zipfile.ZipFile, info: zipfile.ZipInfo, names: set[str]) -> None:

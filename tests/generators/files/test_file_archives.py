@@ -9,18 +9,26 @@ import zipfile
 from lambdafuzz import labels
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
-from lambdafuzz.generators.files.archives import gzip_files, zip_archives
+from lambdafuzz.generators.files.archives import (
+    MAX_ENTRIES,
+    MAX_MANY_ENTRIES,
+    gzip_files,
+    zip_archives,
+)
 from lambdafuzz.generators.files.validation import rejection
 
 
 def test_zip_archives_are_valid_with_valid_entries() -> None:
-    empty = with_dirs = nested_names = nested_zip = entries = 0
+    empty = with_dirs = nested_names = nested_zip = entries = many = 0
     for seed in range(120):
         data = zip_archives(Choices(seed=seed))
         assert rejection("zip", data, deep=True) is None, f"seed {seed}"
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             assert archive.testzip() is None
             infos = archive.infolist()
+        if len(infos) > 16:  # the long tail (MANY_P), checked below
+            many += 1
+            continue
         entries += len(infos)
         empty += not infos
         with_dirs += any(i.is_dir() for i in infos)
@@ -30,7 +38,42 @@ def test_zip_archives_are_valid_with_valid_entries() -> None:
             assert not info.filename.startswith("/")
             assert ".." not in info.filename.split("/")
     assert empty > 0 and with_dirs > 10 and nested_names > 20 and nested_zip > 3
-    assert 2.0 <= entries / 120 <= 4.0
+    assert many <= 8 and 2.0 <= entries / (120 - many) <= 4.0
+
+
+def test_some_archives_have_many_cheap_members() -> None:
+    counts = []
+    for seed in range(300):
+        choices = Choices(seed=seed)
+        data = zip_archives(choices)
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            assert archive.testzip() is None
+            names = archive.namelist()
+        assert len(names) == len(set(names))
+        if len(names) > MAX_ENTRIES * 2:  # more than any ordinary archive with its parents
+            counts.append(len(names))
+            assert len(choices.choices) < 2000  # the copies cost no draws
+            assert rejection("zip", data, deep=True) is None, f"seed {seed}"
+    assert 4 <= len(counts) <= 20 and max(counts) > 100, counts
+    assert max(counts) <= MAX_MANY_ENTRIES
+
+
+def test_member_count_mutates_into_the_long_tail() -> None:
+    """The count is one draw: a replay that changes it changes the number of members."""
+    seed = next(s for s in range(300) if len(_names(zip_archives(Choices(seed=s)))) > 50)
+    choices = Choices(seed=seed)
+    zip_archives(choices)
+    recording = choices.recording()
+    at = next(i for i, c in enumerate(recording.choices) if c.ei[-1][0] == "many")
+    values = recording.values()
+    values[at] = 300
+    replayed = Choices(prefix=values, seed=99)
+    assert len(_names(zip_archives(replayed))) == 300
+
+
+def _names(data: bytes) -> list[str]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.namelist()
 
 
 def test_archives_nest_at_most_two_levels_deep() -> None:
@@ -70,12 +113,16 @@ def test_entry_names_come_from_the_dictionary() -> None:
 
 
 def test_parts_are_labelled() -> None:
-    choices = Choices(seed=2)
-    zip_archives(choices)
-    counts = choices.recording().label_counts()
-    assert counts[labels.ZIP_ARCHIVE] == len(choices.choices)
-    assert counts[labels.ZIP_ENTRY] > 0 and counts[labels.ZIP_ENTRY_NAME] > 0
-    assert counts[labels.FILE] > 0  # entries are generated files
+    totals: dict[str, int] = {}
+    for seed in range(5):
+        choices = Choices(seed=seed)
+        zip_archives(choices)
+        counts = choices.recording().label_counts()
+        assert counts[labels.ZIP_ARCHIVE] == len(choices.choices)
+        for label, n in counts.items():
+            totals[label] = totals.get(label, 0) + n
+    assert totals[labels.ZIP_ENTRY] > 0 and totals[labels.ZIP_ENTRY_NAME] > 0
+    assert totals.get(labels.FILE, 0) > 0  # entries are generated files
     choices = Choices(seed=2)
     gzip_files(choices)
     assert choices.recording().label_counts()[labels.GZIP_FILE] == len(choices.choices)
