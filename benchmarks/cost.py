@@ -103,6 +103,7 @@ def overhead(lambdas: list[str], execs: int, rounds: int, seed: int, tmp: Path) 
     records = []
     for name in lambdas:
         rates: dict[str, list[float]] = {"coverage": [], "cost-measured": []}
+        reruns: list[int] = []  # confirming re-runs of the measured campaigns
         for r in range(rounds):
             order = ("coverage", "cost-measured") if r % 2 == 0 else ("cost-measured", "coverage")
             for kind in order:
@@ -112,6 +113,8 @@ def overhead(lambdas: list[str], execs: int, rounds: int, seed: int, tmp: Path) 
                 out = tmp / f"{name}-{kind}-{r}"
                 engine, _ = run(LAMBDAS_DIR / name, out, seed=seed, max_execs=execs, **options)
                 rates[kind].append(engine.stats().execs_per_sec)
+                if kind == "cost-measured":
+                    reruns.append(engine.cost_reruns)
         base = statistics.median(rates["coverage"])
         measured = statistics.median(rates["cost-measured"])
         records.append(
@@ -120,11 +123,20 @@ def overhead(lambdas: list[str], execs: int, rounds: int, seed: int, tmp: Path) 
                 "coverage_execs_per_s": base,
                 "cost_measured_execs_per_s": measured,
                 "overhead_pct": round(100.0 * (base - measured) / base, 1) if base else None,
+                "spread_pct": {k: _spread(v) for k, v in rates.items()},
+                "reruns": reruns,
                 "rounds": rates,  # execs/s of every campaign: the spread is the noise
             }
         )
         print(f"  {name}: {records[-1]}", file=sys.stderr, flush=True)
     return records
+
+
+def _spread(rates: list[float]) -> float | None:
+    """(max - min) / median of one campaign's rounds, in percent: the noise."""
+    if not rates:
+        return None
+    return round(100.0 * (max(rates) - min(rates)) / statistics.median(rates), 1)
 
 
 def _found(at: int | None) -> str:
@@ -186,16 +198,26 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         markdown_table(
-            ("lambda", "coverage execs/s", "coverage + cost measures execs/s", "overhead"),
+            (
+                "lambda",
+                "coverage execs/s",
+                "coverage + cost measures execs/s",
+                "overhead",
+                "spread (coverage / measured)",
+                "re-runs per campaign",
+            ),
             [
                 (
                     r["lambda"],
                     _num(r["coverage_execs_per_s"]),
                     _num(r["cost_measured_execs_per_s"]),
                     f"{_num(r['overhead_pct'])}%",
+                    "{}% / {}%".format(*(_num(r["spread_pct"][k]) for k in r["spread_pct"])),
+                    ", ".join(str(n) for n in r["reruns"]),
                 )
                 for r in costs
             ],
+            "lrrrrl",
         )
     )
     print(
