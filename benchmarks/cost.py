@@ -50,19 +50,25 @@ PLANTED: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-def run(config: Path, out: Path, **options: Any) -> tuple[Any, float]:
-    """One campaign in this process (its worker is a child process): (engine, wall s)."""
+def run(config: Path, out: Path, **options: Any) -> tuple[Any, float, dict[str, int]]:
+    """One campaign in this process (its worker is a child process): (engine, wall s, the
+    execution at which each measure's first cost finding was saved)."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
+    from lambdafuzz.fuzzer.engine import NewCostFinding
 
     engine = build_engine(load_config(config), out_dir=out, **options)
+    first: dict[str, int] = {}
     t0 = time.perf_counter()
-    for _ in engine.run():
-        pass
-    return engine, time.perf_counter() - t0
+    for event in engine.run():
+        if isinstance(event, NewCostFinding):
+            first.setdefault(event.finding.measure.value, event.finding.first_exec)
+    return engine, time.perf_counter() - t0, first
 
 
-def planted(apps: list[str], execs: int, seed: int, tmp: Path) -> list[dict[str, Any]]:
+def planted(
+    apps: list[str], execs: int, seed: int, tmp: Path, max_seconds: float | None = None
+) -> list[dict[str, Any]]:
     from lambdafuzz.fuzzer.cost import CostBudgets
 
     records = []
@@ -74,18 +80,26 @@ def planted(apps: list[str], execs: int, seed: int, tmp: Path) -> list[dict[str,
             ("cost", {"objective": "cost"}),
             ("coverage", {"objective": "mixed", "cost_share": 0.0}),
         ):
-            engine, wall = run(
-                config, tmp / f"{app}-{kind}", seed=seed, max_execs=execs, **options, **budgets
+            engine, wall, first = run(
+                config,
+                tmp / f"{app}-{kind}",
+                seed=seed,
+                max_execs=execs,
+                max_seconds=max_seconds,
+                **options,
+                **budgets,
             )
             finding = engine.cost_findings.get(_measure(measure))
             maxima = engine.cost.maxima() if engine.cost else {}
             runs[kind] = {
-                "found_at_exec": finding.first_exec if finding else None,
-                "finding_value": finding.value if finding else None,
+                "found_at_exec": first.get(measure),
+                "worst_value": finding.value if finding else None,
+                "worst_at_exec": finding.first_exec if finding else None,
                 "max": maxima.get(measure),
                 "hit_count_max": maxima.get("hit_count"),
                 "execs": engine.execs,
-                "execs_per_s": round(engine.execs / wall, 1),
+                "wall_s": round(wall, 1),
+                "execs_per_s": round(engine.execs / wall, 2),
             }
             budget = CostBudgets.of(engine.options).limit(_measure(measure))
         records.append({"app": app, "measure": measure, "budget": budget, **runs})
@@ -111,7 +125,7 @@ def overhead(lambdas: list[str], execs: int, rounds: int, seed: int, tmp: Path) 
                 if kind == "cost-measured":
                     options = {"objective": "mixed", "cost_share": 0.0}
                 out = tmp / f"{name}-{kind}-{r}"
-                engine, _ = run(LAMBDAS_DIR / name, out, seed=seed, max_execs=execs, **options)
+                engine, _, _ = run(LAMBDAS_DIR / name, out, seed=seed, max_execs=execs, **options)
                 rates[kind].append(engine.stats().execs_per_sec)
                 if kind == "cost-measured":
                     reruns.append(engine.cost_reruns)
@@ -150,6 +164,12 @@ def _num(value: float | None, digits: int = 1) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--execs", type=int, default=2000, help="per planted campaign")
+    parser.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="per planted campaign: stop it then even before --execs (the table says how far)",
+    )
     parser.add_argument("--overhead-execs", type=int, default=300, help="per overhead campaign")
     parser.add_argument("--apps", default=",".join(PLANTED))
     parser.add_argument("--lambdas", default=",".join(all_lambdas()))
@@ -162,15 +182,17 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="lambdafuzz-cost-bench-") as tmp:
         apps = [a for a in args.apps.split(",") if a]
         lambdas = [n for n in args.lambdas.split(",") if n]
-        found = planted(apps, args.execs, args.seed, Path(tmp)) if apps else []
+        found = planted(apps, args.execs, args.seed, Path(tmp), args.max_seconds) if apps else []
         costs = overhead(lambdas, args.overhead_execs, args.rounds, args.seed, Path(tmp))
-    print(f"\n## Planted cost problems ({args.execs} executions each, seed {args.seed})\n")
+    cap = f" or {args.max_seconds:g} s" if args.max_seconds else ""
+    print(f"\n## Planted cost problems ({args.execs} executions each{cap}, seed {args.seed})\n")
     print(
         markdown_table(
             (
                 "app",
                 "measure",
                 "budget",
+                "executions (cost / coverage)",
                 "cost: finding at exec",
                 "coverage: finding at exec",
                 "cost: max",
@@ -183,13 +205,14 @@ def main(argv: list[str] | None = None) -> int:
                     r["app"],
                     r["measure"],
                     _num(r["budget"], 0),
+                    f"{r['cost']['execs']} / {r['coverage']['execs']}",
                     *(_found(r[kind]["found_at_exec"]) for kind in ("cost", "coverage")),
                     *(_num(r[kind]["max"]) for kind in ("cost", "coverage")),
                     *(_num(r[kind]["hit_count_max"], 0) for kind in ("cost", "coverage")),
                 )
                 for r in found
             ],
-            "llrrrrrrr",
+            "llrrrrrrrr",
         )
     )
     print(
