@@ -46,7 +46,7 @@ bench: venv
 	$(PY) benchmarks/throughput.py
 	$(PY) benchmarks/zero_mutations.py
 	$(PY) benchmarks/sam_constructs.py --seeds 0,1,2
-	$(PY) benchmarks/cost.py --execs 300 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
+	$(PY) benchmarks/cost.py --execs 300 --max-seconds 120 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
 	$(PY) benchmarks/aws_path.py
 	$(PY) benchmarks/ray_scaling.py --execs 300 --rounds 3
 

@@ -1,14 +1,16 @@
 """The cost objective, measured (`make bench` runs it with a small budget).
 
-    .venv/bin/python benchmarks/cost.py [--execs 2000] [--overhead-execs 300]
-        [--apps a,b] [--lambdas a,b] [--rounds 1] [--json FILE]
+    .venv/bin/python benchmarks/cost.py [--execs 2000] [--max-seconds S]
+        [--overhead-execs 300] [--apps a,b] [--lambdas a,b] [--rounds 1] [--json FILE]
 
 Two tables, side by side in one run:
 
 * **Planted cost problems** (`tests/cost/apps/`: quadratic work in the CSV rows, one
   DynamoDB call per line, a backtracking regex on the key, a zip unpacked member by member,
   photos decoded at full size): for each, a campaign with `--objective cost` and a coverage
-  campaign, same seed, budgets and `--execs`, side by side. The coverage campaign runs as
+  campaign, same seed, budgets and executions, side by side (`--max-seconds` stops the
+  cost campaign early, its inputs being the slow ones; the coverage campaign then runs as
+  many executions as it did). The coverage campaign runs as
   `--objective mixed --cost-share 0`: the coverage schedule (the cost queue is never
   scheduled, so it runs the inputs `--objective coverage` runs) with every test measured,
   so its maxima are over all its executions and it saves a cost finding when one of its
@@ -75,19 +77,17 @@ def planted(
     for app in apps:
         measure, budgets = PLANTED[app]
         config = APPS_DIR / app
-        runs = {}
+        runs: dict[str, Any] = {}
         for kind, options in (
-            ("cost", {"objective": "cost"}),
+            ("cost", {"objective": "cost", "max_execs": execs, "max_seconds": max_seconds}),
+            # the same executions as the cost campaign ran (fewer than `execs` when
+            # `max_seconds` stopped it: its inputs are the slow ones)
             ("coverage", {"objective": "mixed", "cost_share": 0.0}),
         ):
+            if kind == "coverage":
+                options["max_execs"] = runs["cost"]["execs"]
             engine, wall, first = run(
-                config,
-                tmp / f"{app}-{kind}",
-                seed=seed,
-                max_execs=execs,
-                max_seconds=max_seconds,
-                **options,
-                **budgets,
+                config, tmp / f"{app}-{kind}", seed=seed, **options, **budgets
             )
             finding = engine.cost_findings.get(_measure(measure))
             maxima = engine.cost.maxima() if engine.cost else {}
