@@ -15,8 +15,9 @@ Two tables, side by side in one run:
   scheduled, so it runs the inputs `--objective coverage` runs) with every test measured,
   so its maxima are over all its executions and it saves a cost finding when one of its
   inputs passes a budget. The table gives the measure the planted problem is about, the
-  execution at which each campaign saved that measure's finding, and each campaign's
-  maximum of the measure.
+  execution at which each campaign saved that measure's first finding, and each
+  campaign's maximum of the measure (the larger of its confirmed maximum and its worst
+  finding).
 * **Overhead** on the benchmark lambdas: executions per second of `--objective coverage`
   and of `--objective mixed --cost-share 0` (every measure taken, the same inputs run, the
   cost queue never scheduled), alternating per round, and the difference.
