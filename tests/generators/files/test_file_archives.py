@@ -9,18 +9,27 @@ import zipfile
 from lambdafuzz import labels
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
-from lambdafuzz.generators.files.archives import gzip_files, zip_archives
+from lambdafuzz.generators.files.archives import (
+    MANY_SCALES,
+    MAX_ENTRIES,
+    MAX_MANY_ENTRIES,
+    gzip_files,
+    zip_archives,
+)
 from lambdafuzz.generators.files.validation import rejection
 
 
 def test_zip_archives_are_valid_with_valid_entries() -> None:
-    empty = with_dirs = nested_names = nested_zip = entries = 0
+    empty = with_dirs = nested_names = nested_zip = entries = many = 0
     for seed in range(120):
         data = zip_archives(Choices(seed=seed))
         assert rejection("zip", data, deep=True) is None, f"seed {seed}"
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             assert archive.testzip() is None
             infos = archive.infolist()
+        if len(infos) > 16:  # the long tail (MANY_P), checked below
+            many += 1
+            continue
         entries += len(infos)
         empty += not infos
         with_dirs += any(i.is_dir() for i in infos)
@@ -30,7 +39,38 @@ def test_zip_archives_are_valid_with_valid_entries() -> None:
             assert not info.filename.startswith("/")
             assert ".." not in info.filename.split("/")
     assert empty > 0 and with_dirs > 10 and nested_names > 20 and nested_zip > 3
-    assert 2.0 <= entries / 120 <= 4.0
+    assert many <= 8 and 2.0 <= entries / (120 - many) <= 4.0
+
+
+def test_some_archives_have_many_cheap_members() -> None:
+    counts = []
+    for seed in range(20):
+        choices = Choices([False, True], seed=seed)  # not empty; many members
+        data = zip_archives(choices)
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            assert archive.testzip() is None
+            names = archive.namelist()
+        assert len(names) == len(set(names))
+        assert len(choices.choices) < 1500  # the copies cost no draws
+        if seed < 3:  # every member checked: slow for hundreds
+            assert rejection("zip", data, deep=True) is None, f"seed {seed}"
+        counts.append(len(names))
+    assert min(counts) > MAX_ENTRIES and max(counts) <= MAX_MANY_ENTRIES
+    hundreds = sum(n >= 100 for n in counts)
+    assert 4 <= hundreds <= 16, counts  # tens or hundreds, equally likely
+
+
+def test_member_count_mutates_into_the_long_tail() -> None:
+    """The count is one draw: a replay that changes it changes the number of members."""
+    scale = MANY_SCALES.index(1000)
+    for count in (9, 300, 1000):
+        data = zip_archives(Choices([False, True, scale, count], seed=3))
+        assert len(_names(data)) == count
+
+
+def _names(data: bytes) -> list[str]:
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        return archive.namelist()
 
 
 def test_archives_nest_at_most_two_levels_deep() -> None:
@@ -70,12 +110,16 @@ def test_entry_names_come_from_the_dictionary() -> None:
 
 
 def test_parts_are_labelled() -> None:
-    choices = Choices(seed=2)
-    zip_archives(choices)
-    counts = choices.recording().label_counts()
-    assert counts[labels.ZIP_ARCHIVE] == len(choices.choices)
-    assert counts[labels.ZIP_ENTRY] > 0 and counts[labels.ZIP_ENTRY_NAME] > 0
-    assert counts[labels.FILE] > 0  # entries are generated files
+    totals: dict[str, int] = {}
+    for seed in range(5):
+        choices = Choices(seed=seed)
+        zip_archives(choices)
+        counts = choices.recording().label_counts()
+        assert counts[labels.ZIP_ARCHIVE] == len(choices.choices)
+        for label, n in counts.items():
+            totals[label] = totals.get(label, 0) + n
+    assert totals[labels.ZIP_ENTRY] > 0 and totals[labels.ZIP_ENTRY_NAME] > 0
+    assert totals.get(labels.FILE, 0) > 0  # entries are generated files
     choices = Choices(seed=2)
     gzip_files(choices)
     assert choices.recording().label_counts()[labels.GZIP_FILE] == len(choices.choices)
