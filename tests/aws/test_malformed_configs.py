@@ -346,5 +346,9 @@ def test_handler_setup_error_is_one_clear_error_within_bounded_time(tmp_path, na
         assert phrase in errors[0], (phrase, errors[0])
     # 2 s of import_timeout_s (+ 5 s grace when the import holds the GIL) and the start
     assert elapsed < 60, f"{elapsed:.1f} s"
-    outside = {p for p in _tree(tmp_path) if not p.startswith("out")}
+    # the default strategy's static analysis is cached in the user cache (XDG_CACHE_HOME),
+    # the one place besides the out dir that lambdafuzz writes
+    outside = {p for p in _tree(tmp_path) if not p.startswith(("out", "cache"))}
     assert outside == {"app", "app/app.py", "app/lambdafuzz.yaml"}, outside
+    cached = {p for p in _tree(tmp_path) if p.startswith("cache/")}
+    assert all(p.startswith("cache/lambdafuzz") for p in cached), cached

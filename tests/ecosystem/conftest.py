@@ -44,7 +44,9 @@ def sam_campaign(tmp_path_factory: pytest.TempPathFactory) -> SamCampaign:
     """`lambdafuzz fuzz template.yaml` without any lambdafuzz.yaml: both functions, in turn."""
     base = tmp_path_factory.mktemp("sam")
     out, junit, sarif = base / "out", base / "junit.xml", base / "results.sarif"
+    # zest: the output formats are checked against its one planted failure per function
     args = ["fuzz", str(TEMPLATE), "--execs", str(EXECS), "--seed", str(SEED), "--out", str(out)]
+    args += ["--strategy", "zest"]
     args += ["--junit", str(junit), "--sarif", str(sarif), "--quiet", *REPLAY]
     result = CliRunner().invoke(cli, args)
     return SamCampaign(out, junit, sarif, result)

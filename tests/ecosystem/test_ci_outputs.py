@@ -186,13 +186,15 @@ def test_sarif_in_a_repository_resolves_from_its_root_and_keeps_fingerprints_und
         sarif = tmp_path / f"{run}.sarif"
         args = ["fuzz", str(template), "--function", "IngestFunction", "--execs", "30", *REPLAY]
         args += ["--seed", "0", "--out", str(tmp_path / run), "--sarif", str(sarif), "--quiet"]
+        args += ["--strategy", "zest"]  # one planted failure, moved by the edit below
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 1, result.output
         return json.loads(sarif.read_text())
 
     first = fuzz("before")
     assert not list(validator().iter_errors(first))
-    (result,) = first["runs"][0]["results"]
+    # the one failure; handled exceptions are results of level "warning"
+    (result,) = [r for r in first["runs"][0]["results"] if r["level"] == "error"]
     physical = result["locations"][0]["physicalLocation"]
     uri, line = physical["artifactLocation"]["uri"], physical["region"]["startLine"]
     assert uri == "services/inventory/src/inventory/ingest.py"  # from the repository root
@@ -204,7 +206,7 @@ def test_sarif_in_a_repository_resolves_from_its_root_and_keeps_fingerprints_und
     insert_at = next(i for i, text in enumerate(lines) if text.startswith("def "))
     source.write_text("".join(lines[:insert_at] + ["# moved\n"] * 5 + lines[insert_at:]))
     second = fuzz("after")
-    (moved,) = second["runs"][0]["results"]
+    (moved,) = [r for r in second["runs"][0]["results"] if r["level"] == "error"]
     assert moved["locations"][0]["physicalLocation"]["region"]["startLine"] == line + 5
     assert moved["partialFingerprints"] == result["partialFingerprints"]
 

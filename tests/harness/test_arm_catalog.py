@@ -40,7 +40,7 @@ def test_a_spoton_campaign_scans_the_catalog_once(tmp_path, monkeypatch):
     events = list(engine.run())
     assert isinstance(events[-1], CampaignFinished)
     assert len(calls) == 1, calls  # in this (the campaign) process; workers get the total
-    assert engine.mutator._catalog is engine.catalog  # the targeted mutator shares it
+    assert engine.mutator._coverage._catalog is engine.catalog  # the targeted mutator shares it
     # the same totals and lines as a scan of their own would give
     (started,) = [e for e in events if isinstance(e, CampaignStarted)]
     assert started.app_branches_total == expected.total > 0
