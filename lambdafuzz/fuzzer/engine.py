@@ -847,6 +847,11 @@ class Engine:
     ) -> Entry:
         entry_id = len(self.queue)
         failing = result.status >= Status.FAILURE
+        # a resumed corpus/ input is re-saved under its name with its own choices, seed and
+        # mode: under other generation settings (another strategy's edge values and
+        # numbers) they replay to another recording, and writing that one would replace
+        # the saved input by another; its choices replay to this run's under these settings
+        resumed = self._resumed.get(tag.source) if tag.kind is TagKind.SEED else None
         name, provenance = self._entry_name(
             tag, new_arms=new_arms, new_valid=new_valid, failing=failing
         )
@@ -865,9 +870,9 @@ class Engine:
         self.corpus_arms.update(entry.arms)
         saved = SavedInput(
             name=name,
-            sequence=result.recording,
+            sequence=result.recording if resumed is None else resumed.sequence,
             seed=request.seed,
-            mode=request.mode,
+            mode=request.mode if resumed is None else resumed.mode,
             outcome=result.status.name,
             provenance=provenance,
             world=self._world_summary(result.recording),
@@ -1122,7 +1127,8 @@ class Engine:
         self, tag: Tag, *, new_arms: bool, new_valid: bool, failing: bool = False
     ) -> tuple[str, str]:
         """The file name and provenance of an input to save: a resumed corpus/ input keeps
-        both (its file is rewritten in place); anything else gets the next unused name."""
+        both (its file is rewritten in place, its choices kept: `_save`); anything else
+        gets the next unused name."""
         provenance = Provenance(tag, new_arms=new_arms, new_valid=new_valid, failing=failing)
         if tag.kind is TagKind.SEED:
             resumed = self._resumed.pop(tag.source, None)
