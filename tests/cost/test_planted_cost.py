@@ -29,7 +29,9 @@ APPS = Path(__file__).parent / "apps"
 CASES: dict[str, tuple[Measure, str, dict[str, Any], int]] = {
     "csv_items": (Measure.AWS_CALLS, "dynamodb.PutItem", {"max_aws_calls": 30}, 300),
     "zip_fanout": (Measure.AWS_CALLS, "s3.PutObject", {"max_aws_calls": 50}, 300),
-    "csv_dedupe": (Measure.DURATION, "", {"duration_share": 0.2}, 200),
+    # zest (found by execution ~36): frontier's edge-value CSVs reach a slow one later, or
+    # one whose two confirming runs pass the 1 s timeout under load (no samples from them)
+    "csv_dedupe": (Measure.DURATION, "", {"duration_share": 0.2, "strategy": "zest"}, 200),
     "key_router": (Measure.DURATION, "", {"duration_share": 0.1}, 300),
     "album_proof": (Measure.MEMORY, "", {"max_memory_mb": 8.0}, 300),
 }
