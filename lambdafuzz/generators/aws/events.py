@@ -445,8 +445,10 @@ def _draw_direct(
 ) -> DirectPlan:
     """A payload object holding every key the handler subscripts and, half the time each,
     the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
-    payload); now and then a few more keys.  With the handler's body `model`: its
-    instances (the parser or validator admits nothing else)."""
+    payload); now and then a few more keys, and with edge values on, now and then one
+    subscripted key left out (`edge_values.absent`: a caller that forgot a field).  With
+    the handler's body `model`: its instances (the parser or validator admits nothing
+    else)."""
     if model is not None:
         return DirectPlan(json.dumps(draw_model_value(choices, model), ensure_ascii=False))
     shape = None
