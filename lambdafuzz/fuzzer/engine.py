@@ -624,13 +624,11 @@ class Engine:
             if record is not None:
                 record.hits += 1
                 continue
-            record = FailureRecord(
-                signature=signature,
-                info=info,
-                status=result.status.name,
-                file_name=failure_slug(signature) + ".json",
-                first_exec=self.execs,
-                first_time_s=now,
+            record = self._record(
+                signature,
+                info,
+                result,
+                now,
                 caught_at=caught.caught_at,
                 raised_in=caught.raised_in,
             )
@@ -777,6 +775,20 @@ class Engine:
             return None
         self.cost_reruns += 1
         return again(request)
+
+    def _record(
+        self, signature: str, info: FailureInfo, result: TestResult, now: float, **more: Any
+    ) -> FailureRecord:
+        """A new failure or handled record, first seen at this execution."""
+        return FailureRecord(
+            signature=signature,
+            info=info,
+            status=result.status.name,
+            file_name=failure_slug(signature) + ".json",
+            first_exec=self.execs,
+            first_time_s=now,
+            **more,
+        )
 
     def _zero_mutation(self, tag: Tag, request: TestRequest, result: TestResult) -> None:
         """A child that generated exactly its parent's input (`input_digest`: the same values,
@@ -943,13 +955,11 @@ class Engine:
             else:
                 yield from self._flaky(request, result, tag, now, info, flaky, outcome)
                 return
-        record = FailureRecord(
-            signature=signature,
-            info=info,
-            status=result.status.name,
-            file_name=failure_slug(signature) + ".json",
-            first_exec=self.execs,
-            first_time_s=now,
+        record = self._record(
+            signature,
+            info,
+            result,
+            now,
             reruns=0 if outcome is None else 1,
             rerun=outcome,
             world_inconsistency=result.world_inconsistency,
