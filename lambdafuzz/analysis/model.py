@@ -8,12 +8,18 @@ result is cached on disk and read back by a later run (maybe a later version: th
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
 #: Bumped whenever the analysis would produce a different result for the same sources.
 ANALYSIS_VERSION = 2
+
+#: The harvest kinds (`constants.py`) of a name the code reads its input by.
+FIELD_KINDS = frozenset({"subscript_key", "dict_key", "attribute", "field_name"})
+#: What a field name looks like (`order_id`, `detail-type`, `Content.Type`), not a sentence.
+FIELD_NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
 
 #: A runtime coverage arm as the harness places it: (file, from_line, to_line).
 ArmKeyT = tuple[str, int, int]
@@ -139,6 +145,18 @@ class AnalysisResult:
     def distances(self) -> dict[str, int]:
         """SpotOn's map D: label -> unified distance."""
         return {u.label: u.distance for u in self.unified}
+
+    def field_names(self) -> tuple[str, ...]:
+        """The names the code reads its input by (subscript and `.get` keys, attributes of
+        parsed models, CSV field names), in the harvest's order: what a record the handler
+        accepts is made of.  Only name-like strings (a key, not a sentence or a path)."""
+        return tuple(
+            str(c.value)
+            for c in self.constant_details
+            if isinstance(c.value, str)
+            and FIELD_NAME.fullmatch(c.value)
+            and not FIELD_KINDS.isdisjoint(c.kinds)
+        )
 
     def dictionary(self) -> tuple[str, ...]:
         """The constant strings, sorted (SpotOn's constant-string lookup table)."""

@@ -39,6 +39,7 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
     change = campaign.change_mutated_draws
     mutator: Mutator = RandomMutator(campaign.mode, change=change)
     numbers: tuple[int | float, ...] = ()
+    fields: tuple[str, ...] = ()
     if campaign.strategy.uses_analysis_constants:
         from lambdafuzz.fuzzer.targeting import analyze_target
 
@@ -48,6 +49,7 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         dictionary += [c for c in analysis.constants if c not in dictionary]
         if rich:
             numbers = tuple(analysis.numeric_constants)
+            fields = analysis.field_names()
         if campaign.strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 
@@ -60,6 +62,7 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         campaign,
         dictionary=tuple(dictionary),
         numbers=numbers or campaign.numbers,
+        fields=fields or campaign.fields,
         edge_values=campaign.edge_values or campaign.strategy.rich_harvest,
     )
     if campaign.ray is not None:  # the CLI (or the caller) connected to the cluster

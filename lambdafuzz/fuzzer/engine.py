@@ -365,6 +365,7 @@ class Engine:
             dictionary=options.dictionary,
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
             numbers=options.numbers,
+            fields=options.fields,
             edge_values=options.edge_values,
             memory_limit_mb=options.memory_limit_mb,
             app_arms_total=self.catalog.total,
@@ -1054,6 +1055,7 @@ class Engine:
             self.options.target,
             self.options.dictionary,
             numbers=self.options.numbers,
+            fields=self.options.fields,
             edge_values=self.options.edge_values,
         )
 
@@ -1159,6 +1161,13 @@ class Engine:
             # `generators.dates` picks a code year by its index among the numbers: keep them
             kept = (*old_numbers, *(n for n in numbers if n not in set(old_numbers)))
             self.options = replace(self.options, numbers=kept)
+        old_fields = tuple(meta.fields) if meta is not None else ()
+        fields = self.options.fields
+        if old_fields and old_fields != fields[: len(old_fields)]:
+            # a JSON record draws each field in order: an earlier input replays only with
+            # the earlier run's fields first
+            merged_fields = (*old_fields, *(f for f in fields if f not in set(old_fields)))
+            self.options = replace(self.options, fields=merged_fields)
         old = meta.dictionary if meta is not None else None
         new = self.options.dictionary
         if not old or tuple(old) == new[: len(old)]:

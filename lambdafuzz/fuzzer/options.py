@@ -93,6 +93,8 @@ class CampaignOptions:
     # numbers the code compares with, for integer/float draws (`Choices.numbers`), and
     # edge-value draws on (`Choices.edge_values`): both set by the strategy (`frontier`)
     numbers: tuple[int | float, ...] = ()
+    # the field names the code reads, for JSON records (`Choices.fields`; `frontier`)
+    fields: tuple[str, ...] = ()
     edge_values: bool = False
     stability_check: bool = True
     memory_limit_mb: int | None = 1024

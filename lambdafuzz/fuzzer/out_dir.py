@@ -110,9 +110,10 @@ class CampaignMeta:
     samples: tuple[tuple[str, str], ...] = ()
     # the --parameter-overrides the template was loaded with
     parameter_overrides: tuple[tuple[str, str], ...] = ()
-    # how draws were made (`Choices.numbers`, `Choices.edge_values`); an older file without
-    # them ran with neither
+    # how draws were made (`Choices.numbers`, `.fields`, `.edge_values`); an older file
+    # without them ran with none
     numbers: tuple[int | float, ...] = ()
+    fields: tuple[str, ...] = ()
     edge_values: bool = False
 
     def config_shown(self, out_dir: Path) -> str:
@@ -170,6 +171,7 @@ class CampaignMeta:
                 for n in data.get("numbers") or ()
                 if isinstance(n, int | float) and not isinstance(n, bool)
             ),
+            fields=tuple(str(f) for f in data.get("fields") or () if isinstance(f, str)),
             edge_values=bool(data.get("edge_values", False)),
         )
 

@@ -30,6 +30,7 @@ class Replayer:
         dictionary: tuple[str, ...] | None = None,
         dictionary_p: float = 0.0,
         numbers: tuple[int | float, ...] = (),
+        fields: tuple[str, ...] = (),
         edge_values: bool = False,
         backend: str = "moto",
         endpoint: str | None = None,
@@ -38,6 +39,7 @@ class Replayer:
         self.dictionary = tuple(target.dictionary) if dictionary is None else dictionary
         self.dictionary_p = dictionary_p if self.dictionary else 0.0
         self.numbers = numbers
+        self.fields = fields
         self.edge_values = edge_values
         self.backend = backend
         self.endpoint = endpoint
@@ -63,6 +65,7 @@ class Replayer:
             dictionary=meta.dictionary,
             dictionary_p=meta.dictionary_p,
             numbers=meta.numbers,
+            fields=meta.fields,
             edge_values=meta.edge_values,
             backend=backend,
             endpoint=endpoint,
@@ -80,6 +83,7 @@ class Replayer:
                 dictionary=self.dictionary,
                 dictionary_p=self.dictionary_p,
                 numbers=self.numbers,
+                fields=self.fields,
                 edge_values=self.edge_values,
                 cost=self.measure_cost,
             )
@@ -150,6 +154,7 @@ class Replayer:
             mode=ReplayMode.LINEAR,
             dictionary=self.dictionary,
             numbers=self.numbers,
+            fields=self.fields,
             edge_values=self.edge_values,
         )
 
@@ -160,6 +165,7 @@ class Replayer:
             self.target,
             self.dictionary,
             numbers=self.numbers,
+            fields=self.fields,
             edge_values=self.edge_values,
         )
 

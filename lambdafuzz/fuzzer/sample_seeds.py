@@ -48,6 +48,7 @@ def sample_seeds(options: CampaignOptions, taken: set[str]) -> tuple[list[SavedI
             dictionary=options.dictionary,
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
             numbers=options.numbers,
+            fields=options.fields,
             edge_values=options.edge_values,
         )
         try:

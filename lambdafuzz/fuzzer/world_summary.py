@@ -61,11 +61,12 @@ def summarize_recording(
     dictionary: tuple[str, ...] = (),
     *,
     numbers: tuple[int | float, ...] = (),
+    fields: tuple[str, ...] = (),
     edge_values: bool = False,
 ) -> dict[str, Any] | None:
     """Regenerate the world a recording describes (generation is pure) and summarise it.
-    `dictionary`, `numbers` and `edge_values` are the campaign's: a dictionary draw records
-    an index into it, and the other two decide which draws a generator makes."""
+    `dictionary`, `numbers`, `fields` and `edge_values` are the campaign's: a dictionary
+    draw records an index into it, and the others decide which draws a generator makes."""
     from lambdafuzz.generators.aws.world_generator import generate_input
 
     choices = Choices(
@@ -74,6 +75,7 @@ def summarize_recording(
         mode=ReplayMode.LINEAR,
         dictionary=dictionary,
         numbers=numbers,
+        fields=fields,
         edge_values=edge_values,
     )
     try:

@@ -70,6 +70,12 @@ C = TypeVar("C", bound=ConstraintsT)
 #: numbers the code compares with) that fits its bounds, when there are any.
 NUMBERS_P: Final = 0.1
 
+#: With edge values on (the `frontier` strategy's generation), a mutated (`Changed`) string
+#: draw that held a dictionary constant takes another constant this often: a handler that
+#: accepts `"eu"` and breaks on `"apac"` (both in `REGIONS`) needs the one constant where
+#: the other was, which a fresh draw makes once in ~10 x the dictionary's size.
+DICTIONARY_NEIGHBOUR_P: Final = 0.5
+
 #: JQF caps an input at 10,240 choices; so do we.
 MAX_CHOICES: Final = 10_240
 
@@ -179,6 +185,7 @@ class Choices:
         "dictionary",
         "dictionary_p",
         "numbers",
+        "fields",
         "edge_values",
         "max_choices",
         "choices",
@@ -197,6 +204,7 @@ class Choices:
         dictionary: Sequence[str] = (),
         dictionary_p: float = 0.1,
         numbers: Sequence[int | float] = (),
+        fields: Sequence[str] = (),
         edge_values: bool = False,
         max_choices: int = MAX_CHOICES,
     ) -> None:
@@ -208,6 +216,10 @@ class Choices:
         self.dictionary: tuple[str, ...] = tuple(dictionary)
         self.dictionary_p = dictionary_p if self.dictionary else 0.0
         self.numbers: tuple[int | float, ...] = tuple(numbers)
+        # the field names the code reads (`event["x"]`, `.get("x")`, `model.x`, CSV
+        # fieldnames): free JSON objects are now and then records of these
+        # (`files.json_files`); they change which draws a generator makes, like `numbers`
+        self.fields: tuple[str, ...] = tuple(fields)
         # generators draw edge values (`generators.edge_values`) only when this is set; it
         # changes which draws a generator makes, so a recording replays with its own setting
         self.edge_values = edge_values
@@ -283,7 +295,9 @@ class Choices:
         elif constraints.permits(raw) or (verbatim and type(raw) is str and raw in verbatim):
             value = raw
         elif type(raw) is Changed:  # after `permits`: the common case pays nothing here
-            if other is not None and constraints.permits(raw.old):
+            if other is not None and (
+                constraints.permits(raw.old) or (verbatim and raw.old in verbatim)
+            ):
                 value = other(self.rng, raw.old)
             else:
                 value = _changed(fresh, self.rng, constraints, raw.old)
@@ -369,6 +383,19 @@ class Choices:
             constraints = string_constraints(alphabet, min_size, max_size)
         verbatim = self.dictionary if use_dictionary else ()
         fresh = self._fresh_word_or_string if verbatim and self.dictionary_p else _fresh_string
+        if verbatim and self.edge_values and len(verbatim) > 1:
+
+            def other(rng: random.Random, old: Any) -> Any:
+                if old in verbatim and rng.random() < DICTIONARY_NEIGHBOUR_P:
+                    word = rng.choice(verbatim)
+                    for _ in range(CHANGE_TRIES - 1):
+                        if word != old:
+                            break
+                        word = rng.choice(verbatim)
+                    return word
+                return _changed(fresh, rng, constraints, old)
+
+            return self._draw(constraints, fresh, site, verbatim, other=other)
         return self._draw(constraints, fresh, site, verbatim)
 
     def _fresh_word_or_string(self, rng: random.Random, constraints: StringConstraints) -> str:

@@ -185,6 +185,9 @@ def _menu(rates: Mapping[EdgeClass, float]) -> _Menu:
 
 
 _MENUS: Final = {id(rates): _menu(rates) for rates in SITE_RATES.values()}
+#: A rates table's site kind (its `SITE_RATES` name): the call site of its selectors, so a
+#: mutator can read which classes a recorded selector offers (`class_fractions`).
+_SITE_KINDS: Final = {id(rates): kind for kind, rates in SITE_RATES.items()}
 _UNIT: Final = float_constraints(0.0, 1.0)
 
 
@@ -197,9 +200,10 @@ def draw_edge(
 ) -> EdgeClass | None:
     """Which edge class this site takes (None: none), by `rates`; no draw at all (None)
     when edge values are off.  Recorded as a fraction of [0, 1), as `draw_weighted`
-    records its choice, at the call site `edge:<site>` in the caller's frame (so it
-    carries the labels of the value it may replace: targeting `json.value` or
-    `dynamodb.item` moves these selectors too).
+    records its choice, at the call site `edge:<kind>` (`kind`: the rates' name in
+    `SITE_RATES`; `site` for other tables) in the caller's frame (so it carries the
+    labels of the value it may replace: targeting `json.value` or `dynamodb.item` moves
+    these selectors too).
 
     Speed (timeit, 50k draws, best of 5, loaded 2-core machine): `draw_weighted` in a
     frame of its own cost 19 us a site, which made contracts' generation 1.14-1.22x
@@ -209,8 +213,25 @@ def draw_edge(
     if not choices.edge_values:
         return None
     menu = _MENUS.get(id(rates)) or _menu(rates)
+    site = _SITE_KINDS.get(id(rates), site)
     fraction = choices._draw(_UNIT, _fresh_unit, EDGE_SITE_PREFIX + site, other=menu.other)
     return menu.pick(fraction)
+
+
+def class_shares(call_site: str) -> dict[EdgeClass | None, tuple[float, float]]:
+    """For a recorded selector's call site (`edge:<site kind>`): the share [low, high) of
+    [0, 1) that picks each of its options (None: no edge value); empty for a site this
+    version does not know.  What lets a mutator try every class of a site in turn
+    (`fuzzer.frontier`) instead of waiting for a rare one."""
+    rates = SITE_RATES.get(call_site.removeprefix(EDGE_SITE_PREFIX))
+    if rates is None:
+        return {}
+    menu = _MENUS[id(rates)]
+    lows = (0.0, *menu.bounds[:-1])
+    return {
+        option: (low, high)
+        for option, low, high in zip(menu.options, lows, menu.bounds, strict=True)
+    }
 
 
 # --------------------------------------------------------------------------- values

@@ -88,9 +88,10 @@ class WorkerSpec:
     aws_path: str = "fast"
     dictionary: tuple[str, ...] = ()
     dictionary_p: float = 0.0
-    # the code's numbers for integer/float draws and the edge-value flag (`Choices`): part
+    # the code's numbers for integer/float draws, its field names and the edge-value flag (`Choices`): part
     # of how a recording replays, so every process generating for a campaign gets its own
     numbers: tuple[int | float, ...] = ()
+    fields: tuple[str, ...] = ()
     edge_values: bool = False
     memory_limit_mb: int | None = None  # address-space headroom above the worker's baseline
     # a file that also gets all handler output (it is captured per test either way, see
@@ -182,6 +183,7 @@ def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
         dictionary=spec.dictionary,
         dictionary_p=spec.dictionary_p,
         numbers=spec.numbers,
+        fields=spec.fields,
         edge_values=spec.edge_values,
     )
 

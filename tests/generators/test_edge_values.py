@@ -160,7 +160,7 @@ def test_on_a_mutated_selector_takes_an_edge_class(targets):
     sites = [
         i
         for i, c in enumerate(choices.choices)
-        if c.ei[-1][0] == edge_values.EDGE_SITE_PREFIX + "json-integer"
+        if c.ei[-1][0] == edge_values.EDGE_SITE_PREFIX + "json-number"
     ]
     assert sites
     for i in sites[:5]:
