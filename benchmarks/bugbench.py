@@ -12,8 +12,13 @@ listed as skipped with the reason, so the same command works before and after a 
 lands.  The markdown table goes to stdout and to `<results>/<name>.md`, every run's record to
 `<results>/<name>.json`.
 
+`--stop-on-find` stops a campaign (SIGINT, as Ctrl-C does) as soon as its out dir holds the
+planted bug: whether and when a campaign finds the bug do not depend on what it would have
+done afterwards, and campaigns that find it early cost seconds instead of minutes (the
+other findings then count only what was saved until then).
+
     nice -n 10 .venv/bin/python benchmarks/bugbench.py --execs 3000 --seeds 0-4 \\
-        --strategies frontier,spoton,zest-strings,zest,random
+        --strategies frontier,spoton,zest-strings,zest,random --stop-on-find
     .venv/bin/python benchmarks/bugbench.py --apps sqs_nan_score,img_rgba_jpeg --execs 500
 """
 
@@ -22,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -39,6 +45,10 @@ RESULTS = REPO / "benchmarks" / "results-bugbench"
 DEFAULT_STRATEGIES = "frontier,spoton,zest"
 #: A campaign that runs longer than this is stopped and recorded as an error.
 CAMPAIGN_TIMEOUT_S = 3600
+#: With --stop-on-find, how often the out dir is looked at, and how long a campaign stopped
+#: by SIGINT may take to write its files before it is killed.
+POLL_S = 0.5
+STOP_GRACE_S = 60
 
 
 @dataclass
@@ -64,6 +74,7 @@ class Run:
     first_exec: int | None = None
     other_findings: list[str] = field(default_factory=list)
     error: str = ""
+    stopped_on_find: bool = False
 
 
 # ------------------------------------------------------------------------- strategies
@@ -113,7 +124,55 @@ def read_findings(out: Path) -> list[Finding]:
     return found
 
 
-def fuzz_once(app: BenchApp, strategy: str, seed: int, execs: int, runs_dir: Path) -> Run:
+def found_bug(app: BenchApp, out: Path) -> bool:
+    """Whether the out dir already holds the app's planted bug."""
+    return any(
+        f.folder == app.bug.folder and app.bug.matches(f.exception_type, f.message, f.location)
+        for f in read_findings(out)
+    )
+
+
+def run_campaign(
+    command: list[str], app: BenchApp, out: Path, stop_on_find: bool
+) -> tuple[int, str, bool]:
+    """(exit code, stderr tail, stopped because the bug was found); TimeoutExpired past
+    CAMPAIGN_TIMEOUT_S."""
+    if not stop_on_find:
+        done = subprocess.run(
+            command, cwd=REPO, capture_output=True, text=True, timeout=CAMPAIGN_TIMEOUT_S
+        )
+        return done.returncode, (done.stderr.strip() or done.stdout.strip())[-400:], False
+    deadline = time.monotonic() + CAMPAIGN_TIMEOUT_S
+    with subprocess.Popen(
+        command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    ) as process:
+        stopped = False
+        while process.poll() is None:
+            if time.monotonic() > deadline:
+                process.kill()
+                raise subprocess.TimeoutExpired(command, CAMPAIGN_TIMEOUT_S)
+            if not stopped and found_bug(app, out):
+                process.send_signal(signal.SIGINT)
+                stopped = True
+                try:
+                    process.wait(STOP_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                break
+            time.sleep(POLL_S)
+        stderr = process.stderr.read() if process.stderr else ""
+        return process.wait(), stderr.strip()[-400:], stopped
+
+
+def fuzz_once(
+    app: BenchApp,
+    strategy: str,
+    seed: int,
+    execs: int,
+    runs_dir: Path,
+    *,
+    stop_on_find: bool = False,
+) -> Run:
     out = runs_dir / app.name / f"{strategy}-s{seed}"
     if out.exists():
         shutil.rmtree(out)  # a benchmark run starts fresh (a second run would resume)
@@ -124,17 +183,15 @@ def fuzz_once(app: BenchApp, strategy: str, seed: int, execs: int, runs_dir: Pat
     started = time.monotonic()
     run = Run(app.name, app.bug.id, app.bug.kind, strategy, seed, execs, -1, 0.0)
     try:
-        done = subprocess.run(
-            command, cwd=REPO, capture_output=True, text=True, timeout=CAMPAIGN_TIMEOUT_S
-        )
+        code, stderr, run.stopped_on_find = run_campaign(command, app, out, stop_on_find)
     except subprocess.TimeoutExpired:
         run.seconds = time.monotonic() - started
         run.error = f"campaign ran past {CAMPAIGN_TIMEOUT_S} s"
         return run
     run.seconds = round(time.monotonic() - started, 1)
-    run.exit_code = done.returncode
-    if done.returncode not in (0, 1):
-        run.error = (done.stderr.strip() or done.stdout.strip())[-400:]
+    run.exit_code = code
+    if code not in (0, 1) and not run.stopped_on_find:
+        run.error = stderr
         return run
     evaluate(app, out, run)
     return run
@@ -266,6 +323,11 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="keep the finished campaigns of an earlier run (at least --execs) instead of rerunning",
     )
+    parser.add_argument(
+        "--stop-on-find",
+        action="store_true",
+        help="stop each campaign as soon as it has found its app's planted bug",
+    )
     args = parser.parse_args(argv)
 
     apps = all_apps()
@@ -296,12 +358,20 @@ def main(argv: list[str] | None = None) -> int:
                 earlier = None
                 if args.report_only or args.reuse:
                     earlier = reread(app, strategy, seed, results / "runs")
-                    if earlier is not None and earlier.execs < args.execs and not args.report_only:
-                        earlier = None  # a shorter campaign does not count
+                    short = earlier is not None and earlier.execs < args.execs
+                    if short and not earlier.found and not args.report_only:
+                        earlier = None  # a shorter campaign counts only if it found the bug
                 if earlier is not None or args.report_only:
                     runs += [earlier] if earlier is not None else []
                     continue
-                run = fuzz_once(app, strategy, seed, args.execs, results / "runs")
+                run = fuzz_once(
+                    app,
+                    strategy,
+                    seed,
+                    args.execs,
+                    results / "runs",
+                    stop_on_find=args.stop_on_find,
+                )
                 runs.append(run)
                 status = (
                     "found"

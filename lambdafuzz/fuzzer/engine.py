@@ -481,12 +481,18 @@ class Engine:
             self._seed(),
             Tag(kind, parent.id, mutation),
             parent.digest if self.skip_zero_mutations and parent.digest else None,
+            mutation.mode,
         )
 
     def _request(
-        self, prefix: Any, seed: int, tag: Tag, parent_digest: bytes | None = None
+        self,
+        prefix: Any,
+        seed: int,
+        tag: Tag,
+        parent_digest: bytes | None = None,
+        mode: ReplayMode | None = None,
     ) -> TestRequest:
-        request = TestRequest(prefix, seed, self.options.mode, parent_digest=parent_digest)
+        request = TestRequest(prefix, seed, mode or self.options.mode, parent_digest=parent_digest)
         self._tags[id(request)] = tag
         return request
 

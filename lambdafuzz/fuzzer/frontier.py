@@ -39,8 +39,11 @@ from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sampl
 from lambdafuzz.fuzzer.target_coverage import ArmLinesT, TargetCoverage
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
 from lambdafuzz.generators.edge_values import EDGE_SITE_PREFIX, class_shares
+from lambdafuzz.generators.files.json_files import RECORD_CONSTANT_SITE
 from lambdafuzz.harness.arm_catalog import ArmCatalog
 from lambdafuzz.labels import FILE_EDGE
+
+EI = ReplayMode.EXECUTION_INDEXED
 
 #: Targeted children's share before any outcome, and the bounds it adapts within: never
 #: so low that a newly useful type goes untried, never so high that havoc stops.
@@ -70,6 +73,8 @@ MEAN_EDGE_MUTATIONS = 1.5
 #: File-format selectors are moved this many times in a plan (their options are not
 #: recorded, so each move is a weighted pick of another class).
 FILE_EDGE_STEPS = 2
+#: A record field that is no code constant becomes one this many times in a plan.
+CONSTANT_STEPS = 2
 #: Plans kept (one per parent; the oldest are dropped).
 MAX_PLANS = 1024
 #: What an edge mutation's `Mutation.targeted` says (provenance and the status line).
@@ -234,22 +239,22 @@ class FrontierMutator:
         None: a child of another kind."""
         plan = self.edge_plan(parent, rng)
         if plan.steps and rng.random() < EDGE_PLAN_SHARE:
-            position, fraction = plan.steps.pop()
-            if fraction is None:
-                prefix = overwrite(parent, [position], FRESH, self.mode, change=True)
+            position, value = plan.steps.pop()
+            if value is None:
+                prefix = overwrite(parent, [position], FRESH, EI, change=True)
             else:
-                prefix = parent.prefix(self.mode)
-                where = position if self.mode is ReplayMode.LINEAR else parent.choices[position].ei
-                prefix[where] = fraction  # type: ignore[index]
-            return Mutation(prefix, targeted=EDGE_MUTATION, positions=1)
+                prefix = parent.by_ei()
+                prefix[parent.choices[position].ei] = value
+            return Mutation(prefix, targeted=EDGE_MUTATION, positions=1, mode=EI)
         if plan.steps or not plan.selectors or rng.random() >= EDGE_SHARE:
             return None
         count = min(len(plan.selectors), sample_geometric(rng, MEAN_EDGE_MUTATIONS))
         chosen = rng.sample(plan.selectors, count)
         return Mutation(
-            overwrite(parent, chosen, FRESH, self.mode, change=True),
+            overwrite(parent, chosen, FRESH, EI, change=True),
             targeted=EDGE_MUTATION,
             positions=count,
+            mode=EI,
         )
 
     def mutate(self, parent: ChoiceSequence, rng: random.Random) -> Mutation:
@@ -283,14 +288,18 @@ class _EdgePlan:
 
     parent: ChoiceSequence
     selectors: list[int]
-    steps: list[tuple[int, float | None]]
+    steps: list[tuple[int, float | bool | None]]
 
     @classmethod
     def of(cls, parent: ChoiceSequence, rng: random.Random) -> _EdgePlan:
         selectors: list[int] = []
-        steps: list[tuple[int, float | None]] = []
+        steps: list[tuple[int, float | bool | None]] = []
         for i, c in enumerate(parent.choices):
             site = c.ei[-1][0]
+            if site == RECORD_CONSTANT_SITE and c.value is False:
+                # a record field that is not one of the code's constants: make it one
+                steps.extend((i, True) for _ in range(CONSTANT_STEPS))
+                continue
             if site.startswith(EDGE_SITE_PREFIX):
                 selectors.append(i)
                 for option, (low, high) in class_shares(site).items():

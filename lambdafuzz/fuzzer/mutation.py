@@ -48,6 +48,9 @@ class Mutation:
     prefix: PrefixT
     targeted: str | None = None  # the type label a targeted mutation aimed at
     positions: int = 0  # how many draws were overwritten
+    # how the prefix replays when not the campaign's mode (an execution-indexed prefix:
+    # a change that must leave every other draw of the parent where it was)
+    mode: ReplayMode | None = None
 
 
 class Mutator(Protocol):

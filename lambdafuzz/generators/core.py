@@ -75,6 +75,11 @@ NUMBERS_P: Final = 0.1
 #: accepts `"eu"` and breaks on `"apac"` (both in `REGIONS`) needs the one constant where
 #: the other was, which a fresh draw makes once in ~10 x the dictionary's size.
 DICTIONARY_NEIGHBOUR_P: Final = 0.5
+#: With edge values on, a fresh dictionary draw is the constant inside a few other
+#: characters this often: `"@" in email`, `key.endswith(".csv")`, `"://" in url` test a
+#: string for containing the constant, and the constant alone is rarely a valid value.
+EMBED_P: Final = 0.3
+EMBED_MAX: Final = 6
 
 #: JQF caps an input at 10,240 choices; so do we.
 MAX_CHOICES: Final = 10_240
@@ -292,7 +297,11 @@ class Choices:
             value = fresh(self.rng, constraints)
         elif raw is MINIMAL:
             value = constraints.simplest()
-        elif constraints.permits(raw) or (verbatim and type(raw) is str and raw in verbatim):
+        elif constraints.permits(raw) or (
+            verbatim
+            and type(raw) is str
+            and (raw in verbatim or (self.edge_values and any(w in raw for w in verbatim)))
+        ):
             value = raw
         elif type(raw) is Changed:  # after `permits`: the common case pays nothing here
             if other is not None and (
@@ -400,7 +409,13 @@ class Choices:
 
     def _fresh_word_or_string(self, rng: random.Random, constraints: StringConstraints) -> str:
         if rng.random() < self.dictionary_p:
-            return rng.choice(self.dictionary)
+            word = rng.choice(self.dictionary)
+            if self.edge_values and rng.random() < EMBED_P:
+                alphabet = constraints.alphabet or "x"
+                before = "".join(rng.choices(alphabet, k=rng.randint(0, EMBED_MAX)))
+                after = "".join(rng.choices(alphabet, k=rng.randint(0, EMBED_MAX)))
+                return before + word + after
+            return word
         return _fresh_string(rng, constraints)
 
     def draw_kept(self, value: Any, constraints: ConstraintsT, *, site: SiteT) -> Any:

@@ -44,8 +44,16 @@ FIELD_TYPES: Final = (*SCALAR_TYPES, "array", "object", "any", "date", "datetime
 _SHAPE_KEYS: Final = frozenset({"required", "optional"})
 #: A free object is a record of the code's field names this often (when it has any), and
 #: each field of a record is present this often (absent is a bug class of its own).
-RECORD_P: Final = 0.5
+RECORD_P: Final = 0.75
 RECORD_FIELD_P: Final = 0.7
+#: A record's field is one of the code's constants (a string of the dictionary, or a
+#: number it compares with) this often: a field read by name is usually compared with the
+#: code's constants (`region in REGIONS`, `weight <= MAX_WEIGHT`); through the type draw
+#: and `dictionary_p` a field met a given constant about once in 500 records.
+RECORD_CONSTANT_P: Final = 0.3
+RECORD_STRING_P: Final = 0.7
+#: The call site of that draw (a mutator's edge plan turns it on, `fuzzer.frontier`).
+RECORD_CONSTANT_SITE: Final = "constant?"
 #: Strings: free text plus characters JSON must escape.
 STRING_ALPHABET: Final = FREE_TEXT + "\t\n\r\b\f\x00\x1f\u2028\U0001f600"
 
@@ -207,8 +215,27 @@ def _record(choices: Choices, names: tuple[str, ...], max_depth: int) -> dict[st
         if not fits(choices, 64):
             break
         if choices.draw_boolean(RECORD_FIELD_P, site="field?"):
-            result[name] = json_values(choices, max_depth=max(max_depth, 0))
+            if choices.draw_boolean(RECORD_CONSTANT_P, site=RECORD_CONSTANT_SITE):
+                result[name] = _constant(choices)
+            else:
+                result[name] = json_values(choices, max_depth=max(max_depth, 0))
     return result
+
+
+def _constant(choices: Choices) -> Any:
+    """One of the code's constants: a dictionary string, or a number it compares with."""
+    if choices.dictionary and (
+        not choices.numbers or choices.draw_boolean(RECORD_STRING_P, site="string?")
+    ):
+        usual = choices.dictionary_p
+        choices.dictionary_p = 1.0
+        try:
+            return _string(choices)
+        finally:
+            choices.dictionary_p = usual
+    if choices.numbers:
+        return choices.draw_choice(choices.numbers, site="number")
+    return _string(choices)
 
 
 @generator(labels.JSON_DOCUMENT)
