@@ -3,6 +3,7 @@ when it credits them, and how the targeted share adapts."""
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -160,3 +161,73 @@ def test_year_thumbnails_2008_arm_prefers_the_date_over_the_image():
     arm = next(t for t in analysis.targets if t.condition == "year == YEAR" and t.arm == "true")
     distances = mutator.targets[arm.id].distances
     assert distances["datetime.datetime"] < distances["PIL.Image.Image"]
+
+
+# --------------------------------------------------------------------------- edge plans
+EDGE_FIELDS = ("name", "email", "age")
+
+
+def _record_parent() -> tuple[ChoiceSequence, bytes]:
+    from lambdafuzz.generators.files.json_files import json_documents
+
+    for seed in range(200):
+        choices = Choices(seed=seed, fields=EDGE_FIELDS, edge_values=True)
+        document = json_documents(choices)
+        value = json.loads(document)
+        if isinstance(value, dict) and set(value) == set(EDGE_FIELDS):
+            return ChoiceSequence(tuple(choices.choices)), document
+    raise AssertionError("no full record in 200 seeds")
+
+
+def _child_document(mutation) -> bytes:
+    from lambdafuzz.generators.files.json_files import json_documents
+
+    choices = Choices(mutation.prefix, seed=5, mode=mutation.mode, fields=EDGE_FIELDS,
+                      edge_values=True)  # fmt: skip
+    return json_documents(choices)
+
+
+def test_an_edge_plan_tries_every_class_of_every_selector_once_keeping_the_rest():
+    from lambdafuzz.fuzzer import frontier
+    from lambdafuzz.generators import edge_values
+
+    parent, document = _record_parent()
+    mutator = _mutator({"A:true": {"near": 1.0}})
+    plan = mutator.edge_plan(parent, random.Random(0))
+    scalar = [i for i in plan.selectors if parent.choices[i].ei[-1][0].startswith("edge:")]
+    expected = sum(len(edge_values.class_shares(parent.choices[i].ei[-1][0])) - 1 for i in scalar)
+    constants = sum(c.ei[-1][0] == "constant?" and c.value is False for c in parent.choices)
+    files = len(plan.selectors) - len(scalar)
+    assert len(plan.steps) == min(
+        frontier.MAX_PLAN_STEPS,
+        expected + frontier.CONSTANT_STEPS * constants + frontier.FILE_EDGE_STEPS * files,
+    )
+    original = json.loads(document)
+    rng = random.Random(1)
+    changed_one = 0
+    for _ in range(len(plan.steps)):
+        mutation = mutator.edge_plan(parent, rng) and mutator.edge_mutation(parent, rng)
+        if mutation is None:
+            continue
+        assert mutation.targeted == frontier.EDGE_MUTATION
+        assert mutation.mode is ReplayMode.EXECUTION_INDEXED
+        child = _child_document(mutation)
+        try:
+            value = json.loads(child)
+        except ValueError:
+            continue  # a document edge (another encoding) replaces the whole text
+        if isinstance(value, dict):
+            changed_one += sum(value.get(k) != original.get(k) for k in EDGE_FIELDS) <= 1
+    assert changed_one > 0.8 * (len(plan.steps) // 3)  # one field changed, the others kept
+
+
+def test_after_its_plan_a_parent_gets_edge_mutations_at_the_edge_share():
+    from lambdafuzz.fuzzer import frontier
+
+    parent, _ = _record_parent()
+    mutator = _mutator({"A:true": {"near": 1.0}})
+    rng = random.Random(2)
+    mutator.edge_plan(parent, rng).steps.clear()
+    kinds = [mutator.mutate(parent, rng).targeted for _ in range(2000)]
+    share = kinds.count(frontier.EDGE_MUTATION) / len(kinds)
+    assert abs(share - frontier.EDGE_SHARE) < 0.03
