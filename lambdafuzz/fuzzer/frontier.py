@@ -18,9 +18,12 @@ handlers ~23,000 targeted children made 5 corpus entries (issue 16).  Here:
   random children's (a two-armed bandit on discounted success rates, kept within bounds);
 * *edge mutations*: one of the parent's edge-value selectors (`generators.edge_values`,
   `files.file_edges`) moved to another class, the rest of the parent kept.  Each parent
-  first gets a plan: every class of every scalar selector once (file-format selectors
-  twice to a class of their own weighted pick), shuffled, taken at EDGE_PLAN_SHARE of its
-  children; then edge mutations of one or two selectors at EDGE_SHARE.  A bug that needs
+  first gets a plan: every class of every scalar selector once (`confused` three times,
+  file-format selectors twice to a class of their own weighted pick), each field of a JSON
+  record (`files.json_files`) retyped to a string, an integer, an array and an object and
+  made one of the code's constants twice, shuffled, taken at EDGE_PLAN_SHARE of its
+  children and replayed execution-indexed (every other draw of the parent keeps its
+  value); then edge mutations of one or two selectors at EDGE_SHARE.  A bug that needs
   an ordinary record with one bad value (a name of blanks once `contact_id` and `name` are
   valid) otherwise waits for havoc to pick that selector among hundreds of draws and land
   on a class of rate 0.005: on the bug benchmark's SQS/SNS apps that almost never
@@ -38,8 +41,8 @@ from typing import Any
 from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sample_geometric
 from lambdafuzz.fuzzer.target_coverage import ArmLinesT, TargetCoverage
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
-from lambdafuzz.generators.edge_values import EDGE_SITE_PREFIX, class_shares
-from lambdafuzz.generators.files.json_files import RECORD_CONSTANT_SITE
+from lambdafuzz.generators.edge_values import EDGE_SITE_PREFIX, EdgeClass, class_shares
+from lambdafuzz.generators.files.json_files import RECORD_CONSTANT_SITE, RECORD_KIND_SHARES
 from lambdafuzz.harness.arm_catalog import ArmCatalog
 from lambdafuzz.labels import FILE_EDGE
 
@@ -73,6 +76,10 @@ MEAN_EDGE_MUTATIONS = 1.5
 #: File-format selectors are moved this many times in a plan (their options are not
 #: recorded, so each move is a weighted pick of another class).
 FILE_EDGE_STEPS = 2
+#: A value of another type is tried this many times in a plan (each a fresh type).
+CONFUSED_STEPS = 3
+#: The types a record field is given in a plan (the others come with `confused`).
+RETYPE_KINDS = frozenset({"string", "integer", "array", "object"})
 #: A record field that is no code constant becomes one this many times in a plan.
 CONSTANT_STEPS = 2
 #: Plans kept (one per parent; the oldest are dropped).
@@ -300,11 +307,18 @@ class _EdgePlan:
                 # a record field that is not one of the code's constants: make it one
                 steps.extend((i, True) for _ in range(CONSTANT_STEPS))
                 continue
+            if site in RECORD_KIND_SHARES:
+                # a record field of another type (`isinstance(lines, list)`)
+                for kind, (low, high) in RECORD_KIND_SHARES[site].items():
+                    if kind in RETYPE_KINDS and not low <= c.value < high:
+                        steps.append((i, (low + high) / 2))
+                continue
             if site.startswith(EDGE_SITE_PREFIX):
                 selectors.append(i)
                 for option, (low, high) in class_shares(site).items():
                     if option is not None and not low <= c.value < high:
-                        steps.append((i, (low + high) / 2))
+                        repeat = CONFUSED_STEPS if option is EdgeClass.CONFUSED else 1
+                        steps.extend((i, (low + high) / 2) for _ in range(repeat))
             elif c.labels and c.labels[-1] == FILE_EDGE:
                 selectors.append(i)
                 steps.extend((i, None) for _ in range(FILE_EDGE_STEPS))

@@ -96,8 +96,9 @@ STRING_RATES: Final = {
 }
 #: A JSON boolean or null.
 OTHER_SCALAR_RATES: Final = {E.LITERAL: 0.02, E.CONFUSED: 0.02}
-#: A JSON array or object: the other container, or a scalar.
-CONTAINER_RATES: Final = {E.CONFUSED: 0.02}
+#: A JSON array or object: the other container, or a scalar; or empty (`items[0]`, a mean
+#: over no values).
+CONTAINER_RATES: Final = {E.CONFUSED: 0.02, E.EMPTY: 0.02}
 #: A required field of an object shape, a top-level field of an EventBridge detail.
 FIELD_RATES: Final = {E.ABSENT: 0.02}
 #: A DynamoDB number attribute (only numbers DynamoDB stores: at most 38 digits).
@@ -364,7 +365,7 @@ def _confused(choices: Choices, kind: str) -> Any:
     if other == "string":
         return choices.draw_choice(("1", "0", "12.5", "", "abc", "[]", "{}"), site="string")
     if other == "number":
-        return choices.draw_choice((0, 1, -1, 42, 1.5), site="number")
+        return choices.draw_choice(CONFUSED_NUMBERS, site="number")
     if other == "boolean":
         return choices.draw_boolean(site="boolean")
     if other == "array":
@@ -373,6 +374,9 @@ def _confused(choices: Choices, kind: str) -> Any:
         return choices.draw_choice(({}, {"value": 1}, {"id": None}), site="object")
     return None
 
+
+#: Numbers a confused value takes: integers and floats alike (boto3 refuses floats).
+CONFUSED_NUMBERS: Final = (0, 1, -1, 42, 1.5, 0.25, 99.99)
 
 NO_EDGE: Final = object()
 """What an edge draw returns when the site keeps its ordinary value."""
@@ -405,6 +409,8 @@ def json_container(choices: Choices, kind: str) -> Any:
     cls = draw_edge(choices, CONTAINER_RATES, site=f"json-{kind}")
     if cls is None:
         return NO_EDGE
+    if cls is E.EMPTY:
+        return [] if kind == "array" else {}
     with choices.scope(cls.label):
         return _confused(choices, kind)
 

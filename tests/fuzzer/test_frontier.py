@@ -18,6 +18,7 @@ from lambdafuzz.fuzzer.frontier import (
 )
 from lambdafuzz.fuzzer.mutation import Mutation
 from lambdafuzz.generators.core import Changed, Choices, ChoiceSequence, ReplayMode
+from lambdafuzz.generators.files.json_files import RECORD_KIND_SHARES
 from lambdafuzz.harness.arm_catalog import ArmCatalog, ArmKey, ArmSite, FileArms
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -195,12 +196,23 @@ def test_an_edge_plan_tries_every_class_of_every_selector_once_keeping_the_rest(
     mutator = _mutator({"A:true": {"near": 1.0}})
     plan = mutator.edge_plan(parent, random.Random(0))
     scalar = [i for i in plan.selectors if parent.choices[i].ei[-1][0].startswith("edge:")]
-    expected = sum(len(edge_values.class_shares(parent.choices[i].ei[-1][0])) - 1 for i in scalar)
+    expected = sum(
+        frontier.CONFUSED_STEPS if option is edge_values.EdgeClass.CONFUSED else 1
+        for i in scalar
+        for option, (low, high) in edge_values.class_shares(parent.choices[i].ei[-1][0]).items()
+        if option is not None and not low <= parent.choices[i].value < high
+    )
     constants = sum(c.ei[-1][0] == "constant?" and c.value is False for c in parent.choices)
     files = len(plan.selectors) - len(scalar)
+    retypes = sum(
+        kind in frontier.RETYPE_KINDS and not low <= c.value < high
+        for c in parent.choices
+        for kind, (low, high) in RECORD_KIND_SHARES.get(c.ei[-1][0], {}).items()
+    )
+    assert retypes >= 3  # at least one field of the record is retyped
     assert len(plan.steps) == min(
         frontier.MAX_PLAN_STEPS,
-        expected + frontier.CONSTANT_STEPS * constants + frontier.FILE_EDGE_STEPS * files,
+        expected + frontier.CONSTANT_STEPS * constants + frontier.FILE_EDGE_STEPS * files + retypes,
     )
     original = json.loads(document)
     rng = random.Random(1)

@@ -135,12 +135,35 @@ def _scalar(choices: Choices, kind: str) -> Any:
     return None
 
 
+#: The kinds of a free JSON value and their weights (scalars only at the depth limit).
+VALUE_KINDS: Final = (*SCALAR_TYPES, "array", "object")
+VALUE_WEIGHTS: Final = (3, 3, 2, 1, 1, 1, 2)
+
+
+def _kind_shares(depth_left: bool) -> dict[str, tuple[float, float]]:
+    kinds = VALUE_KINDS if depth_left else SCALAR_TYPES
+    weights = VALUE_WEIGHTS[: len(kinds)]
+    total, low, shares = sum(weights), 0.0, {}
+    for kind, weight in zip(kinds, weights, strict=True):
+        shares[kind] = (low / total, (low + weight) / total)
+        low += weight
+    return shares
+
+
+#: The call sites of a record field's kind draw (containers allowed, or scalars only), and
+#: the share of [0, 1) that picks each kind there: a mutator's edge plan retypes a field.
+RECORD_KIND_SHARES: Final = {
+    "field-kind": _kind_shares(True),
+    "field-scalar-kind": _kind_shares(False),
+}
+
+
 @generator(labels.JSON_VALUE)
-def json_values(choices: Choices, *, max_depth: int = 3) -> Any:
+def json_values(choices: Choices, *, max_depth: int = 3, kind_site: str = "kind") -> Any:
     """Any JSON value; containers only while `max_depth` > 0."""
-    kinds = (*SCALAR_TYPES, "array", "object") if max_depth > 0 else SCALAR_TYPES
-    weights = (3, 3, 2, 1, 1, 1, 2)[: len(kinds)]
-    kind = choices.draw_weighted(kinds, weights, site="kind")
+    kinds = VALUE_KINDS if max_depth > 0 else SCALAR_TYPES
+    weights = VALUE_WEIGHTS[: len(kinds)]
+    kind = choices.draw_weighted(kinds, weights, site=kind_site)
     if kind in ("array", "object") and choices.edge_values:
         edge = edge_values.json_container(choices, kind)
         if edge is not edge_values.NO_EDGE:
@@ -218,7 +241,8 @@ def _record(choices: Choices, names: tuple[str, ...], max_depth: int) -> dict[st
             if choices.draw_boolean(RECORD_CONSTANT_P, site=RECORD_CONSTANT_SITE):
                 result[name] = _constant(choices)
             else:
-                result[name] = json_values(choices, max_depth=max(max_depth, 0))
+                site = "field-kind" if max_depth > 0 else "field-scalar-kind"
+                result[name] = json_values(choices, max_depth=max(max_depth, 0), kind_site=site)
     return result
 
 
