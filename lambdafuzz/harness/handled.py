@@ -28,7 +28,12 @@ What counts as a *handled finding*, and why:
   Exception``/``BaseException``).  A specific clause (``except s3.exceptions.NoSuchKey``,
   ``except json.JSONDecodeError``) is the application's documented control flow, and
   counting it would flood the findings with every missing object; a broad clause is the
-  log-and-continue pattern that hides a wrong parameter type or a rejected write;
+  log-and-continue pattern that hides a wrong parameter type or a rejected write.  One
+  exception: an AWS error whose code says the service refused the request as malformed
+  (`ValidationException`, `InvalidParameterValue`, ... : `REJECTED_REQUEST_CODES`) counts
+  whatever clause caught it — `except ClientError:` is the AWS form of the broad clause,
+  and a sort key over 1024 bytes or an empty attribute value is the handler's bug, never
+  control flow (a missing key, a failed condition or throttling still are);
 * ``StopIteration``, ``StopAsyncIteration``, ``GeneratorExit``, ``KeyboardInterrupt`` and
   ``SystemExit`` never count: they are iteration and shutdown protocol, not errors; nor
   does a sandbox refusal the application swallowed (the guard makes that test a failure).
@@ -64,6 +69,27 @@ MAX_KNOWN = 1000
 PROTOCOL = (StopIteration, StopAsyncIteration, GeneratorExit, KeyboardInterrupt, SystemExit)
 #: Clause classes that catch (nearly) everything: the log-and-continue pattern.
 BROAD = frozenset({"Exception", "BaseException"})
+#: AWS error codes (botocore `ClientError.response["Error"]["Code"]`) of a request the
+#: service refused as malformed: the input made the handler send a bad request.
+REJECTED_REQUEST_CODES = frozenset(
+    {
+        "ValidationException",
+        "ValidationError",
+        "SerializationException",
+        "InvalidParameterValue",
+        "InvalidParameterValueException",
+        "InvalidParameterException",
+        "InvalidParameterCombination",
+        "InvalidAttributeValue",
+        "InvalidMessageContents",
+        "InvalidArgument",
+        "InvalidRequest",
+        "MalformedXML",
+        "KeyTooLongError",
+        "EntityTooLarge",
+        "BatchEntryIdsNotDistinct",
+    }
+)
 
 _PUSH_EXC_INFO = dis.opmap["PUSH_EXC_INFO"]
 _EXPLICIT_RAISE = frozenset({dis.opmap["RAISE_VARARGS"], dis.opmap["RERAISE"]})
@@ -181,7 +207,7 @@ class HandledRecorder:
         in_app = self._relative(inner_code.co_filename) is not None
         if in_app and _opcode_at(inner_code, inner_lasti) in _EXPLICIT_RAISE:
             return None  # the application's own `raise`/`assert`
-        if not in_app and not clause.broad:
+        if not in_app and not clause.broad and not _rejected_request(exc):
             return None  # a library's exception, caught by name: control flow
         location = ""
         for frame_code, _, line in frames:
@@ -295,6 +321,16 @@ def _resolve(dotted: tuple[str, ...], glb: dict[str, Any]) -> Any:
 
 
 _MISSING = object()
+
+
+def _rejected_request(exc: BaseException) -> bool:
+    """Whether `exc` is an AWS error refusing a malformed request (botocore's
+    `ClientError`, read by shape: the harness does not import botocore for this)."""
+    response = getattr(exc, "response", None)
+    if not isinstance(response, dict):
+        return False
+    error = response.get("Error")
+    return isinstance(error, dict) and error.get("Code") in REJECTED_REQUEST_CODES
 
 
 def _parse_clauses(code: CodeType, offset: int) -> tuple[_Clause, ...] | None:

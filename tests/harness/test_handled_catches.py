@@ -111,3 +111,34 @@ def test_a_test_keeps_at_most_the_cap_and_one_per_signature(cases):
         assert collector.handled.take() == ()
     finally:
         collector.stop()
+
+
+def test_an_aws_request_refused_as_malformed_counts_even_under_except_client_error(cases):
+    import boto3
+    from moto import mock_aws
+
+    with mock_aws():
+        dynamodb = boto3.resource("dynamodb", region_name="us-east-1")
+        table = dynamodb.create_table(
+            TableName="t",
+            KeySchema=[
+                {"AttributeName": "pk", "KeyType": "HASH"},
+                {"AttributeName": "sk", "KeyType": "RANGE"},
+            ],
+            AttributeDefinitions=[
+                {"AttributeName": "pk", "AttributeType": "S"},
+                {"AttributeName": "sk", "AttributeType": "S"},
+            ],
+            BillingMode="PAY_PER_REQUEST",
+        )
+        s3 = boto3.client("s3", region_name="us-east-1")
+        s3.create_bucket(Bucket="files")
+        rejected = caught(cases, "aws_rejected", table)
+        missing = caught(cases, "aws_missing", s3)
+    assert [item.info.exception_type for item in rejected] == ["botocore.exceptions.ClientError"]
+    assert "ValidationException" in rejected[0].info.message
+    assert rejected[0].raised_in == "library"
+    assert rejected[0].info.location == (
+        f"caught/cases.py:{line_of(cases, 'aws_rejected', 'table.put_item')}"
+    )
+    assert missing == ()  # a missing object under `except ClientError`: control flow

@@ -3,6 +3,7 @@
 import contextlib
 import json
 
+from botocore.exceptions import ClientError
 from somelib import tools
 from somelib.tools import NotFound
 
@@ -111,3 +112,19 @@ def escapes(d):
         return d["k"]
     except KeyError:
         raise
+
+
+def aws_rejected(table):
+    try:
+        table.put_item(Item={"pk": "a", "sk": "x" * 1025})  # a sort key over 1024 bytes
+    except ClientError:
+        return False
+    return True
+
+
+def aws_missing(s3):
+    try:
+        s3.head_object(Bucket="files", Key="absent.txt")  # an existence check
+    except ClientError:
+        return False
+    return True
