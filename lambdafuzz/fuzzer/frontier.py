@@ -21,7 +21,7 @@ handlers ~23,000 targeted children made 5 corpus entries (issue 16).  Here:
   first gets a plan: every class of every scalar selector once (`confused` three times,
   file-format selectors twice to a class of their own weighted pick), each field of a JSON
   record (`files.json_files`) retyped to a string, an integer, an array and an object and
-  made one of the code's constants twice, shuffled, taken at EDGE_PLAN_SHARE of its
+  made one of the code's constants twice (a constant field made an ordinary value once), shuffled, taken at EDGE_PLAN_SHARE of its
   children and replayed execution-indexed (every other draw of the parent keeps its
   value); then edge mutations of one or two selectors at EDGE_SHARE.  A bug that needs
   an ordinary record with one bad value (a name of blanks once `contact_id` and `name` are
@@ -303,9 +303,10 @@ class _EdgePlan:
         steps: list[tuple[int, float | bool | None]] = []
         for i, c in enumerate(parent.choices):
             site = c.ei[-1][0]
-            if site == RECORD_CONSTANT_SITE and c.value is False:
-                # a record field that is not one of the code's constants: make it one
-                steps.extend((i, True) for _ in range(CONSTANT_STEPS))
+            if site == RECORD_CONSTANT_SITE:
+                # a record field that is not one of the code's constants: make it one; one
+                # that is: an ordinary value (with edge selectors of its own)
+                steps.extend((i, not c.value) for _ in range(1 if c.value else CONSTANT_STEPS))
                 continue
             if site in RECORD_KIND_SHARES:
                 # a record field of another type (`isinstance(lines, list)`)

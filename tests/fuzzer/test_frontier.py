@@ -203,6 +203,7 @@ def test_an_edge_plan_tries_every_class_of_every_selector_once_keeping_the_rest(
         if option is not None and not low <= parent.choices[i].value < high
     )
     constants = sum(c.ei[-1][0] == "constant?" and c.value is False for c in parent.choices)
+    held = sum(c.ei[-1][0] == "constant?" and c.value is True for c in parent.choices)
     files = len(plan.selectors) - len(scalar)
     retypes = sum(
         kind in frontier.RETYPE_KINDS and not low <= c.value < high
@@ -212,7 +213,11 @@ def test_an_edge_plan_tries_every_class_of_every_selector_once_keeping_the_rest(
     assert retypes >= 3  # at least one field of the record is retyped
     assert len(plan.steps) == min(
         frontier.MAX_PLAN_STEPS,
-        expected + frontier.CONSTANT_STEPS * constants + frontier.FILE_EDGE_STEPS * files + retypes,
+        expected
+        + frontier.CONSTANT_STEPS * constants
+        + held
+        + frontier.FILE_EDGE_STEPS * files
+        + retypes,
     )
     original = json.loads(document)
     rng = random.Random(1)
