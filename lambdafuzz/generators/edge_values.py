@@ -92,6 +92,7 @@ STRING_RATES: Final = {
     E.UNICODE: 0.008,
     E.LITERAL: 0.008,
     E.NON_FINITE: 0.003,
+    E.PRECISION: 0.003,  # a number held as text ("price": "12.50"), past 38 digits
     E.CONFUSED: 0.008,
 }
 #: A JSON boolean or null.
@@ -346,6 +347,10 @@ def _text(choices: Choices, cls: EdgeClass, max_bytes: int | None = None) -> str
         return choices.draw_choice(UNICODE_TEXTS, site="unicode")
     if cls is E.NON_FINITE:
         return choices.draw_choice(NON_FINITE_TEXTS, site="text")
+    if cls is E.PRECISION:
+        digits = str(choices.draw_integer(10**38, 10**46, site="digits"))
+        point = choices.draw_integer(0, 8, site="point")  # digits after the point
+        return digits[: len(digits) - point] + ("." + digits[-point:] if point else "")
     return choices.draw_choice(LITERAL_TEXTS, site="literal")  # LITERAL
 
 
