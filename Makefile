@@ -47,7 +47,7 @@ bench: venv
 	$(PY) benchmarks/zero_mutations.py
 	$(PY) benchmarks/edge_values.py --inputs 200 --rounds 5
 	$(PY) benchmarks/sam_constructs.py --seeds 0,1,2
-	$(PY) benchmarks/cost.py --execs 300 --max-seconds 120 --overhead-execs 150 --lambdas csv_loader,s3_thumbnail
+	$(PY) benchmarks/cost.py --execs 300 --max-seconds 120 --overhead-execs 150 --paired 200 --lambdas csv_loader,s3_thumbnail
 	$(PY) benchmarks/aws_path.py
 	$(PY) benchmarks/file_generators.py --draws 500 --erroneous-draws 5000 --edge-draws 2000
 	$(PY) benchmarks/ray_scaling.py --execs 300 --rounds 3

@@ -1,7 +1,8 @@
 """The cost objective, measured (`make bench` runs it with a small budget).
 
     .venv/bin/python benchmarks/cost.py [--execs 2000] [--max-seconds S]
-        [--overhead-execs 300] [--apps a,b] [--lambdas a,b] [--rounds 1] [--json FILE]
+        [--overhead-execs 300] [--apps a,b] [--lambdas a,b] [--rounds 1] [--paired N]
+        [--json FILE]
 
 Two tables, side by side in one run:
 
@@ -20,7 +21,13 @@ Two tables, side by side in one run:
   finding).
 * **Overhead** on the benchmark lambdas: executions per second of `--objective coverage`
   and of `--objective mixed --cost-share 0` (every measure taken, the same inputs run, the
-  cost queue never scheduled), alternating per round, and the difference.
+  cost queue never scheduled), alternating per round, and the difference.  Whole campaigns
+  of a few seconds differ by 5-50% from round to round on a shared machine, more than the
+  measures cost, so `--paired N` also runs N generated inputs through two workers side by
+  side, one measuring and one not, alternating which goes first for each input: both see
+  the same load within milliseconds, and the ratio of their summed times is the meters'
+  per-test cost; the campaigns' confirming re-runs (`re-runs per campaign`, capped at 1%
+  of the executions + 3) add to it.
 
 Numbers depend on the machine and on whatever else runs on it; the header says which.
 """
@@ -149,6 +156,52 @@ def overhead(lambdas: list[str], execs: int, rounds: int, seed: int, tmp: Path) 
     return records
 
 
+def paired(lambdas: list[str], tests: int, seed: int) -> list[dict]:
+    """Per lambda: `tests` generated inputs, each run in a plain worker and in a measuring
+    one (which first alternates), timed around the round trip; the overhead is the ratio of
+    the sums (and of the medians) minus one."""
+    from lambdafuzz.config import load_config
+    from lambdafuzz.generators.core import ReplayMode
+    from lambdafuzz.harness.worker import TestRequest, WorkerPool, WorkerSpec
+
+    records = []
+    for name in lambdas:
+        target = load_config(LAMBDAS_DIR / name)
+        pools = {
+            measured: WorkerPool(WorkerSpec(target=target, cost=measured), 1)
+            for measured in (False, True)
+        }
+        times: dict[bool, list[float]] = {False: [], True: []}
+        try:
+            for i in range(tests):
+                request = TestRequest((), seed * 1_000_003 + i, ReplayMode.LINEAR)
+                order = (False, True) if i % 2 == 0 else (True, False)
+                for measured in order:
+                    started = time.perf_counter()
+                    for _ in pools[measured].imap([request]):
+                        pass
+                    times[measured].append(time.perf_counter() - started)
+        finally:
+            for pool in pools.values():
+                pool.close()
+        plain, measured = sum(times[False]), sum(times[True])
+        records.append(
+            {
+                "lambda": name,
+                "tests": tests,
+                "plain_ms_per_test": round(1000.0 * plain / tests, 3),
+                "measured_ms_per_test": round(1000.0 * measured / tests, 3),
+                "overhead_pct": round(100.0 * (measured - plain) / plain, 2),
+                "median_overhead_pct": round(
+                    100.0 * (statistics.median(times[True]) / statistics.median(times[False]) - 1),
+                    2,
+                ),
+            }
+        )
+        print(f"  paired {name}: {records[-1]}", file=sys.stderr, flush=True)
+    return records
+
+
 def _spread(rates: list[float]) -> float | None:
     """(max - min) / median of one campaign's rounds, in percent: the noise."""
     if not rates:
@@ -177,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--apps", default=",".join(PLANTED))
     parser.add_argument("--lambdas", default=",".join(all_lambdas()))
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument(
+        "--paired", type=int, default=0, help="inputs per lambda for the paired overhead table"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
@@ -187,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
         lambdas = [n for n in args.lambdas.split(",") if n]
         found = planted(apps, args.execs, args.seed, Path(tmp), args.max_seconds) if apps else []
         costs = overhead(lambdas, args.overhead_execs, args.rounds, args.seed, Path(tmp))
+        pairs = paired(lambdas, args.paired, args.seed) if args.paired else []
     cap = f" or {args.max_seconds:g} s" if args.max_seconds else ""
     print(f"\n## Planted cost problems ({args.execs} executions each{cap}, seed {args.seed})\n")
     print(
@@ -246,13 +303,44 @@ def main(argv: list[str] | None = None) -> int:
             "lrrrrl",
         )
     )
+    if pairs:
+        print(
+            f"\n## Overhead per test, paired ({args.paired} inputs per lambda, a plain and a "
+            "measuring worker side by side)\n"
+        )
+        print(
+            markdown_table(
+                (
+                    "lambda",
+                    "plain ms/test",
+                    "measured ms/test",
+                    "overhead (sums)",
+                    "overhead (medians)",
+                ),
+                [
+                    (
+                        r["lambda"],
+                        _num(r["plain_ms_per_test"], 2),
+                        _num(r["measured_ms_per_test"], 2),
+                        f"{_num(r['overhead_pct'])}%",
+                        f"{_num(r['median_overhead_pct'])}%",
+                    )
+                    for r in pairs
+                ],
+                "lrrrr",
+            )
+        )
     print(
         f"\nmachine: {info['cpu']}, {info['nproc']} cores, load {info['load_start']} -> "
         f"{machine.load_average()}"
     )
     if args.json is not None:
         args.json.write_text(
-            json.dumps({"machine": info, "planted": found, "overhead": costs}, indent=1) + "\n"
+            json.dumps(
+                {"machine": info, "planted": found, "overhead": costs, "paired": pairs},
+                indent=1,
+            )
+            + "\n"
         )
     return 0
 
