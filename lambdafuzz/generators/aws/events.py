@@ -313,7 +313,9 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
         missing_p = missing_chance(trigger.missing_objects)
         deleted = ""
         if choices.edge_values:
-            created, removed = s3_bridge_admits(patterns_of(trigger.filters))
+            created, removed = s3_bridge_admits(
+                patterns_of(trigger.filters), expected=code_expects_removals(choices.dictionary)
+            )
             if removed and edge_values.deleted(choices, only=not created):
                 deleted = "Delete"
         plan = draw_s3_record(
@@ -362,9 +364,12 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
 def _s3_removal(choices: Choices, event_types: Sequence[str]) -> str:
     """The removal an S3 notification record reports ("" for a creation): only with edge
     values on and where the notification's event types include removals (all records
-    when it sends only removals)."""
+    when it sends only removals).  Event types not configured: both creations and
+    removals when the code names a removal (`code_expects_removals`), else creations."""
     if not choices.edge_values:
         return ""
+    if not event_types and code_expects_removals(choices.dictionary):
+        event_types = UNKNOWN_S3_EVENTS
     removals = [t for t in event_types if t.startswith("s3:ObjectRemoved")]
     if not removals:
         return ""
@@ -376,12 +381,15 @@ def _s3_removal(choices: Choices, event_types: Sequence[str]) -> str:
     return "DeleteMarkerCreated"
 
 
-def s3_bridge_admits(patterns: Sequence[Mapping[str, Any]]) -> tuple[bool, bool]:
+def s3_bridge_admits(
+    patterns: Sequence[Mapping[str, Any]], *, expected: bool = False
+) -> tuple[bool, bool]:
     """Whether the rule's patterns admit S3 "Object Created" and "Object Deleted" events,
-    by their `detail-type` rules.  No pattern: the trigger describes only creations (the
-    deployment's rule is not known, so no deletion is ever generated for it)."""
+    by their `detail-type` rules.  No pattern: the deployment's rule is not known, so
+    creations, and deletions only when the code `expected` them (it names one: a handler
+    that tells the event types apart receives both)."""
     if not patterns:
-        return True, False
+        return True, expected
     created = deleted = False
     for pattern in patterns:
         rule = pattern.get("detail-type")
@@ -390,6 +398,21 @@ def s3_bridge_admits(patterns: Sequence[Mapping[str, Any]]) -> tuple[bool, bool]
         created = created or leaf_matches(rule, "Object Created")
         deleted = deleted or leaf_matches(rule, "Object Deleted")
     return created, deleted
+
+
+#: The event types of an S3 notification whose types are not configured, when the code
+#: names a removal.
+UNKNOWN_S3_EVENTS: Final = ("s3:ObjectCreated:*", "s3:ObjectRemoved:*")
+#: Text a handler compares an S3 event's type with when it handles removals: EventBridge's
+#: detail-type and a notification's eventName (`ObjectRemoved:Delete`, `s3:ObjectRemoved:*`).
+REMOVAL_NAMES: Final = ("Object Deleted", "ObjectRemoved")
+
+
+def code_expects_removals(dictionary: Sequence[str]) -> bool:
+    """Whether the code's constants name an S3 removal: a handler that compares the event
+    type with "Object Deleted" (or `ObjectRemoved`) receives deletions, whatever its
+    unconfigured rule or notification says (one scan of the dictionary per event)."""
+    return any(name in constant for constant in dictionary for name in REMOVAL_NAMES)
 
 
 def _objects_of(target: Target, bucket: str | None) -> ObjectsSpec | None:
