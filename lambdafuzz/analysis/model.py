@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 #: Bumped whenever the analysis would produce a different result for the same sources.
-ANALYSIS_VERSION = 2
+ANALYSIS_VERSION = 3
 
 #: A runtime coverage arm as the harness places it: (file, from_line, to_line).
 ArmKeyT = tuple[str, int, int]

@@ -60,6 +60,7 @@ from lambdafuzz.generators.aws.streams import (
     render_stream_record,
 )
 from lambdafuzz.generators.core import Choices, generator
+from lambdafuzz.generators.dates import date_fields
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.generators.files.json_files import json_objects, json_values
@@ -307,7 +308,8 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
 def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     """An S3 "Object Created" event when the trigger names a bucket, else a custom event
     whose source, detail-type and detail the rule's pattern (if any) admits; the detail
-    drawn from the handler's model when it parses one (EventBridgeEnvelope)."""
+    drawn from the handler's model when it parses one (EventBridgeEnvelope), else a JSON
+    object whose time-named fields hold written dates with edge values on."""
     trigger = target.trigger
     if trigger.source is not None:
         missing_p = missing_chance(trigger.missing_objects)
@@ -343,6 +345,7 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
             detail = {"data": file.data.decode("utf-8", errors="replace")}
         if not isinstance(detail, dict):
             detail = {"data": detail}
+        detail = date_fields(choices, detail)  # time-named fields hold written dates
     detail = edge_values.drop_fields(choices, detail)  # a producer that omitted fields
     pattern = choose_pattern(choices, patterns_of(trigger.filters))
     if pattern is not None:
@@ -469,7 +472,8 @@ def _draw_direct(
     """A payload object holding every key the handler subscripts and, half the time each,
     the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
     payload); now and then a few more keys, and with edge values on, now and then one
-    subscripted key left out (`edge_values.absent`: a caller that forgot a field).  With
+    subscripted key left out (`edge_values.absent`: a caller that forgot a field) and its
+    time-named fields holding written dates (`dates.date_fields`).  With
     the handler's body `model`: its instances (the parser or validator admits nothing
     else)."""
     if model is not None:
@@ -479,7 +483,7 @@ def _draw_direct(
         required = {k: "any" for k in keys if not k.endswith("?")}
         optional = {k[:-1]: "any" for k in keys if k.endswith("?") and len(k) > 1}
         shape = {"required": required, "optional": optional}
-    payload = json_objects(choices, shape=shape, max_depth=3, extra_p=0.05)
+    payload = date_fields(choices, json_objects(choices, shape=shape, max_depth=3, extra_p=0.05))
     return DirectPlan(json.dumps(payload, ensure_ascii=False))
 
 
