@@ -95,7 +95,7 @@ def draw_number(choices: Choices, local: Sequence[str] = (), *, key: bool = Fals
         if edge is not None:
             return edge
     numeric = [s for s in local if _is_number(s)]
-    code = code_numbers(choices.numbers)
+    code = code_numbers(choices.numbers) if choices.edge_values else ()
     options = ("local", "epoch", "small", "large", "decimal", "code")
     weights = (0.3 if numeric else 0.0, 0.1, 0.4, 0.15, 0.2, CODE_NUMBER_WEIGHT if code else 0.0)
     source = choices.draw_weighted(options, weights, site="number-kind")
