@@ -124,7 +124,8 @@ def code_date_texts(choices: Choices) -> tuple[str, ...]:
 
 
 #: The last dictionary's written dates: a campaign passes one dictionary tuple to every
-#: input's `Choices`, so it is scanned once, not per field.  Keyed and checked by identity.
+#: input's `Choices`, so it is scanned once, not per field (950 constants: 362 us a scan,
+#: 0.17 us cached; timeit, best of 3).  Keyed and checked by identity.
 _CODE_DATES: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 

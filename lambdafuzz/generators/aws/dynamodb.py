@@ -134,8 +134,8 @@ def code_numbers(numbers: Sequence[int | float]) -> tuple[str, ...]:
 
 
 #: The last harvest's storable numbers: a campaign passes one `numbers` tuple to every
-#: input's `Choices`, so it is converted once, not per number drawn.  Keyed and checked
-#: by identity (the tuple is kept alive).
+#: input's `Choices`, so it is converted once, not per number drawn (200 numbers: 718 us
+#: converted, 0.18 us cached; timeit, best of 3).  Keyed and checked by identity.
 _CODE_NUMBERS: dict[int, tuple[Sequence[int | float], tuple[str, ...]]] = {}
 
 
@@ -151,7 +151,8 @@ def code_names(choices: Choices) -> tuple[str, ...]:
     return found
 
 
-#: The last dictionary's names, cached as `_CODE_NUMBERS` is.
+#: The last dictionary's names, cached as `_CODE_NUMBERS` is (950 constants: 357 us a
+#: scan, 0.17 us cached, per attribute name).
 _CODE_NAMES: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
