@@ -81,7 +81,7 @@ DATE_FORMAT_DATES = tuple(
         (2038, 1, 19, 3, 14, 7),
     )
 )
-#: Near misses of a date format, as (what to find, what to put instead, label): a producer
+#: Near misses of a date format, as (what to find, what to put instead): a producer
 #: that writes milliseconds (JavaScript's `toISOString`) or microseconds (Python's
 #: `isoformat`) where the code parses whole seconds, whole seconds where it parses a
 #: fraction, an offset where it expects a literal `Z`, a full timestamp where it parses an

@@ -123,6 +123,7 @@ def test_csv_widths_and_date_columns_follow_the_code():
     dictionary = ("15/06/2026", "29/02/2024", "01/01/2000", "31/12/1999", "amount")
     choices = Choices(seed=7, edge_values=True, dictionary=dictionary, numbers=(2, 3, 4, 40))
     assert csv_files.code_date_formats(choices) == ("%d/%m/%Y",)  # not %m/%d/%Y: 2 of 4
+    assert csv_files.code_widths((float("inf"), 3.0, 2.5, 21, 3)) == (3,)
     files = [
         csv_files.csv_files(
             Choices(seed=seed, edge_values=True, dictionary=dictionary, numbers=(2, 3, 4, 40))

@@ -263,7 +263,8 @@ def _width(choices: Choices) -> int:
 
 def code_widths(numbers: Sequence[int | float]) -> tuple[int, ...]:
     """The numbers the code compares with that can be a column count, in order."""
-    return tuple(dict.fromkeys(int(n) for n in numbers if n == int(n) and 1 <= n <= MAX_COLUMNS))
+    whole = (n for n in numbers if isinstance(n, int) or (isinstance(n, float) and n.is_integer()))
+    return tuple(dict.fromkeys(int(n) for n in whole if 1 <= n <= MAX_COLUMNS))
 
 
 def _date_format(choices: Choices) -> str:
