@@ -15,8 +15,10 @@ parsed models (`request.region`), CSV field names (`fieldnames=[...]`), route st
 decorators (`@app.get("/orders")`), the elements of list/tuple/set/frozenset literals bound
 to a name and used in a comparison (`if line in VALID_LINES`, module-level or local),
 dates rendered in every `strptime`/`strftime` format the code uses (`DATE_FORMAT_DATES`
-plus the first and last second of every year-like number the code compares with), and the
-+-1 neighbours of the numbers compared in conditions.
+plus the first and last second of every year-like number the code compares with), the
+near misses of each such format that producers really send (`date_variants`: fractional
+seconds, a `+00:00` offset for a literal `Z`, a time after an ISO date), and the +-1
+neighbours of the numbers compared in conditions.
 """
 
 from __future__ import annotations
@@ -79,6 +81,20 @@ DATE_FORMAT_DATES = tuple(
         (2038, 1, 19, 3, 14, 7),
     )
 )
+#: Near misses of a date format, as (what to find, what to put instead): a producer
+#: that writes milliseconds (JavaScript's `toISOString`) or microseconds (Python's
+#: `isoformat`) where the code parses whole seconds, whole seconds where it parses a
+#: fraction, an offset where it expects a literal `Z`, a full timestamp where it parses an
+#: ISO date.  Each replaces the first occurrence in the format (fractions only where the
+#: format has none, a timestamp only where it has no time); only renderings the code's
+#: format then refuses are kept.
+DATE_VARIANTS = (
+    ("%S", "%S.120"),  # milliseconds
+    ("%S", "%S.120000"),  # microseconds
+    (".%f", ""),  # whole seconds
+    ("Z", "+00:00"),  # an offset
+    ("%Y-%m-%d", "%Y-%m-%dT%H:%M:%S.120Z"),  # a timestamp
+)
 #: Numbers in this range compared with by the code are taken for years to render dates in.
 YEAR_RANGE = (1900, 2100)
 #: A collection literal wrapped in one of these calls is still a literal (`frozenset({...})`).
@@ -127,6 +143,8 @@ class ConstantTable:
                 text = render_date(moment, fmt)
                 if text is not None:
                     self.add(text, "date", where)
+            for text in date_variants(DATE_FORMAT_DATES[0], fmt):
+                self.add(text, "date-variant", where)
 
     def add_neighbours(self) -> None:
         """n-1 and n+1 of every collected number (an off-by-one boundary is a branch)."""
@@ -183,6 +201,35 @@ def render_date(moment: dt.datetime, fmt: str) -> str | None:
     except (ValueError, TypeError, re.error):  # re.error: a directive given twice
         return None
     return text if 0 < len(text) <= MAX_LEN else None
+
+
+def date_variants(moment: dt.datetime, fmt: str) -> list[str]:
+    """`moment` written in the near misses of `fmt` (`DATE_VARIANTS`) that `strptime` with
+    `fmt` refuses: the inputs that break a handler parsing exactly `fmt`."""
+    found: list[str] = []
+    for old, new in DATE_VARIANTS:
+        if (
+            old not in fmt
+            or (old == "%S" and "%f" in fmt)
+            or (old == "%Y-%m-%d" and "%H" in fmt)
+            or (old == "Z" and "%Z" in fmt)
+        ):
+            continue
+        try:
+            text = moment.strftime(fmt.replace(old, new, 1))
+        except ValueError:
+            continue
+        if 0 < len(text) <= MAX_LEN and text not in found and not _parses(text, fmt):
+            found.append(text)
+    return found
+
+
+def _parses(text: str, fmt: str) -> bool:
+    try:
+        dt.datetime.strptime(text, fmt)
+    except (ValueError, TypeError, re.error):
+        return False
+    return True
 
 
 class _Collector(cst.CSTVisitor):

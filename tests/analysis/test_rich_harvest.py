@@ -7,7 +7,7 @@ from datetime import datetime
 
 from analysis_support import AnalyzeT
 
-from lambdafuzz.analysis.constants import DATE_FORMAT_DATES, render_date
+from lambdafuzz.analysis.constants import DATE_FORMAT_DATES, date_variants, render_date
 
 SOURCE = """\
 import csv
@@ -87,6 +87,22 @@ def test_a_rendering_that_does_not_parse_back_is_dropped():
     assert render_date(moment, "%Y%Y") is None  # strptime refuses a repeated directive
 
 
+def test_near_misses_of_each_date_format_are_harvested_and_refused_by_it(analyze_app: AnalyzeT):
+    moment = DATE_FORMAT_DATES[0]
+    assert date_variants(moment, "%Y-%m-%dT%H:%M:%SZ") == [
+        "2026-06-15T08:30:45.120Z",  # JavaScript's toISOString
+        "2026-06-15T08:30:45.120000Z",
+        "2026-06-15T08:30:45+00:00",
+    ]
+    assert "2026-06-15T08:30:45Z" in date_variants(moment, "%Y-%m-%dT%H:%M:%S.%fZ")
+    assert date_variants(moment, "%Y-%m-%d") == ["2026-06-15T08:30:45.120Z"]
+    assert date_variants(moment, "%d.%m.%Y") == []  # no seconds, no Z, no ISO date
+    kinds = _kinds(_rich(analyze_app))
+    variants = [v for v, k in kinds.items() if "date-variant" in k]
+    assert "2026-06-15T08:30:45.120" in variants  # of the code's "%Y-%m-%dT%H:%M:%S"
+    assert not any(_parses(v, "%Y-%m-%dT%H:%M:%S") for v in variants)
+
+
 def test_numbers_compared_with_and_their_neighbours(analyze_app: AnalyzeT):
     result = _rich(analyze_app)
     numbers = set(result.numeric_constants)
@@ -110,7 +126,8 @@ def test_csv_field_names_attribute_reads_and_routes(analyze_app: AnalyzeT):
 def test_the_paper_strategies_table_is_unchanged(analyze_app: AnalyzeT):
     plain = analyze_app({"handler": SOURCE, "models": MODELS})
     kinds = set().union(*(set(c.kinds) for c in plain.constant_details))
-    assert not kinds & {"membership", "date", "attribute", "field_name", "route", "neighbour"}
+    rich_kinds = {"membership", "date", "date-variant", "attribute", "field_name", "route"}
+    assert not kinds & (rich_kinds | {"neighbour"})
     assert plain.numeric_constants == ()
     assert "tram-seven" not in plain.constants and "gold" not in plain.constants
     rich = _rich(analyze_app)

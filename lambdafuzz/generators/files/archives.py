@@ -13,7 +13,9 @@ fuzzer runs it in-process.
 
 With edge values on, an archive with a file member may have one member broken after
 writing (`file_edges`: a wrong CRC-32, the encrypted flag, an unknown compression method),
-patched into both its local and its central header.
+patched into both its local and its central header.  When the code names file extensions
+(`.csv`), the broken member is mostly one the handler reads: a member with such an
+extension, appended to the archive when it has none.
 """
 
 from __future__ import annotations
@@ -118,6 +120,7 @@ def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int 
             return _many_members(choices, member, depth)
         n = choices.draw_geometric(1.5, min_value=1, max_value=MAX_ENTRIES, site="entries")
     buffer = io.BytesIO()
+    files: list[str] = []  # the file members, in the archive's order
     with zipfile.ZipFile(buffer, "w") as archive:
         names: set[str] = set()
         for _ in range(n):
@@ -135,27 +138,66 @@ def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int 
             if with_parents:
                 _add_parents(archive, info, names)
             archive.writestr(info, data)
+            if not info.is_dir():
+                files.append(info.filename)
     data = buffer.getvalue()
     if choices.edge_values:
-        members = sum(not name.endswith("/") for name in names)
-        data = _corrupt_member(choices, data, members)
+        data = _corrupt_member(choices, data, files)
     return data
 
 
-def _corrupt_member(choices: Choices, data: bytes, members: int) -> bytes:
-    """`data` with one of its `members` file members broken, if an edge class is drawn
-    (archives without a file member draw none)."""
-    if not members:
+def _corrupt_member(choices: Choices, data: bytes, files: list[str]) -> bytes:
+    """`data` with one of its file members (`files`, in order) broken, if an edge class is
+    drawn (archives without a file member draw none); mostly one the code reads
+    (`file_edges.READ_MEMBER_P`: an extension it names), added when there is none."""
+    if not files:
         return data
     edge = file_edges.draw_edge(choices, "zip")
     if edge is None:
         return data
     with choices.scope(labels.FILE_EDGE):
-        index = choices.draw_integer(0, members - 1, site="member")
+        index = choices.draw_integer(0, len(files) - 1, site="member")
+        named = file_edges.code_extensions(choices)
+        if named and choices.draw_boolean(file_edges.READ_MEMBER_P, site="read-member?"):
+            read = [i for i, name in enumerate(files) if file_edges.extension_of(name) in named]
+            if read:
+                index = read[choices.draw_integer(0, len(read) - 1, site="read-member")]
+            else:
+                data, index = _add_read_member(choices, data, named, files)
         method = 99
         if edge == "unknown-method":
             method = choices.draw_choice(file_edges.UNKNOWN_METHODS, site="method")
     return file_edges.corrupt_member(data, index, edge, method)
+
+
+def _add_read_member(
+    choices: Choices, data: bytes, named: frozenset[str], files: list[str]
+) -> tuple[bytes, int]:
+    """`data` with a member appended whose extension the code names (a plain format's:
+    no nested archive, so nesting stays bounded), and that member's index; `data` and a
+    drawn index when no plain format has such an extension."""
+    from lambdafuzz.generators.files.dispatch import ARCHIVE_FORMATS, EXTENSIONS, draw_file
+
+    formats = sorted(
+        fmt
+        for fmt, extensions in EXTENSIONS.items()
+        if fmt not in ARCHIVE_FORMATS and named.intersection(extensions)
+    )
+    if not formats:
+        return data, choices.draw_integer(0, len(files) - 1, site="member")
+    fmt = choices.draw_choice(formats, site="read-format")
+    file = draw_file(choices, (fmt,), erroneous_p=0.0, site="read-file")
+    name = _entry_name(choices, file.extension, False)
+    while name in files:
+        name = "_" + name
+    info = zipfile.ZipInfo(name, date_time=(2024, 1, 1, 0, 0, 0))
+    info.external_attr = 0o644 << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    buffer = io.BytesIO(data)
+    with zipfile.ZipFile(buffer, "a") as archive:
+        archive.writestr(info, file.data)
+    files.append(name)
+    return buffer.getvalue(), len(files) - 1
 
 
 def _many_members(choices: Choices, member: MemberT, depth: int) -> bytes:
