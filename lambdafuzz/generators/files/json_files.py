@@ -16,7 +16,8 @@ With edge values on, a document may be written in another encoding or with CRLF 
 endings (`file_edges`).
 
 Given the field names the code reads (`Choices.fields`, the `frontier` strategy), a free
-object is now and then a *record* of them: each name present or not, with any value.  A
+object is now and then a *record* of them: each name present or not, with any value (a
+time-named field, `deliveredAt`, often a written date: `dates.date_texts`).  A
 handler that checks `contact_id` and `name` before its main path needs both keys in one
 body; as free keys each is a dictionary draw among dozens of constants (~1 in 300 keys),
 so the main path was almost never reached.
@@ -32,7 +33,7 @@ from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.core import Choices, generator
-from lambdafuzz.generators.dates import dates, datetimes
+from lambdafuzz.generators.dates import DATE_FIELD_P, date_texts, dates, datetimes, is_time_name
 from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import FREE_TEXT, NAME, encodable
 from lambdafuzz.generators.files.budget import fits
@@ -238,7 +239,10 @@ def _record(choices: Choices, names: tuple[str, ...], max_depth: int) -> dict[st
         if not fits(choices, 64):
             break
         if choices.draw_boolean(RECORD_FIELD_P, site="field?"):
-            if choices.draw_boolean(RECORD_CONSTANT_P, site=RECORD_CONSTANT_SITE):
+            if is_time_name(name) and choices.draw_boolean(DATE_FIELD_P, site="date-field?"):
+                # `deliveredAt`, `created_at`: a written date, as producers send it
+                result[name] = date_texts(choices, site="date-field")
+            elif choices.draw_boolean(RECORD_CONSTANT_P, site=RECORD_CONSTANT_SITE):
                 result[name] = _constant(choices)
             else:
                 site = "field-kind" if max_depth > 0 else "field-scalar-kind"
