@@ -21,7 +21,8 @@ handlers ~23,000 targeted children made 5 corpus entries (issue 16).  Here:
   first gets a plan: every class of every scalar selector once (`confused` three times,
   file-format selectors twice to a class of their own weighted pick), each field of a JSON
   record (`files.json_files`) retyped to a string, an integer, an array and an object and
-  made one of the code's constants twice (a constant field made an ordinary value once),
+  made one of the code's constants twice (a constant field made an ordinary value once, and
+  given up to 12 other constants of the code),
   the event's draws first, then files', then the rest of the world, shallow draws first
   within each and shuffled within a depth, taken at EDGE_PLAN_SHARE of its
   children and replayed execution-indexed (every other draw of the parent keeps its
@@ -44,7 +45,12 @@ from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sampl
 from lambdafuzz.fuzzer.target_coverage import ArmLinesT, TargetCoverage
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
 from lambdafuzz.generators.edge_values import EDGE_SITE_PREFIX, EdgeClass, class_shares
-from lambdafuzz.generators.files.json_files import RECORD_CONSTANT_SITE, RECORD_KIND_SHARES
+from lambdafuzz.generators.files.json_files import (
+    RECORD_CONSTANT_SITE,
+    RECORD_KIND_SHARES,
+    RECORD_NUMBER_SITE,
+    RECORD_WORD_SITE,
+)
 from lambdafuzz.harness.arm_catalog import ArmCatalog
 from lambdafuzz.labels import EVENT, FILE, FILE_EDGE
 
@@ -82,6 +88,8 @@ FILE_EDGE_STEPS = 2
 CONFUSED_STEPS = 3
 #: The types a record field is given in a plan (the others come with `confused`).
 RETYPE_KINDS = frozenset({"string", "integer", "array", "object"})
+#: A record field holding one of the code's constants tries at most this many others.
+OTHER_CONSTANTS = 12
 #: A record field that is no code constant becomes one this many times in a plan.
 CONSTANT_STEPS = 2
 #: Plans kept (one per parent; the oldest are dropped).
@@ -126,12 +134,15 @@ class FrontierMutator:
         mode: ReplayMode = ReplayMode.LINEAR,
         *,
         change: bool = True,
+        words: Iterable[str] = (),
     ) -> None:
         """`targets`: the input-dependent targets with types; `arm_targets`: (real file
         path, from line, to line) -> target ids (any target, typed or not: a sibling need
-        not be input-dependent to count as covered)."""
+        not be input-dependent to count as covered); `words`: the code's string constants
+        (in the campaign's dictionary), which edge plans try in record fields."""
         self.mode = mode
         self.change = change
+        self.words = tuple(words)
         self.random = RandomMutator(mode, change=change)
         self.targets: dict[str, FrontierTarget] = {
             t.id: t for t in targets if t.distances and t.siblings
@@ -168,7 +179,14 @@ class FrontierMutator:
             for t in analysis.targets
             if t.input_dependent and t.types
         ]
-        return cls(targets, TargetCoverage.arm_index_of(analysis), catalog, mode, change=change)
+        return cls(
+            targets,
+            TargetCoverage.arm_index_of(analysis),
+            catalog,
+            mode,
+            change=change,
+            words=analysis.constants,
+        )
 
     # ------------------------------------------------------------------ the frontier
     @property
@@ -237,7 +255,7 @@ class FrontierMutator:
         """The parent's plan, made on its first child."""
         plan = self._plans.get(id(parent))
         if plan is None or plan.parent is not parent:
-            plan = _EdgePlan.of(parent, rng)
+            plan = _EdgePlan.of(parent, rng, self.words)
             self._plans[id(parent)] = plan
             if len(self._plans) > MAX_PLANS:
                 del self._plans[next(iter(self._plans))]
@@ -304,14 +322,28 @@ class _EdgePlan:
 
     parent: ChoiceSequence
     selectors: list[int]
-    steps: list[tuple[int, float | bool | None]]
+    steps: list[tuple[int, Any]]
 
     @classmethod
-    def of(cls, parent: ChoiceSequence, rng: random.Random) -> _EdgePlan:
+    def of(
+        cls, parent: ChoiceSequence, rng: random.Random, words: tuple[str, ...] = ()
+    ) -> _EdgePlan:
+        """`words`: the code's string constants (a record field holding one tries others)."""
         selectors: list[int] = []
-        steps: list[tuple[int, float | bool | None]] = []
+        steps: list[tuple[int, Any]] = []
         for i, c in enumerate(parent.choices):
             site = c.ei[-1][0]
+            if site == RECORD_WORD_SITE and c.value in words:
+                # a field holding one of the code's strings: others of them (`"eu"` passed,
+                # `"apac"` of the same list is the bug)
+                others = [w for w in words if w != c.value]
+                steps.extend((i, w) for w in rng.sample(others, min(OTHER_CONSTANTS, len(others))))
+                continue
+            if site == RECORD_NUMBER_SITE:
+                count = c.constraints.max_value + 1  # type: ignore[union-attr]
+                others = [n for n in range(count) if n != c.value]
+                steps.extend((i, n) for n in rng.sample(others, min(OTHER_CONSTANTS, len(others))))
+                continue
             if site == RECORD_CONSTANT_SITE:
                 # a record field that is not one of the code's constants: make it one; one
                 # that is: an ordinary value (with edge selectors of its own)

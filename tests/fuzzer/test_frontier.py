@@ -248,3 +248,31 @@ def test_after_its_plan_a_parent_gets_edge_mutations_at_the_edge_share():
     kinds = [mutator.mutate(parent, rng).targeted for _ in range(2000)]
     share = kinds.count(frontier.EDGE_MUTATION) / len(kinds)
     assert abs(share - frontier.EDGE_SHARE) < 0.03
+
+
+def test_a_record_field_holding_a_code_constant_tries_the_others():
+    from lambdafuzz.fuzzer import frontier
+    from lambdafuzz.fuzzer.frontier import _EdgePlan
+    from lambdafuzz.generators.files.json_files import RECORD_WORD_SITE, json_documents
+
+    words = ("eu", "uk", "us", "apac")
+    for seed in range(500):
+        choices = Choices(seed=seed, fields=("region",), dictionary=words, edge_values=True)
+        value = json.loads(json_documents(choices))
+        if isinstance(value, dict) and value.get("region") in words:
+            break
+    else:
+        raise AssertionError("no record with a constant region in 500 seeds")
+    parent = ChoiceSequence(tuple(choices.choices))
+    plan = _EdgePlan.of(parent, random.Random(0), words)
+    tried = {v for i, v in plan.steps if parent.choices[i].ei[-1][0] == RECORD_WORD_SITE}
+    assert tried == set(words) - {value["region"]}  # fewer than OTHER_CONSTANTS: all of them
+    assert len(words) - 1 <= frontier.OTHER_CONSTANTS
+    for i, word in plan.steps:
+        if parent.choices[i].ei[-1][0] != RECORD_WORD_SITE:
+            continue
+        prefix = parent.by_ei()
+        prefix[parent.choices[i].ei] = word
+        child = Choices(prefix, mode=ReplayMode.EXECUTION_INDEXED, fields=("region",),
+                        dictionary=words, edge_values=True)  # fmt: skip
+        assert json.loads(json_documents(child)) == {**value, "region": word}

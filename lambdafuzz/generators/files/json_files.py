@@ -53,8 +53,12 @@ RECORD_FIELD_P: Final = 0.7
 #: and `dictionary_p` a field met a given constant about once in 500 records.
 RECORD_CONSTANT_P: Final = 0.3
 RECORD_STRING_P: Final = 0.7
-#: The call site of that draw (a mutator's edge plan turns it on, `fuzzer.frontier`).
+#: The call sites of that draw and of the constant's own draw (a string, or the index of a
+#: number): a mutator's edge plan turns the first on and tries other constants in the
+#: others (`fuzzer.frontier`).
 RECORD_CONSTANT_SITE: Final = "constant?"
+RECORD_WORD_SITE: Final = "constant"
+RECORD_NUMBER_SITE: Final = "constant-number"
 #: Strings: free text plus characters JSON must escape.
 STRING_ALPHABET: Final = FREE_TEXT + "\t\n\r\b\f\x00\x1f\u2028\U0001f600"
 
@@ -258,11 +262,11 @@ def _constant(choices: Choices) -> Any:
         usual = choices.dictionary_p
         choices.dictionary_p = 1.0
         try:
-            return _string(choices)
+            return encodable(choices.draw_string(STRING_ALPHABET, 0, 20, site=RECORD_WORD_SITE))
         finally:
             choices.dictionary_p = usual
     if choices.numbers:
-        return choices.draw_choice(choices.numbers, site="number")
+        return choices.draw_choice(choices.numbers, site=RECORD_NUMBER_SITE)
     return _string(choices)
 
 
