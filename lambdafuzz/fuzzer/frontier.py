@@ -20,7 +20,7 @@ handlers ~23,000 targeted children made 5 corpus entries (issue 16).  Here:
   `files.file_edges`) moved to another class, the rest of the parent kept.  Each parent
   first gets a plan: every class of every scalar selector once (`confused` three times,
   file-format selectors twice to a class of their own weighted pick), each field of a JSON
-  record (`files.json_files`) retyped to a string, an integer, an array and an object and
+  record (`files.json_files`) put in when left out, retyped to a string, an integer, an array and an object and
   made one of the code's constants twice (a constant field made an ordinary value once, and
   given up to 12 other constants of the code),
   the event's draws first, then files', then the rest of the world, shallow draws first
@@ -47,6 +47,7 @@ from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
 from lambdafuzz.generators.edge_values import EDGE_SITE_PREFIX, EdgeClass, class_shares
 from lambdafuzz.generators.files.json_files import (
     RECORD_CONSTANT_SITE,
+    RECORD_FIELD_SITE,
     RECORD_KIND_SHARES,
     RECORD_NUMBER_SITE,
     RECORD_WORD_SITE,
@@ -343,6 +344,9 @@ class _EdgePlan:
                 count = c.constraints.max_value + 1  # type: ignore[union-attr]
                 others = [n for n in range(count) if n != c.value]
                 steps.extend((i, n) for n in rng.sample(others, min(OTHER_CONSTANTS, len(others))))
+                continue
+            if site == RECORD_FIELD_SITE and c.value is False:
+                steps.append((i, True))  # a field the record left out: put it in
                 continue
             if site == RECORD_CONSTANT_SITE:
                 # a record field that is not one of the code's constants: make it one; one

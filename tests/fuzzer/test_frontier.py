@@ -204,6 +204,7 @@ def test_an_edge_plan_tries_every_class_of_every_selector_once_keeping_the_rest(
     )
     constants = sum(c.ei[-1][0] == "constant?" and c.value is False for c in parent.choices)
     held = sum(c.ei[-1][0] == "constant?" and c.value is True for c in parent.choices)
+    absent = sum(c.ei[-1][0] == "field?" and c.value is False for c in parent.choices)
     files = len(plan.selectors) - len(scalar)
     retypes = sum(
         kind in frontier.RETYPE_KINDS and not low <= c.value < high
@@ -216,6 +217,7 @@ def test_an_edge_plan_tries_every_class_of_every_selector_once_keeping_the_rest(
         expected
         + frontier.CONSTANT_STEPS * constants
         + held
+        + absent
         + frontier.FILE_EDGE_STEPS * files
         + retypes,
     )

@@ -53,9 +53,10 @@ RECORD_FIELD_P: Final = 0.7
 #: and `dictionary_p` a field met a given constant about once in 500 records.
 RECORD_CONSTANT_P: Final = 0.3
 RECORD_STRING_P: Final = 0.7
-#: The call sites of that draw and of the constant's own draw (a string, or the index of a
+#: The call sites of a field's presence, of that draw and of the constant's own draw (a string, or the index of a
 #: number): a mutator's edge plan turns the first on and tries other constants in the
 #: others (`fuzzer.frontier`).
+RECORD_FIELD_SITE: Final = "field?"
 RECORD_CONSTANT_SITE: Final = "constant?"
 RECORD_WORD_SITE: Final = "constant"
 RECORD_NUMBER_SITE: Final = "constant-number"
@@ -242,7 +243,7 @@ def _record(choices: Choices, names: tuple[str, ...], max_depth: int) -> dict[st
     for name in names:
         if not fits(choices, 64):
             break
-        if choices.draw_boolean(RECORD_FIELD_P, site="field?"):
+        if choices.draw_boolean(RECORD_FIELD_P, site=RECORD_FIELD_SITE):
             if is_time_name(name) and choices.draw_boolean(DATE_FIELD_P, site="date-field?"):
                 # `deliveredAt`, `created_at`: a written date, as producers send it
                 result[name] = date_texts(choices, site="date-field")
