@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from click.testing import CliRunner
 from lambdafuzz.cli.main import cli
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewCostFinding
+from lambdafuzz.fuzzer.engine import CampaignFinished, Engine, NewCostFinding
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.model.cost import Measure
 
@@ -57,14 +58,30 @@ def fuzz_until_found(app: str, out: Path, measure: Measure, options: dict[str, A
     return engine, events, finished
 
 
+@pytest.fixture(scope="module")
+def found_runs(tmp_path_factory) -> Callable[[str], tuple[Path, Engine, list, CampaignFinished]]:
+    """Each app's campaign, run once: the csv_items one serves both the finding test and
+    the reports test, which only read it (a second campaign cost ~3 s)."""
+    made: dict[str, tuple[Path, Engine, list, CampaignFinished]] = {}
+
+    def run(app: str) -> tuple[Path, Engine, list, CampaignFinished]:
+        if app not in made:
+            measure, _, options, execs = CASES[app]
+            out = tmp_path_factory.mktemp(app) / "out"
+            made[app] = (out, *fuzz_until_found(app, out, measure, options, execs))
+        return made[app]
+
+    return run
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("app", sorted(CASES))
-def test_cost_objective_reports_the_planted_problem_with_its_measure(tmp_path, app):
+def test_cost_objective_reports_the_planted_problem_with_its_measure(found_runs, app):
     measure, operation, options, execs = CASES[app]
-    engine, events, finished = fuzz_until_found(app, tmp_path / "out", measure, options, execs)
+    out, engine, events, finished = found_runs(app)
     found = [e.finding for e in events if isinstance(e, NewCostFinding)]
     assert measure in {f.measure for f in found}, (app, finished.stats)
-    entries = [e for e in OutDir(tmp_path / "out").read().cost if e.finding.measure is measure]
+    entries = [e for e in OutDir(out).read().cost if e.finding.measure is measure]
     assert len(entries) == 1
     finding = entries[0].finding
     assert finding.value > finding.budget
@@ -82,14 +99,12 @@ def test_cost_objective_reports_the_planted_problem_with_its_measure(tmp_path, a
 
 
 @pytest.mark.slow
-def test_cost_findings_reach_summary_reports_and_repro(tmp_path):
+def test_cost_findings_reach_summary_reports_and_repro(found_runs, tmp_path):
     from lambdafuzz.report.ci_outputs import write_junit, write_sarif
     from lambdafuzz.report.html import render_report
     from lambdafuzz.report.status import summary
 
-    measure, _, options, execs = CASES["csv_items"]
-    out = tmp_path / "out"
-    engine, _, finished = fuzz_until_found("csv_items", out, measure, options, execs)
+    out, engine, _, finished = found_runs("csv_items")
     target = engine.options.target
     text = summary(finished)
     assert "cost            1 finding" in text and "aws_calls:" in text

@@ -93,17 +93,27 @@ def _temp_files(out: Path) -> list[str]:
     return sorted(str(p.relative_to(out)) for p in out.rglob("*.tmp"))
 
 
-def _seed_out_dir(out: Path, extra: int = EXTRA_INPUTS) -> None:
-    """A fresh campaign, plus `extra` copies of its inputs under other seeds in corpus/."""
+@pytest.fixture(scope="module")
+def fresh_campaign(tmp_path_factory) -> Path:
+    """The fresh campaign every out dir here starts from, run once (each test copies it:
+    a second identical campaign cost ~10 s, most of it re-running its 3 failures)."""
     # zest: its generation does not move with the harvest and edge values of the default
     # strategy, so seed 1 keeps a valid input; the resumes below run the default, under
     # which these inputs replay to other recordings (their files must keep their choices).
     # Seed 1 has its 3 corpus inputs and 3 failures by execution 15 (nothing new up to 60)
+    out = tmp_path_factory.mktemp("fresh") / "out"
     engine = build_engine(
         load_config(GRADEBOOK), out_dir=out, strategy="zest", seed=1, max_execs=25
     )
     for _ in engine.run():
         pass
+    return out
+
+
+def _seed_out_dir(fresh: Path, out: Path, extra: int = EXTRA_INPUTS) -> None:
+    """A copy of the fresh campaign (at the same depth, so its recorded config path still
+    resolves), plus `extra` copies of its inputs under other seeds in corpus/."""
+    shutil.copytree(fresh, out)
     inputs = [load_input(p) for p in sorted(out.glob("*/*.json"))]  # corpus/ first
     # failing inputs that covered new arms are in corpus/ too (marked failing parents)
     assert any(i.outcome == "VALID" for i in inputs) and len(inputs) >= 2, [
@@ -227,11 +237,11 @@ def _one_round(r: Rounds, n: int, mode: str, rng: random.Random) -> None:
 
 
 @pytest.fixture(scope="module")
-def rounds(tmp_path_factory) -> Rounds:
+def rounds(fresh_campaign, tmp_path_factory) -> Rounds:
     root = tmp_path_factory.mktemp("kill")
     r = Rounds(out=root / "out", tmpdir=root / "tmp")
     r.tmpdir.mkdir()
-    _seed_out_dir(r.out)
+    _seed_out_dir(fresh_campaign, r.out)
     seed = int(os.environ.get("LAMBDAFUZZ_KILL_SEED", random.randrange(1 << 30)))
     rng = random.Random(seed)
     r.log.append(f"LAMBDAFUZZ_KILL_SEED={seed}")
@@ -296,11 +306,11 @@ def test_a_group_kill_while_a_worker_starts_leaves_no_temp_dir(tmp_path):
 
 
 # =========================================================================== Ctrl-C, short budget
-def test_ctrl_c_during_resume_then_a_one_execution_resume_lose_nothing(tmp_path):
+def test_ctrl_c_during_resume_then_a_one_execution_resume_lose_nothing(fresh_campaign, tmp_path):
     out = tmp_path / "out"
     tmpdir = tmp_path / "tmp"
     tmpdir.mkdir()
-    _seed_out_dir(out, extra=60)
+    _seed_out_dir(fresh_campaign, out, extra=60)
     saved = _saved_files(out)
     assert len(saved) >= 60
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -45,12 +46,26 @@ def _campaign(out: Path, strategy: str, seed: int, execs: int) -> Path:
     return out
 
 
+@pytest.fixture(scope="module")
+def seeded_runs(tmp_path_factory) -> Callable[[str], Path]:
+    """The seeded campaign of a strategy (seed 1, 400 executions), run once per module: the
+    replay tests only read it and the minimize tests work on a copy (a second identical
+    spoton campaign cost ~15 s)."""
+    made: dict[str, Path] = {}
+
+    def run(strategy: str) -> Path:
+        if strategy not in made:
+            made[strategy] = _campaign(tmp_path_factory.mktemp(strategy), strategy, 1, 400)
+        return made[strategy]
+
+    return run
+
+
 # frontier: the default, whose inputs also depend on the code's numbers and edge values;
 # spoton: the paper's dictionary strategy (zest-strings replays alike)
 @pytest.fixture(scope="module", params=["spoton", "frontier"])
-def campaign(request, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp(request.param)
-    return _campaign(out, request.param, seed=1, execs=400)
+def campaign(request, seeded_runs) -> Path:
+    return seeded_runs(request.param)
 
 
 def _saved_inputs(out: Path) -> list[SavedInput]:
@@ -108,9 +123,13 @@ def test_the_pytest_plugin_replays_every_failure_as_the_same_failure(campaign, p
 
 
 @pytest.fixture(scope="module")
-def minimized_campaign(tmp_path_factory) -> tuple[Path, dict[str, dict], dict[str, bytes]]:
-    """A spoton campaign, every failure minimized with the command line."""
-    out = _campaign(tmp_path_factory.mktemp("minimized"), "spoton", seed=1, execs=400)
+def minimized_campaign(
+    seeded_runs, tmp_path_factory
+) -> tuple[Path, dict[str, dict], dict[str, bytes]]:
+    """A spoton campaign (a copy of the seeded one), every failure minimized with the
+    command line."""
+    out = tmp_path_factory.mktemp("minimized")  # as deep as the original: same relative paths
+    shutil.copytree(seeded_runs("spoton"), out, dirs_exist_ok=True)
     before = {e.path.name: e.saved.failure for e in OutDir(out).read().failures}
     runner = CliRunner()
     for name in before:

@@ -12,7 +12,7 @@ execution number differs by exactly the zero mutations run before it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import pytest
@@ -160,12 +160,29 @@ def _assert_same_campaign(
     assert on_failures == off_failures
 
 
-def test_skipping_zero_mutations_saves_the_same_inputs(tmp_path):
+SKIPPING_BUDGET = 300
+SkippingRun = tuple[Path, Engine, GeneratingPool, list[Child]]
+
+
+@pytest.fixture(scope="module")
+def skipping_run(tmp_path_factory) -> Callable[[ReplayMode], SkippingRun]:
+    """The skipping-on campaign of a mode (SKIPPING_BUDGET executions), made once: the
+    comparison and the stats test only read it (a second one cost ~3 s)."""
+    made: dict[ReplayMode, SkippingRun] = {}
+
+    def run(mode: ReplayMode) -> SkippingRun:
+        if mode not in made:
+            out = tmp_path_factory.mktemp(f"on-{mode}")
+            made[mode] = (out, *_fake_campaign(out, execs=SKIPPING_BUDGET, skip=True, mode=mode))
+        return made[mode]
+
+    return run
+
+
+def test_skipping_zero_mutations_saves_the_same_inputs(tmp_path, skipping_run):
     for mode in (ReplayMode.LINEAR, ReplayMode.EXECUTION_INDEXED):
-        budget = 300
-        on, on_pool, on_children = _fake_campaign(
-            tmp_path / f"on-{mode}", execs=budget, skip=True, mode=mode
-        )
+        budget = SKIPPING_BUDGET
+        on_out, on, on_pool, on_children = skipping_run(mode)
         skipped = on.zero_mutations_skipped
         assert skipped > 0, f"{mode}: no zero mutation in {budget} executions"
         assert on.execs == budget and len(on_pool.sent) == budget + skipped
@@ -179,22 +196,20 @@ def test_skipping_zero_mutations_saves_the_same_inputs(tmp_path):
         ]
         assert all(r.parent_digest is None for r in off_pool.sent)
         assert len(on.queue) > 20  # the campaigns went on saving inputs
-        _assert_same_campaign(
-            tmp_path / f"on-{mode}", tmp_path / f"off-{mode}", on_children, off_children
-        )
+        _assert_same_campaign(on_out, tmp_path / f"off-{mode}", on_children, off_children)
 
 
-def test_stats_and_summary_count_the_skipped(tmp_path):
-    engine, _, children = _fake_campaign(tmp_path, execs=300, skip=True, mode=ReplayMode.LINEAR)
+def test_stats_and_summary_count_the_skipped(skipping_run):
+    out, engine, _, children = skipping_run(ReplayMode.LINEAR)
     skipped = engine.zero_mutations_skipped
     assert skipped > 0
-    stats = OutDir(tmp_path).read().stats
+    stats = OutDir(out).read().stats
     assert stats is not None
-    assert stats.zero_mutations_skipped == skipped and stats.execs == 300
+    assert stats.zero_mutations_skipped == skipped and stats.execs == SKIPPING_BUDGET
     skipped_children = [c for _, c in children if c.skipped]
     assert len(skipped_children) == skipped
     assert all(c.result.identical and not c.saved for c in skipped_children)
-    finished = CampaignFinished(stats, tmp_path, engine.stop_reason)
+    finished = CampaignFinished(stats, out, engine.stop_reason)
     line = next(x for x in summary(finished).splitlines() if "zero mutations" in x)
     assert f"{skipped} children identical to their parent skipped" in line
 
