@@ -64,6 +64,13 @@ from lambdafuzz.model.target import app_dirs
 
 NUM_CHILDREN_BASELINE = 50
 NUM_CHILDREN_MULTIPLIER_FAVORED = 20
+#: With a mutator that plans per parent (`frontier`'s edge plans: `plan_pending`), every
+#: other child of the coverage queue goes to the newest entry whose plan is not done, at
+#: most this many, so a new input's plan runs now and not a queue cycle (hundreds of
+#: children per parent) later: on a quotes API the first valid body, saved at execution
+#: 1520, had made 15 valid children by execution 3000, and its plan's fatal step was never
+#: reached.
+FRESH_CHILDREN_MAX = 400
 #: Zero mutations skipped in a row that give their place in the budget to the next child;
 #: past this many (a corpus whose every child repeats its parent) skips count as executions,
 #: so an executions budget still ends.
@@ -332,6 +339,11 @@ class Engine:
         self._cost_budgets = CostBudgets.of(options)
         self._cost_confirms = 0
         self.cost_reruns = 0  # tests run again to confirm a noisy measure
+        # new entries whose edge plan is pending (newest last), their children so far, and
+        # whether the next coverage child is theirs (see FRESH_CHILDREN_MAX)
+        self._fresh: list[Entry] = []
+        self._fresh_children: dict[int, int] = {}
+        self._fresh_turn = False
         self._children_made = 0  # children of either queue, for `cost_share`
         self._cost_children_made = 0
         self._cost_cursor = 0
@@ -461,7 +473,24 @@ class Engine:
                     yield from self._cost_children(cost_parent)
                     if not self._budget_left():
                         return
-                yield self._child(parent, TagKind.CHILD)
+                yield self._child(self._fresh_or(parent), TagKind.CHILD)
+
+    def _fresh_or(self, parent: Entry) -> Entry:
+        """Every other child: the newest entry whose plan is pending (FRESH_CHILDREN_MAX),
+        else `parent`."""
+        pending = getattr(self.mutator, "plan_pending", None)
+        while self._fresh and pending is not None:
+            entry = self._fresh[-1]
+            made = self._fresh_children.get(entry.id, 0)
+            if made >= FRESH_CHILDREN_MAX or not pending(entry.sequence):
+                self._fresh.pop()
+                continue
+            self._fresh_turn = not self._fresh_turn
+            if not self._fresh_turn:
+                return parent
+            self._fresh_children[entry.id] = made + 1
+            return entry
+        return parent
 
     def _cost_children(self, parent: Entry) -> Iterator[TestRequest]:
         """COST_CHILDREN mutants of a cost-queue parent (fewer when the budget ends)."""
@@ -886,6 +915,8 @@ class Engine:
             failing=failing,
         )
         self.queue.append(entry)
+        if hasattr(self.mutator, "plan_pending"):
+            self._fresh.append(entry)
         self.corpus_arms.update(entry.arms)
         saved = SavedInput(
             name=name,

@@ -20,9 +20,9 @@ handlers ~23,000 targeted children made 5 corpus entries (issue 16).  Here:
   `files.file_edges`) moved to another class, the rest of the parent kept.  Each parent
   first gets a plan: every class of every scalar selector once (`confused` three times,
   file-format selectors twice to a class of their own weighted pick), each field of a JSON
-  record (`files.json_files`) put in when left out, retyped to a string, an integer, an array and an object and
-  made one of the code's constants twice (a constant field made an ordinary value once, and
-  given up to 12 other constants of the code),
+  record (`files.json_files`) put in when left out (three times), retyped to a string, an integer, an array and an object and
+  made one of the code's constants twice (a constant field made an ordinary value once),
+  every string draw that holds one of the code's strings given up to 12 others of them,
   the event's draws first, then files', then the rest of the world, shallow draws first
   within each and shuffled within a depth, taken at EDGE_PLAN_SHARE of its
   children and replayed execution-indexed (every other draw of the parent keeps its
@@ -50,7 +50,6 @@ from lambdafuzz.generators.files.json_files import (
     RECORD_FIELD_SITE,
     RECORD_KIND_SHARES,
     RECORD_NUMBER_SITE,
-    RECORD_WORD_SITE,
 )
 from lambdafuzz.harness.arm_catalog import ArmCatalog
 from lambdafuzz.labels import EVENT, FILE, FILE_EDGE
@@ -89,6 +88,8 @@ FILE_EDGE_STEPS = 2
 CONFUSED_STEPS = 3
 #: The types a record field is given in a plan (the others come with `confused`).
 RETYPE_KINDS = frozenset({"string", "integer", "array", "object"})
+#: A record field left out is put in this many times (each with a fresh value).
+PUT_IN_STEPS = 3
 #: A record field holding one of the code's constants tries at most this many others.
 OTHER_CONSTANTS = 12
 #: A record field that is no code constant becomes one this many times in a plan.
@@ -262,6 +263,12 @@ class FrontierMutator:
                 del self._plans[next(iter(self._plans))]
         return plan
 
+    def plan_pending(self, parent: ChoiceSequence) -> bool:
+        """Whether the parent's plan has steps left (or is not made yet): the engine gives
+        such a new entry every other child (`engine.FRESH_CHILDREN_MAX`)."""
+        plan = self._plans.get(id(parent))
+        return plan is None or plan.parent is not parent or bool(plan.steps)
+
     def edge_mutation(self, parent: ChoiceSequence, rng: random.Random) -> Mutation | None:
         """The parent's next edge-plan step, or (plan done) an edge mutation at EDGE_SHARE;
         None: a child of another kind."""
@@ -309,11 +316,12 @@ class FrontierMutator:
         return self.random.mutate(parent, rng)
 
 
-def _plan_rank(choice: Any) -> tuple[int, int]:
-    """Where a draw's plan steps go: (event 0 / file 1 / other world draws 2, depth)."""
+def _plan_rank(choice: Any, constant: bool) -> tuple[int, int, int]:
+    """Where a draw's plan steps go: (event 0 / file 1 / other world draws 2, a code
+    constant 0 / other steps 1, depth)."""
     labels = choice.labels
     tier = 0 if EVENT in labels else 1 if FILE in labels else 2
-    return tier, len(choice.ei)
+    return tier, 0 if constant else 1, len(choice.ei)
 
 
 @dataclass(slots=True)
@@ -331,51 +339,62 @@ class _EdgePlan:
     ) -> _EdgePlan:
         """`words`: the code's string constants (a record field holding one tries others)."""
         selectors: list[int] = []
-        steps: list[tuple[int, Any]] = []
+        ranked: list[tuple[tuple[int, int, int], int, Any]] = []
+        known = frozenset(words)
+
+        def add(i: int, value: Any, repeat: int = 1, *, constant: bool = False) -> None:
+            rank = _plan_rank(parent.choices[i], constant)
+            ranked.extend((rank, i, value) for _ in range(repeat))
+
         for i, c in enumerate(parent.choices):
             site = c.ei[-1][0]
-            if site == RECORD_WORD_SITE and c.value in words:
-                # a field holding one of the code's strings: others of them (`"eu"` passed,
-                # `"apac"` of the same list is the bug)
+            if type(c.value) is str and c.value in known:
+                # a string draw holding one of the code's strings (a record's constant or
+                # a dictionary draw anywhere): others of them (`"eu"` passed, `"apac"` of
+                # the same list is the bug)
                 others = [w for w in words if w != c.value]
-                steps.extend((i, w) for w in rng.sample(others, min(OTHER_CONSTANTS, len(others))))
+                for word in rng.sample(others, min(OTHER_CONSTANTS, len(others))):
+                    add(i, word, constant=True)
                 continue
             if site == RECORD_NUMBER_SITE:
                 count = c.constraints.max_value + 1  # type: ignore[union-attr]
                 others = [n for n in range(count) if n != c.value]
-                steps.extend((i, n) for n in rng.sample(others, min(OTHER_CONSTANTS, len(others))))
+                for n in rng.sample(others, min(OTHER_CONSTANTS, len(others))):
+                    add(i, n, constant=True)
                 continue
             if site == RECORD_FIELD_SITE and c.value is False:
-                steps.append((i, True))  # a field the record left out: put it in
+                # a field the record left out: put it in, with a few fresh values
+                add(i, True, PUT_IN_STEPS, constant=True)
                 continue
             if site == RECORD_CONSTANT_SITE:
                 # a record field that is not one of the code's constants: make it one; one
                 # that is: an ordinary value (with edge selectors of its own)
-                steps.extend((i, not c.value) for _ in range(1 if c.value else CONSTANT_STEPS))
+                add(i, not c.value, 1 if c.value else CONSTANT_STEPS, constant=not c.value)
                 continue
             if site in RECORD_KIND_SHARES:
                 # a record field of another type (`isinstance(lines, list)`)
                 for kind, (low, high) in RECORD_KIND_SHARES[site].items():
                     if kind in RETYPE_KINDS and not low <= c.value < high:
-                        steps.append((i, (low + high) / 2))
+                        add(i, (low + high) / 2)
                 continue
             if site.startswith(EDGE_SITE_PREFIX):
                 selectors.append(i)
                 for option, (low, high) in class_shares(site).items():
                     if option is not None and not low <= c.value < high:
                         repeat = CONFUSED_STEPS if option is EdgeClass.CONFUSED else 1
-                        steps.extend((i, (low + high) / 2) for _ in range(repeat))
+                        add(i, (low + high) / 2, repeat)
             elif c.labels and c.labels[-1] == FILE_EDGE:
                 selectors.append(i)
-                steps.extend((i, None) for _ in range(FILE_EDGE_STEPS))
+                add(i, None, FILE_EDGE_STEPS)
         # the event's draws first, then files' (S3 objects), then the rest of the world (a
         # table's items the handler may only write to: on a tags API 190 of 217 steps were
-        # those, before the body's tag); shallow draws first within each (a top-level
-        # field of a body before the fields of an object nested in it), in random order
-        # within a depth; steps are taken from the end
-        rng.shuffle(steps)
-        steps.sort(key=lambda step: _plan_rank(parent.choices[step[0]]))
-        steps = steps[:MAX_PLAN_STEPS]
+        # those, before the body's tag); within each, the code's constants first (another
+        # member of the list a field was checked against, a field put in), then shallow
+        # draws first (a top-level field of a body before the fields of an object nested
+        # in it), in random order within a rank; steps are taken from the end
+        rng.shuffle(ranked)
+        ranked.sort(key=lambda step: step[0])
+        steps = [(i, value) for _, i, value in ranked[:MAX_PLAN_STEPS]]
         steps.reverse()
         return cls(parent, selectors, steps)
 

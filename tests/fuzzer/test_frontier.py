@@ -217,7 +217,7 @@ def test_an_edge_plan_tries_every_class_of_every_selector_once_keeping_the_rest(
         expected
         + frontier.CONSTANT_STEPS * constants
         + held
-        + absent
+        + frontier.PUT_IN_STEPS * absent
         + frontier.FILE_EDGE_STEPS * files
         + retypes,
     )

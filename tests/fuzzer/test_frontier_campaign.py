@@ -16,11 +16,11 @@ from lambdafuzz.fuzzer.out_dir import CampaignMeta, read_campaign_dir
 from lambdafuzz.fuzzer.replay import Replayer
 
 WORDLIST = Path(__file__).parent / "wordlist"
-# frontier, seed 6: Stamped at execution 3, KnownLine at 65 (with records and edge plans,
-# seeds 0-9 at 90 executions reach both only for seed 6, one of them for seeds 1 and 4;
-# zest, seeds 0-9, 90 executions: neither)
+# frontier, seed 8: KnownLine at execution 62, Stamped at 65 (with records, edge plans and
+# new entries' plans first, seeds 0-9 at 90 executions reach both only for seed 8, one of
+# them for seeds 2, 4 and 6; zest, seeds 0-9, 90 executions: neither)
 EXECS = 90
-SEED = 6
+SEED = 8
 PLANTED = {"KnownLine", "Stamped"}
 
 
@@ -66,3 +66,38 @@ def test_a_frontier_campaign_records_its_draw_settings_and_replays(frontier_camp
             assert result.failure.signature == failure.signature
     old = CampaignMeta.from_json({"handler": "h", "mode": "linear"})  # before the fields
     assert (old.numbers, old.edge_values) == ((), False)
+
+
+def test_a_new_entry_gets_every_other_child_while_its_plan_is_pending(tmp_path: Path):
+    from lambdafuzz.fuzzer.engine import FRESH_CHILDREN_MAX, NewCoverage
+
+    engine = build_engine(
+        load_config(WORDLIST), out_dir=tmp_path / "o", strategy="frontier", seed=SEED,
+        max_execs=EXECS,
+    )  # fmt: skip
+    parents: list[int] = []
+    mutate = engine.mutator.mutate
+
+    def recording(parent, rng):
+        parents.append(id(parent))
+        return mutate(parent, rng)
+
+    engine.mutator.mutate = recording  # type: ignore[method-assign]
+    saved_at: list[tuple[int, int]] = []  # (children made before it, its sequence's id)
+    for event in engine.run():
+        if isinstance(event, NewCoverage):
+            saved_at.append((len(parents), id(engine.queue[-1].sequence)))
+    assert len(saved_at) >= 3
+    checked = 0
+    bounds = [*saved_at[1:], (len(parents), 0)]
+    for (made, sequence), (next_made, _) in zip(saved_at, bounds, strict=True):
+        if next_made - made < 20:
+            continue  # superseded by a newer entry before its turn came
+        mine = [n for n in range(made, next_made) if parents[n] == sequence]
+        assert mine, (made, next_made)
+        assert mine[0] - made <= 20  # its turn comes at once (a few requests are queued)
+        span = parents[mine[0] : next_made]
+        assert span.count(sequence) / len(span) >= 0.45  # every other child
+        checked += 1
+    assert checked >= 1
+    assert FRESH_CHILDREN_MAX >= 100
