@@ -91,7 +91,7 @@ def test_fuzz_fixture_runs_a_bounded_campaign(pytester):
         f"""
         import pytest
 
-        @pytest.mark.lambdafuzz({str(TEMPLATE)!r}, function="WorkerFunction", execs=12, seed=1)
+        @pytest.mark.lambdafuzz({str(TEMPLATE)!r}, function="WorkerFunction", execs=12, seed=5)
         def test_worker_survives(lambdafuzz_fuzz):
             finished = lambdafuzz_fuzz()
             assert finished.stats.execs == 12
@@ -114,7 +114,7 @@ def test_a_failing_fuzz_test_shows_falsifying_examples_and_keeps_the_input(pytes
         f"""
         import pytest
 
-        @pytest.mark.lambdafuzz({str(TEMPLATE)!r}, function="WorkerFunction", execs=12, seed=1)
+        @pytest.mark.lambdafuzz({str(TEMPLATE)!r}, function="WorkerFunction", execs=12, seed=5)
         def test_worker_survives(lambdafuzz_fuzz):
             assert lambdafuzz_fuzz().stats.unique_failures == 0
         """
