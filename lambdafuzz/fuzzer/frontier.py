@@ -251,7 +251,6 @@ class FrontierMutator:
         self.credit[label] = min(MAX_CREDIT, max(MIN_CREDIT, old * factor))
         self._weights = None
 
-    # ------------------------------------------------------------------ mutation
     # ------------------------------------------------------------------ edge mutations
     def edge_plan(self, parent: ChoiceSequence, rng: random.Random) -> _EdgePlan:
         """The parent's plan, made on its first child."""
@@ -292,6 +291,7 @@ class FrontierMutator:
             mode=EI,
         )
 
+    # ------------------------------------------------------------------ mutation
     def mutate(self, parent: ChoiceSequence, rng: random.Random) -> Mutation:
         if len(parent):
             edge = self.edge_mutation(parent, rng)
