@@ -19,14 +19,15 @@ handlers ~23,000 targeted children made 5 corpus entries (issue 16).  Here:
 * *edge mutations*: one of the parent's edge-value selectors (`generators.edge_values`,
   `files.file_edges`) moved to another class, the rest of the parent kept.  Each parent
   first gets a plan: every class of every scalar selector once (`confused` three times,
-  file-format selectors twice to a class of their own weighted pick), each field of a JSON
-  record (`files.json_files`) put in when left out (three times), retyped to a string, an integer, an array and an object and
-  made one of the code's constants twice (a constant field made an ordinary value once),
-  every string draw that holds one of the code's strings given up to 12 others of them,
-  the event's draws first, then files', then the rest of the world, shallow draws first
-  within each and shuffled within a depth, taken at EDGE_PLAN_SHARE of its
-  children and replayed execution-indexed (every other draw of the parent keeps its
-  value); then edge mutations of one or two selectors at EDGE_SHARE.  A bug that needs
+  file-format selectors twice to a class of their own weighted pick); each field of a
+  JSON record (`files.json_files`) put in when left out (three times), retyped to a
+  string, an integer, a float, an array and an object, and made one of the code's
+  constants twice (a constant field made an ordinary value once); every string draw that
+  holds one of the code's strings given up to 12 others of them.  The event's draws come
+  first, then files', then the rest of the world; the code's constants first within
+  each, then shallow draws, shuffled within a rank.  Plan steps are taken at
+  EDGE_PLAN_SHARE of the parent's children and replayed execution-indexed (every other
+  draw of the parent keeps its value); then edge mutations of one or two selectors at EDGE_SHARE.  A bug that needs
   an ordinary record with one bad value (a name of blanks once `contact_id` and `name` are
   valid) otherwise waits for havoc to pick that selector among hundreds of draws and land
   on a class of rate 0.005: on the bug benchmark's SQS/SNS apps that almost never
@@ -87,7 +88,7 @@ FILE_EDGE_STEPS = 2
 #: A value of another type is tried this many times in a plan (each a fresh type).
 CONFUSED_STEPS = 3
 #: The types a record field is given in a plan (the others come with `confused`).
-RETYPE_KINDS = frozenset({"string", "integer", "array", "object"})
+RETYPE_KINDS = frozenset({"string", "integer", "number", "array", "object"})
 #: A record field left out is put in this many times (each with a fresh value).
 PUT_IN_STEPS = 3
 #: A record field holding one of the code's constants tries at most this many others.
