@@ -189,6 +189,14 @@ def parse_yaml(
     except _Refused as exc:
         raise ConfigError(f"{file}:{exc.mark.line + 1}: {exc.message}.") from None
     except yaml.YAMLError as exc:
+        if str(getattr(exc, "problem", "")).startswith(PYYAML_DEPTH):
+            # PyYAML >= 6.0.4 stops at its own nesting limit before our composer counts
+            # 64 levels: the same refusal, at the line where the parser gave up
+            line = _yaml_where(file, exc).rsplit(":", 1)[0]
+            raise ConfigError(
+                f"{line}: nested more than {limits.max_depth} levels deep; "
+                f"expected a {limits.what} nested a few levels."
+            ) from None
         raise ConfigError(
             f"{_yaml_where(file, exc)}: not valid YAML: {_yaml_problem(exc, text)}."
         ) from None
@@ -206,6 +214,8 @@ def _yaml_where(file: Path, exc: yaml.YAMLError) -> str:
     return f"{file}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(file)
 
 
+#: How PyYAML (6.0.4 and later) words its own nesting limit.
+PYYAML_DEPTH = "exceeded maximum nesting depth"
 #: What was expected where PyYAML's problem does not say (matched on the problem's start).
 _YAML_EXPECTED = (
     ("found character that cannot start any token", "a key, a value or a list item there"),

@@ -130,6 +130,9 @@ def test_processes_started_for_workers_ignore_sigint_from_their_first_instructio
 
     from lambdafuzz.harness.worker import _sigint_ignored
 
+    # a test run started in the background by a non-interactive shell ignores SIGINT
+    # itself, and the control would inherit that: handle it, as a terminal's session does
+    inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
     before = signal.getsignal(signal.SIGINT)
     code = ["-c", "import time; time.sleep(30)"]
     with _sigint_ignored():
@@ -144,7 +147,8 @@ def test_processes_started_for_workers_ignore_sigint_from_their_first_instructio
         control.kill()
         started.wait()
         control.wait()
-    assert signal.getsignal(signal.SIGINT) is before  # the campaign keeps its own handler
+        after = signal.signal(signal.SIGINT, inherited)
+    assert after is before  # the campaign keeps its own handler
 
 
 def test_a_running_worker_ignores_sigint(closing):
