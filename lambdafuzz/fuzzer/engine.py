@@ -1020,16 +1020,7 @@ class Engine:
     ) -> Iterator[EventT]:
         signature = info.signature
         if record is None:
-            record = FailureRecord(
-                signature=signature,
-                info=info,
-                status=result.status.name,
-                file_name=failure_slug(signature) + ".json",
-                first_exec=self.execs,
-                first_time_s=now,
-                hits=0,
-                flaky=True,
-            )
+            record = self._record(signature, info, result, now, hits=0, flaky=True)
             self.flaky[signature] = record
             self._flaky_inputs[signature] = self._failure_input(request, result, tag, record)
         record.hits += 1
