@@ -263,6 +263,11 @@ class FrontierMutator:
                 del self._plans[next(iter(self._plans))]
         return plan
 
+    @property
+    def havoc(self) -> RandomMutator:
+        """Plain havoc, for children that climb a cost maximum (`Engine._child`)."""
+        return self.random
+
     def plan_pending(self, parent: ChoiceSequence) -> bool:
         """Whether the parent's plan has steps left (or is not made yet): the engine gives
         such a new entry every other child (`engine.FRESH_CHILDREN_MAX`)."""
