@@ -219,6 +219,9 @@ def test_a_handler_that_cannot_be_imported_is_reported_as_locally(cluster, tmp_p
     shutil.copytree(GRADEBOOK, app)
     config = app / "lambdafuzz.yaml"
     config.write_text(config.read_text().replace("lambda_handler", "no_such_function"))
+    # content of its own: the same content as an earlier test's code is the same Ray
+    # package, and a Ray worker kept from that job may sit in its since-removed directory
+    (app / "this_test.txt").write_text(str(tmp_path))
     ray_pool.connect(cluster.address, tmp_path / "unused", [app])
     try:
         engine = build_engine(
