@@ -49,7 +49,9 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         dictionary += [c for c in analysis.constants if c not in dictionary]
         if rich:
             numbers = tuple(analysis.numeric_constants)
-            fields = analysis.field_names()
+            # an environment variable's name (`os.environ["ORDERS_TABLE"]`) is read from
+            # the function's configuration, never from a record the handler is sent
+            fields = tuple(f for f in analysis.field_names() if f not in target.env)
         if campaign.strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 

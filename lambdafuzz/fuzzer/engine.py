@@ -626,6 +626,15 @@ class Engine:
         if self.options.objective is Objective.COST:
             saved = sample  # the cost queue alone (and the project's own samples)
         self.mutator.observe(tag.mutation, saved, self.seen)
+        mutation = tag.mutation
+        if (
+            not saved
+            and mutation is not None
+            and mutation.opens
+            and tag.parent is not None
+            and self.queue[tag.parent].arms.issubset(result.coverage)
+        ):
+            self.mutator.follow(mutation, result.recording)  # the new value kept the path
         self._tell(tag, request, result, saved=saved)
         if saved:
             yield from self._keep(request, result, tag, new_arms, new_valid=new_valid)

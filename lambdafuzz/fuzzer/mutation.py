@@ -51,6 +51,9 @@ class Mutation:
     # how the prefix replays when not the campaign's mode (an execution-indexed prefix:
     # a change that must leave every other draw of the parent where it was)
     mode: ReplayMode | None = None
+    # an edge-plan step that put a new value in (a record field put in, retyped, made an
+    # ordinary value): a child that keeps its parent's path is told back (`Mutator.follow`)
+    opens: bool = False
 
 
 class Mutator(Protocol):
@@ -61,6 +64,10 @@ class Mutator(Protocol):
     def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
         """After every test: the child's mutation (None for fresh inputs and seeds), whether
         it was saved, and every arm the campaign has seen with its hit-count buckets."""
+
+    def follow(self, mutation: Mutation, child: ChoiceSequence) -> None:
+        """A child of an opening mutation (`Mutation.opens`) that covered every arm of its
+        parent and was not saved: its recording, whose new draws a mutator may try next."""
 
 
 def sample_geometric(rng: random.Random, mean: float) -> int:
@@ -120,6 +127,9 @@ class RandomMutator:
 
     def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
         """Random mutation learns nothing from outcomes."""
+
+    def follow(self, mutation: Mutation, child: ChoiceSequence) -> None:
+        """Random mutation makes no opening mutations."""
 
     def mutate(self, parent: ChoiceSequence, rng: random.Random) -> Mutation:
         if len(parent) == 0:

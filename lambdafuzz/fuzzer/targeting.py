@@ -111,6 +111,9 @@ class TargetedMutator:
         for tid in self._coverage.update(seen):
             self.uncovered.discard(tid)
 
+    def follow(self, mutation: Mutation, child: ChoiceSequence) -> None:
+        """SpotOn makes no opening mutations."""
+
     def candidate_types(self) -> list[str]:
         """Types of the uncovered targets; recomputed only when that set shrank."""
         if self._candidates is None or self._candidates[0] != len(self.uncovered):

@@ -251,6 +251,18 @@ class Choices:
         finally:
             self._stack.pop()
 
+    @contextmanager
+    def keyed(self, site: SiteT) -> Iterator[None]:
+        """Draws inside the block are indexed under `site` (no type label): a record's
+        field keyed by its name keeps its execution indexes when an earlier field comes or
+        goes, so an execution-indexed child that puts one field in changes that field only
+        (counted per record, a field put in took over the next field's draws)."""
+        self._push(site, None)
+        try:
+            yield
+        finally:
+            self._stack.pop()
+
     def _push(self, site: SiteT, label: str | None) -> None:
         parent = self._stack[-1]
         ei = (*parent.ei, (site, _occurrence(parent, site)))

@@ -216,7 +216,7 @@ def test_an_edge_plan_tries_every_class_of_every_selector_once_keeping_the_rest(
         frontier.MAX_PLAN_STEPS,
         expected
         + frontier.CONSTANT_STEPS * constants
-        + held
+        + frontier.ORDINARY_STEPS * held
         + frontier.PUT_IN_STEPS * absent
         + frontier.FILE_EDGE_STEPS * files
         + retypes,
@@ -267,10 +267,10 @@ def test_a_record_field_holding_a_code_constant_tries_the_others():
         raise AssertionError("no record with a constant region in 500 seeds")
     parent = ChoiceSequence(tuple(choices.choices))
     plan = _EdgePlan.of(parent, random.Random(0), words)
-    tried = {v for i, v in plan.steps if parent.choices[i].ei[-1][0] == RECORD_WORD_SITE}
+    tried = {v for i, v, _ in plan.steps if parent.choices[i].ei[-1][0] == RECORD_WORD_SITE}
     assert tried == set(words) - {value["region"]}  # fewer than OTHER_CONSTANTS: all of them
     assert len(words) - 1 <= frontier.OTHER_CONSTANTS
-    for i, word in plan.steps:
+    for i, word, _ in plan.steps:
         if parent.choices[i].ei[-1][0] != RECORD_WORD_SITE:
             continue
         prefix = parent.by_ei()

@@ -60,6 +60,8 @@ RECORD_FIELD_SITE: Final = "field?"
 RECORD_CONSTANT_SITE: Final = "constant?"
 RECORD_WORD_SITE: Final = "constant"
 RECORD_NUMBER_SITE: Final = "constant-number"
+#: The execution-index key of a present field's draws, followed by the field's name.
+RECORD_VALUE_SITE: Final = "field:"
 #: Strings: free text plus characters JSON must escape.
 STRING_ALPHABET: Final = FREE_TEXT + "\t\n\r\b\f\x00\x1f\u2028\U0001f600"
 
@@ -243,7 +245,9 @@ def _record(choices: Choices, names: tuple[str, ...], max_depth: int) -> dict[st
     for name in names:
         if not fits(choices, 64):
             break
-        if choices.draw_boolean(RECORD_FIELD_P, site=RECORD_FIELD_SITE):
+        if not choices.draw_boolean(RECORD_FIELD_P, site=RECORD_FIELD_SITE):
+            continue
+        with choices.keyed(f"{RECORD_VALUE_SITE}{name}"):  # its own indexes (`Choices.keyed`)
             if is_time_name(name) and choices.draw_boolean(DATE_FIELD_P, site="date-field?"):
                 # `deliveredAt`, `created_at`: a written date, as producers send it
                 result[name] = date_texts(choices, site="date-field")
