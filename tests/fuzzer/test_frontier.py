@@ -278,3 +278,101 @@ def test_a_record_field_holding_a_code_constant_tries_the_others():
         child = Choices(prefix, mode=ReplayMode.EXECUTION_INDEXED, fields=("region",),
                         dictionary=words, edge_values=True)  # fmt: skip
         assert json.loads(json_documents(child)) == {**value, "region": word}
+
+
+def _partial_record(missing: str) -> tuple[ChoiceSequence, dict]:
+    """A record of EDGE_FIELDS without `missing`, every other field an ordinary value."""
+    from lambdafuzz.generators.files.json_files import RECORD_FIELD_SITE, json_documents
+
+    for seed in range(2000):
+        choices = Choices(seed=seed, fields=EDGE_FIELDS, edge_values=True)
+        value = json.loads(json_documents(choices))
+        if isinstance(value, dict) and set(value) == set(EDGE_FIELDS) - {missing}:
+            parent = ChoiceSequence(tuple(choices.choices))
+            assert any(c.ei[-1][0] == RECORD_FIELD_SITE for c in parent.choices)
+            return parent, value
+    raise AssertionError(f"no record without {missing} in 2000 seeds")
+
+
+def test_putting_a_field_in_changes_that_field_only():
+    """A record field's draws are keyed by its name (`Choices.keyed`): an EI child that puts
+    the first field in keeps every later field (counted per record, the new field took
+    the next field's draws and every later field shifted)."""
+    from lambdafuzz.fuzzer.frontier import _EdgePlan
+
+    parent, value = _partial_record(EDGE_FIELDS[0])
+    plan = _EdgePlan.of(parent, random.Random(0))
+    put_in = [step for step in plan.steps if step[2] and step[1] is True]
+    assert put_in, "the absent field is put in, as an opening step"
+    for _ in range(len(plan.steps)):
+        step = plan.steps[-1]
+        if step in put_in:
+            break
+        plan.steps.pop()
+    child = json.loads(_child_document(plan.step()))
+    assert EDGE_FIELDS[0] in child
+    assert {k: v for k, v in child.items() if k != EDGE_FIELDS[0]} == value
+
+
+def test_a_field_put_in_that_kept_the_path_gets_its_own_edge_classes_next():
+    """`follow`: the child's new draws (the field put in) are planned, every class of its
+    edge selector, and those steps come before the parent's own plan; one key is followed
+    at most FOLLOW_UPS_PER_KEY times."""
+    from lambdafuzz.fuzzer import frontier
+    from lambdafuzz.fuzzer.frontier import _EdgePlan
+    from lambdafuzz.generators.edge_values import EDGE_SITE_PREFIX
+    from lambdafuzz.generators.files.json_files import json_documents
+
+    parent, value = _partial_record(EDGE_FIELDS[0])
+    mutator = _mutator({"A:true": {"near": 1.0}})
+    rng = random.Random(3)
+    mutator.mutate(parent, rng)  # the engine's RNG, as a campaign hands it over
+    plan = _EdgePlan.of(parent, random.Random(0))
+    opening = next(step for step in plan.steps if step[2] and step[1] is True)
+    plan.steps[:] = [opening]
+    mutation = plan.step()
+    assert mutation.opens
+    choices = Choices(mutation.prefix, seed=5, mode=mutation.mode, fields=EDGE_FIELDS,
+                      edge_values=True)  # fmt: skip
+    opened = json.loads(json_documents(choices))
+    child = ChoiceSequence(tuple(choices.choices))
+    new = [i for i, c in enumerate(child.choices) if c.ei not in mutation.prefix]
+    selectors = [i for i in new if child.choices[i].ei[-1][0].startswith(EDGE_SITE_PREFIX)]
+    assert selectors, "the field came in as an ordinary value, with its edge selector"
+    mutator.follow(mutation, child)
+    follow_up = mutator._follow_ups[-1]
+    assert {i for i, _, _ in follow_up.steps} <= set(new)
+    assert len(follow_up.steps) <= frontier.FOLLOW_UP_STEPS
+    field = EDGE_FIELDS[0]
+    changed = 0
+    for _ in range(len(follow_up.steps)):
+        step = follow_up.step()
+        again = Choices(step.prefix, seed=7, mode=step.mode, fields=EDGE_FIELDS,
+                        edge_values=True)  # fmt: skip
+        grandchild = json.loads(json_documents(again))
+        assert {k: v for k, v in grandchild.items() if k != field} == value
+        changed += grandchild.get(field) != opened[field]
+    assert changed >= len(follow_up.steps) // 2  # most classes give another value
+    for _ in range(frontier.FOLLOW_UPS_PER_KEY + 2):
+        mutator.follow(mutation, child)
+    assert len(mutator._follow_ups) == frontier.FOLLOW_UPS_PER_KEY
+
+
+def test_a_csv_parent_plan_flips_its_line_endings():
+    """The file's dialect draws are plan steps: a handler splitting lines on `\\n` meets
+    `\\r\\n` once its parent reached the line it parses (csv_crlf_ledger)."""
+    from lambdafuzz.fuzzer.frontier import _EdgePlan
+    from lambdafuzz.generators.files.csv_files import csv_files
+
+    choices = Choices(seed=4, edge_values=True)
+    original = csv_files(choices)
+    parent = ChoiceSequence(tuple(choices.choices))
+    plan = _EdgePlan.of(parent, random.Random(0))
+    sites = {parent.choices[i].ei[-1][0] for i, _, _ in plan.steps}
+    assert {"lineterminator", "delimiter", "quoting"} <= sites
+    step = next(s for s in plan.steps if parent.choices[s[0]].ei[-1][0] == "lineterminator")
+    plan.steps[:] = [step]
+    mutation = plan.step()
+    child = csv_files(Choices(mutation.prefix, seed=9, mode=mutation.mode, edge_values=True))
+    assert child.lineterminator != original.lineterminator
+    assert child.rows == original.rows

@@ -101,3 +101,15 @@ def test_a_new_entry_gets_every_other_child_while_its_plan_is_pending(tmp_path: 
         checked += 1
     assert checked >= 1
     assert FRESH_CHILDREN_MAX >= 100
+
+
+def test_environment_variable_names_are_no_record_fields(tmp_path):
+    """`os.environ["ORDERS_TABLE"]` is read from the configuration: a record the handler is
+    sent carries the names it reads from the document, not that one."""
+    app = Path(__file__).resolve().parents[2] / "benchmarks" / "bugbench" / "json_float_discount"
+    target = load_config(app)
+    assert "ORDERS_TABLE" in target.env
+    engine = build_engine(target, out_dir=tmp_path / "out", strategy="frontier", max_execs=1)
+    fields = engine.options.fields
+    assert {"order_id", "lines", "discount"} <= set(fields)
+    assert "ORDERS_TABLE" not in fields
