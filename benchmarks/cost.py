@@ -26,8 +26,9 @@ Two tables, side by side in one run:
   measures cost, so `--paired N` also runs N generated inputs through two workers side by
   side, one measuring and one not, alternating which goes first for each input: both see
   the same load within milliseconds, and the ratio of their summed times is the meters'
-  per-test cost; the campaigns' confirming re-runs (`re-runs per campaign`, capped at 1%
-  of the executions + 3) add to it.
+  per-test cost, given with its 95% bootstrap interval (the inputs resampled with their
+  pairs); the campaigns' confirming re-runs (`re-runs per campaign`, capped at 1% of the
+  executions + 3) add to it.
 
 Numbers depend on the machine and on whatever else runs on it; the header says which.
 """
@@ -36,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import statistics
 import sys
 import tempfile
@@ -185,6 +187,7 @@ def paired(lambdas: list[str], tests: int, seed: int) -> list[dict]:
             for pool in pools.values():
                 pool.close()
         plain, measured = sum(times[False]), sum(times[True])
+        low, high = _bootstrap_interval(times[False], times[True], seed)
         records.append(
             {
                 "lambda": name,
@@ -192,6 +195,7 @@ def paired(lambdas: list[str], tests: int, seed: int) -> list[dict]:
                 "plain_ms_per_test": round(1000.0 * plain / tests, 3),
                 "measured_ms_per_test": round(1000.0 * measured / tests, 3),
                 "overhead_pct": round(100.0 * (measured - plain) / plain, 2),
+                "overhead_95_pct": [low, high],
                 "median_overhead_pct": round(
                     100.0 * (statistics.median(times[True]) / statistics.median(times[False]) - 1),
                     2,
@@ -200,6 +204,29 @@ def paired(lambdas: list[str], tests: int, seed: int) -> list[dict]:
         )
         print(f"  paired {name}: {records[-1]}", file=sys.stderr, flush=True)
     return records
+
+
+#: Resamples of the paired inputs for the overhead's confidence interval.
+BOOTSTRAP_ROUNDS = 2000
+
+
+def _bootstrap_interval(
+    plain: list[float], measured: list[float], seed: int
+) -> tuple[float, float]:
+    """The 95% interval of the overhead by sums (percent), resampling the inputs with their
+    pairs: how far one run's number may be from the meters' true cost."""
+    rng = random.Random(seed)
+    n = len(plain)
+    ratios = []
+    for _ in range(BOOTSTRAP_ROUNDS):
+        picks = [rng.randrange(n) for _ in range(n)]
+        p = sum(plain[i] for i in picks)
+        ratios.append(100.0 * (sum(measured[i] for i in picks) - p) / p)
+    ratios.sort()
+    return (
+        round(ratios[int(0.025 * BOOTSTRAP_ROUNDS)], 2),
+        round(ratios[int(0.975 * BOOTSTRAP_ROUNDS) - 1], 2),
+    )
 
 
 def _spread(rates: list[float]) -> float | None:
@@ -315,6 +342,7 @@ def main(argv: list[str] | None = None) -> int:
                     "plain ms/test",
                     "measured ms/test",
                     "overhead (sums)",
+                    "95% interval (sums)",
                     "overhead (medians)",
                 ),
                 [
@@ -323,11 +351,12 @@ def main(argv: list[str] | None = None) -> int:
                         _num(r["plain_ms_per_test"], 2),
                         _num(r["measured_ms_per_test"], 2),
                         f"{_num(r['overhead_pct'])}%",
+                        "{}% to {}%".format(*(_num(v) for v in r["overhead_95_pct"])),
                         f"{_num(r['median_overhead_pct'])}%",
                     )
                     for r in pairs
                 ],
-                "lrrrr",
+                "lrrrrr",
             )
         )
     print(
