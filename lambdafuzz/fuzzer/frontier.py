@@ -51,6 +51,7 @@ from lambdafuzz.generators.files.json_files import (
     RECORD_FIELD_SITE,
     RECORD_KIND_SHARES,
     RECORD_NUMBER_SITE,
+    RECORD_VALUE_SITE,
 )
 from lambdafuzz.harness.arm_catalog import ArmCatalog
 from lambdafuzz.labels import CSV_DIALECT, EVENT, FILE, FILE_EDGE
@@ -99,13 +100,13 @@ CONSTANT_STEPS = 2
 ORDINARY_STEPS = 3
 #: A child of an opening step (a field put in, retyped, made an ordinary value) that kept
 #: its parent's path gets a follow-up plan over its new draws (their edge classes, the
-#: file's dialect): at most FOLLOW_UP_STEPS steps, and at most FOLLOW_UPS_PER_KEY plans for
-#: one draw with the same new edge sites (a field opened as a number twice gets one more,
-#: not one per opening).  Why: a bug that needs a field holding one bad value (a price of
+#: file's dialect): at most FOLLOW_UP_STEPS steps, and at most FOLLOW_UPS_PER_KEY plans
+#: for one record field whose new value is of one kind (a field put in as a number three
+#: times, or in three parents, is followed once as a number; as a string once more).  Why: a bug that needs a field holding one bad value (a price of
 #: 41 digits, a float discount) where the parent had no such field, or held a constant,
 #: took two unlikely steps in a row; measured on the bug benchmark's misses (BENCHMARKS.md).
 FOLLOW_UP_STEPS = 48
-FOLLOW_UPS_PER_KEY = 2
+FOLLOW_UPS_PER_KEY = 1
 #: Follow-up plans kept waiting (the newest first; the oldest are dropped).
 MAX_FOLLOW_UPS = 16
 #: Plans kept (one per parent; the oldest are dropped).
@@ -298,13 +299,11 @@ class FrontierMutator:
         if not isinstance(prefix, dict):
             return
         opened = {i for i, c in enumerate(child.choices) if c.ei not in prefix}
-        plan = _EdgePlan.of(child, self._rng, self.words, only=opened)
-        if not plan.steps:
+        plan = _EdgePlan.of(child, self._rng, only=opened)
+        if not plan.steps or not plan.selectors:
             return
-        key = (
-            min((child.choices[i].ei for i in opened), key=len),
-            tuple(sorted({child.choices[i].ei[-1][0] for i in plan.selectors})),
-        )
+        first = child.choices[plan.selectors[0]]
+        key = (_field_path(first.ei), first.ei[-1][0])  # the field, and its new value's kind
         if self._followed.get(key, 0) >= FOLLOW_UPS_PER_KEY:
             return
         self._followed[key] = self._followed.get(key, 0) + 1
@@ -398,7 +397,8 @@ class _EdgePlan:
         only: set[int] | None = None,
     ) -> _EdgePlan:
         """`words`: the code's string constants (a record field holding one tries others);
-        `only`: the positions to plan (a follow-up's new draws), else all."""
+        `only`: the positions to plan (a follow-up's new draws: their edge classes and
+        files' dialects only, so a follow-up opens nothing itself), else all."""
         selectors: list[int] = []
         ranked: list[tuple[tuple[int, int, int], int, Any, bool]] = []
         known = frozenset(words)
@@ -410,10 +410,10 @@ class _EdgePlan:
             ranked.extend((rank, i, value, opens) for _ in range(repeat))
 
         for i, c in enumerate(parent.choices):
-            if only is not None and i not in only:
-                continue
             site = c.ei[-1][0]
-            if type(c.value) is str and c.value in known:
+            if only is not None and (i not in only or site in _RECORD_SITES):
+                continue
+            if only is None and type(c.value) is str and c.value in known:
                 # a string draw holding one of the code's strings (a record's constant or
                 # a dictionary draw anywhere): others of them (`"eu"` passed, `"apac"` of
                 # the same list is the bug)
@@ -469,6 +469,22 @@ class _EdgePlan:
         steps = [(i, value, opens) for _, i, value, opens in ranked[:MAX_PLAN_STEPS]]
         steps.reverse()
         return cls(parent, selectors, steps)
+
+
+#: The call sites of a record's own draws (presence, constant or not, which constant, kind).
+_RECORD_SITES = frozenset(
+    {RECORD_FIELD_SITE, RECORD_CONSTANT_SITE, RECORD_NUMBER_SITE, *RECORD_KIND_SHARES}
+)
+
+
+def _field_path(ei: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A draw's execution index up to the record field it sits in (`json_files`' keyed
+    field frame), or the whole index when it sits in none."""
+    for depth in range(len(ei) - 1, -1, -1):
+        site = ei[depth][0]
+        if isinstance(site, str) and site.startswith(RECORD_VALUE_SITE):
+            return ei[: depth + 1]
+    return ei
 
 
 def _branch_of(target_id: str) -> str:
