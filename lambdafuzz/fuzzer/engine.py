@@ -629,12 +629,15 @@ class Engine:
         mutation = tag.mutation
         if (
             not saved
+            and status is Status.VALID
             and mutation is not None
             and mutation.opens
             and tag.parent is not None
             and self.queue[tag.parent].arms.issubset(result.coverage)
         ):
-            self.mutator.follow(mutation, result.recording)  # the new value kept the path
+            # the new value was accepted and kept the parent's path: try its edge classes
+            # (a rejected input's fields mostly never reach the code that trips on them)
+            self.mutator.follow(mutation, result.recording)
         self._tell(tag, request, result, saved=saved)
         if saved:
             yield from self._keep(request, result, tag, new_arms, new_valid=new_valid)

@@ -66,8 +66,9 @@ class Mutator(Protocol):
         it was saved, and every arm the campaign has seen with its hit-count buckets."""
 
     def follow(self, mutation: Mutation, child: ChoiceSequence) -> None:
-        """A child of an opening mutation (`Mutation.opens`) that covered every arm of its
-        parent and was not saved: its recording, whose new draws a mutator may try next."""
+        """A valid child of an opening mutation (`Mutation.opens`) that covered every arm
+        of its parent and was not saved: its recording, whose new draws a mutator may try
+        next."""
 
 
 def sample_geometric(rng: random.Random, mean: float) -> int:
