@@ -25,9 +25,13 @@ handlers ~23,000 targeted children made 5 corpus entries (issue 16).  Here:
   constants twice (a constant field made an ordinary value once); every string draw that
   holds one of the code's strings given up to 12 others of them.  The event's draws come
   first, then files', then the rest of the world; the code's constants first within
-  each, then shallow draws, shuffled within a rank.  Plan steps are taken at
+  each, the draws of top-level record fields before those of nested records, then the
+  code's constants, then shallow draws, shuffled within a rank.  Plan steps are taken at
   EDGE_PLAN_SHARE of the parent's children and replayed execution-indexed (every other
-  draw of the parent keeps its value); then edge mutations of one or two selectors at EDGE_SHARE.  A bug that needs
+  draw of the parent keeps its value); then edge mutations of one or two selectors at
+  EDGE_SHARE.  A step that opens a value (a field put in, retyped, made an ordinary value)
+  and whose child is valid and keeps the parent's path is *followed up*: the child's new
+  draws get every edge class of their own, before the parents' plans (`follow`).  A bug that needs
   an ordinary record with one bad value (a name of blanks once `contact_id` and `name` are
   valid) otherwise waits for havoc to pick that selector among hundreds of draws and land
   on a class of rate 0.005: on the bug benchmark's SQS/SNS apps that almost never
