@@ -130,6 +130,11 @@ class CostFeedback:
                 self.arm_max[key] = hit_counts[key]
             self.holder[key] = entry
 
+    def note(self, raised: Iterable[Any], cost: CostMeasures) -> None:
+        """Record the measure maxima `raised` without a cost entry holding them."""
+        for key in raised:
+            self.measure_max[key] = cost.value(key)
+
     def champions(self) -> list[int]:
         """Cost entries holding at least one maximum, oldest first: the cost parents."""
         return sorted(set(self.holder.values()))

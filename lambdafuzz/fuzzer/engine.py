@@ -731,7 +731,14 @@ class Engine:
                 )
                 confirmed = feedback.raises(cost, result.hit_counts)
                 raised = [key for key in raised if key not in NOISY or key in confirmed]
-        if raised:
+        # Under `mixed` only exact counts choose the cost queue's parents: a duration or
+        # memory maximum depends on timing, and a queue it decided would make the same
+        # seed a different campaign; those maxima are still kept (and found past budgets)
+        queued = raised
+        if self.options.objective is not Objective.COST:
+            queued = [key for key in raised if key not in NOISY]
+            feedback.note([key for key in raised if key in NOISY], cost)
+        if queued:
             entry = Entry(
                 id=len(self.cost_queue),
                 name=f"cost-{len(self.cost_queue):06d}",
@@ -739,11 +746,11 @@ class Engine:
                 seed=request.seed,
                 arms=frozenset(result.coverage),
                 valid=result.status is Status.VALID,
-                provenance=f"{Provenance(tag, failure=True)} {describe_raised(raised)}",
+                provenance=f"{Provenance(tag, failure=True)} {describe_raised(queued)}",
                 digest=result.input_digest,
             )
             self.cost_queue.append(entry)
-            feedback.take(raised, cost, result.hit_counts, entry.id)
+            feedback.take(queued, cost, result.hit_counts, entry.id)
         for measure in self._cost_budgets.exceeded(cost):
             yield from self._cost_finding(measure, request, result, tag, now, cost)
 

@@ -121,8 +121,10 @@ class CampaignOptions:
     @property
     def deterministic(self) -> bool:
         """Same seed and --execs, same campaign: only one local worker runs tests in the
-        order they were made (more workers, or actors, finish them in any order)."""
-        return self.workers == 1 and self.ray is None
+        order they were made (more workers, or actors, finish them in any order), and only
+        exact counts choose parents (`--objective cost` climbs durations and memory too,
+        which depend on timing)."""
+        return self.workers == 1 and self.ray is None and self.objective is not Objective.COST
 
     def identity(self) -> TargetIdentity:
         return TargetIdentity.of(self.target, self.function, self.out_dir)

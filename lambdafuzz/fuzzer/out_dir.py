@@ -530,10 +530,17 @@ class OutDir:
             data["isolation"] = isolation
         data["deterministic"] = options.deterministic
         if not options.deterministic:
-            where = "Ray actors" if options.ray is not None else "parallel workers"
+            if options.ray is not None or options.workers > 1:
+                where = "Ray actors" if options.ray is not None else "parallel workers"
+                why = f"{where} finish tests in any order"
+            else:
+                why = (
+                    "the cost objective keeps inputs by their durations and memory, which "
+                    "depend on timing"
+                )
             data["determinism"] = (
-                f"not deterministic: {where} finish tests in any order, so the same seed "
-                "and budget need not make the same corpus"
+                f"not deterministic: {why}, so the same seed and budget need not make the "
+                "same corpus"
             )
         _write_json(self.path / CAMPAIGN_FILE, data)
 

@@ -3,6 +3,7 @@ what enters the cost queue, which children it gets, what is saved in cost/."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -146,3 +147,30 @@ def test_a_confirming_run_that_fails_is_handled_as_a_failure_seen(tmp_path):
     assert record.signature.startswith("WorkerDied SIGTERM") and record.rerun.status == "VALID"
     assert Measure.DURATION not in engine.cost.measure_max  # no sample: not confirmed
     assert events[-1].stats.execs == 1
+
+
+def test_under_mixed_a_longer_run_raises_the_maximum_but_queues_no_parent(tmp_path):
+    """Durations depend on timing: under `mixed` (the default) only exact counts choose the
+    cost queue's parents, so the same seed makes the same campaign; `--objective cost`
+    climbs durations too and says in campaign.json that it is not deterministic."""
+    results = [
+        _result(1, calls=3),  # fresh: every maximum is new (exact ones queue it)
+        _result(2, calls=3, duration_ms=40.0),  # only the duration rises
+        _result(3, calls=3),
+    ]
+    engine, pool = _engine(tmp_path, results, objective=Objective.MIXED, cost_share=0.5)
+    events = list(engine.run())
+    assert [e.provenance for e in engine.cost_queue] == ["fresh +cost:hits,aws_calls,calls"]
+    assert pool.again == [pool.sent[1]]  # the new maximum still confirmed by a re-run ...
+    assert events[-1].stats.cost_maxima["duration"] == 40.0  # ... and kept
+    assert engine.options.deterministic
+    campaign = json.loads((tmp_path / "campaign.json").read_text())
+    assert campaign["deterministic"] is True and "determinism" not in campaign
+
+    other = tmp_path / "cost"
+    results = [_result(1, calls=3), _result(2, calls=3, duration_ms=40.0), _result(3, calls=3)]
+    engine, _ = _engine(other, results, objective=Objective.COST)
+    list(engine.run())
+    assert [e.provenance for e in engine.cost_queue][-1].endswith("+cost:duration")
+    campaign = json.loads((other / "campaign.json").read_text())
+    assert campaign["deterministic"] is False and "timing" in campaign["determinism"]
