@@ -117,9 +117,14 @@ class CostFeedback:
         return raised
 
     def take(
-        self, raised: Iterable[Any], cost: CostMeasures, hit_counts: Mapping[Any, int], entry: int
+        self,
+        raised: Iterable[Any],
+        cost: CostMeasures,
+        hit_counts: Mapping[Any, int],
+        entry: int | None,
     ) -> None:
-        """Record the maxima `raised` as held by cost entry `entry`."""
+        """Record the maxima `raised` as held by cost entry `entry` (None: by no entry, a
+        maximum kept but choosing no parent)."""
         calls = dict(cost.calls)
         for key in raised:
             if isinstance(key, Measure):
@@ -128,12 +133,8 @@ class CostFeedback:
                 self.op_max[key] = calls[key]
             else:
                 self.arm_max[key] = hit_counts[key]
-            self.holder[key] = entry
-
-    def note(self, raised: Iterable[Any], cost: CostMeasures) -> None:
-        """Record the measure maxima `raised` without a cost entry holding them."""
-        for key in raised:
-            self.measure_max[key] = cost.value(key)
+            if entry is not None:
+                self.holder[key] = entry
 
     def champions(self) -> list[int]:
         """Cost entries holding at least one maximum, oldest first: the cost parents."""

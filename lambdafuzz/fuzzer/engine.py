@@ -737,7 +737,7 @@ class Engine:
         queued = raised
         if self.options.objective is not Objective.COST:
             queued = [key for key in raised if key not in NOISY]
-            feedback.note([key for key in raised if key in NOISY], cost)
+            feedback.take([key for key in raised if key in NOISY], cost, {}, None)
         if queued:
             entry = Entry(
                 id=len(self.cost_queue),
