@@ -276,6 +276,7 @@ class WorkerRuntime:
             self.import_coverage = dict(self.collector.end().hits)
         refuse_native_code()
         self._guard = next_record()  # violations count for the test during which they happen
+        self._reset_done = False  # the emulator already emptied for the next test (`tidy`)
         total = spec.app_arms_total
         self.info = WorkerInfo(
             pid=os.getpid(),
@@ -303,6 +304,20 @@ class WorkerRuntime:
             _replace_environ(self.env)
         tempfile.tempdir = self.isolation.tmp_dir
         fresh_dirs(self.isolation)
+
+    def tidy(self) -> None:
+        """After a test's answer is sent, while the campaign reads it and picks the next
+        test: empty the emulator, which `run` would do first otherwise.  With one worker the
+        two processes take turns, so this takes the reset off the worker's turn: 0.75 ms of
+        gradebook's and ~0.4 ms of survey_upload's per-test machinery (timed inside the
+        worker, 400 executions).  A reset that fails here is done again, and reported, by
+        `run`."""
+        try:
+            self.backend.reset()
+        except Exception:  # noqa: BLE001 - `run` resets again and says what failed
+            self._reset_done = False
+        else:
+            self._reset_done = True
 
     def run(self, request: TestRequest) -> TestResult:
         from lambdafuzz.generators.aws.delivery import FILTERED_OUT, delivered_event
@@ -344,7 +359,9 @@ class WorkerRuntime:
             )
         self._fresh_sandbox()
         try:
-            self.backend.reset()
+            if not self._reset_done:
+                self.backend.reset()
+            self._reset_done = False
             # only the trigger queue's messages are in flight (as Lambda's poller leaves them)
             loaded = self.backend.load(
                 generated.world, receive=tuple(generated.event.received_messages())
@@ -564,6 +581,11 @@ def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int)
         except OSError as exc:  # the handler closed the pipe
             guard.note(f"the worker lost its pipe to the campaign ({exc})")
             exit_now(EXIT_PIPE_LOST)
+        try:
+            runtime.tidy()
+        except BaseException as exc:  # noqa: BLE001 - a handler's thread that broke the emulator
+            guard.note(f"the worker failed: {type(exc).__name__}", exc)
+            exit_now(1)
 
 
 # =========================================================================== campaign side

@@ -240,6 +240,22 @@ def test_choices_pickle_with_their_constraints_records():
         assert cls(*args) == c.constraints
 
 
+def test_a_pickled_recording_is_unpacked_only_when_read():
+    _, choices = generate(5)
+    recording = choices.recording()
+    restored = pickle.loads(pickle.dumps(recording))
+    assert restored._choices is None  # still the packed blob the worker sent
+    assert restored.choices == recording.choices  # every field of every draw, in order
+    assert [type(c.value) for c in restored.choices] == [type(c.value) for c in recording.choices]
+    assert pickle.loads(pickle.dumps(restored)) == recording  # re-pickled before or after
+    assert pickle.loads(pickle.dumps(ChoiceSequence(()))).choices == ()
+
+
+def test_a_forged_recording_blob_reads_as_an_empty_recording():
+    for blob in (b"not a pickle", pickle.dumps((1, 2)), pickle.dumps("text")):
+        assert ChoiceSequence.packed(blob).choices == ()
+
+
 #: A recording as `ChoiceSequence.dumps` wrote it before constraints were records: each
 #: kind's constraints as a positional list (float bounds as hex).  The string is a
 #: dictionary constant outside its alphabet, which replays verbatim.
