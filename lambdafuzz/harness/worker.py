@@ -277,6 +277,7 @@ class WorkerRuntime:
         refuse_native_code()
         self._guard = next_record()  # violations count for the test during which they happen
         self._reset_done = False  # the emulator already emptied for the next test (`tidy`)
+        self._threads_at_ready = threading.active_count()  # the worker's own (`ready`)
         total = spec.app_arms_total
         self.info = WorkerInfo(
             pid=os.getpid(),
@@ -304,6 +305,10 @@ class WorkerRuntime:
             _replace_environ(self.env)
         tempfile.tempdir = self.isolation.tmp_dir
         fresh_dirs(self.isolation)
+
+    def ready(self) -> None:
+        """The worker's own threads are all running: any more are the handler's."""
+        self._threads_at_ready = threading.active_count()
 
     def tidy(self) -> None:
         """After a test's answer is sent, while the campaign reads it and picks the next
@@ -359,7 +364,8 @@ class WorkerRuntime:
             )
         self._fresh_sandbox()
         try:
-            if not self._reset_done:
+            # a thread the handler left running may have written since `tidy`: reset again
+            if not self._reset_done or threading.active_count() > self._threads_at_ready:
                 self.backend.reset()
             self._reset_done = False
             # only the trigger queue's messages are in flight (as Lambda's poller leaves them)
@@ -560,6 +566,7 @@ def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int)
         conn.send(("error", "BackendError", f"worker setup failed: {type(exc).__name__}: {exc}"))
         return
     guard.watch_parent()
+    runtime.ready()
     conn.send(("ready", replace(runtime.info, main_thread=threading.get_ident())))
     while True:
         try:
