@@ -49,6 +49,9 @@ EXCLUDED = ("__pycache__", "*.pyc", ".git", ".venv", "out", ".pytest_cache")
 #: The directory `connect` shipped as the job's working_dir (None: not connected).
 _shipped: Path | None = None
 RAY_MISSING = "--ray needs Ray installed: pip install 'lambdafuzz[ray]'"
+
+#: The raylet's setting of its workers' niceness (Ray's default: 15).
+WORKER_NICENESS = "RAY_worker_niceness"
 #: A local cluster's temp dir holds Unix sockets whose paths must fit in 107 bytes; Ray
 #: appends about 60 characters (session_<date>_<pid>/sockets/plasma_store) to it.
 MAX_TEMP_DIR_CHARS = 45
@@ -95,6 +98,12 @@ def connect(
         },
     }
     if address is None:
+        # Ray starts its workers at nice 15: beside anything else busy on the machine (a
+        # test suite, another campaign) the actors got almost no CPU and every test timed
+        # out.  gradebook, 2 actors, 2 cores running two other campaigns: 11 executions
+        # in 7 minutes, nearly all hangs, at 15; 60 in 44 s, none, at 0.  The raylet this
+        # starts reads it from the environment; a user's own setting is kept.
+        os.environ.setdefault(WORKER_NICENESS, "0")
         kwargs["_temp_dir"] = str(local_temp_dir(temp_dir))
         # requests and results are KBs: the default store (30% of RAM) reserves far more
         kwargs["object_store_memory"] = LOCAL_OBJECT_STORE_BYTES

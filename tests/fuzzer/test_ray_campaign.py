@@ -38,6 +38,9 @@ def cluster():
     temp = tempfile.mkdtemp(prefix="lf-rayt-")
     previous = os.environ.get("RAY_TMPDIR")
     os.environ["RAY_TMPDIR"] = temp  # Ray's files under it, none in the shared /tmp/ray
+    # the actors at the test's own priority, as `ray_pool.connect` starts a local cluster
+    niceness = os.environ.get(ray_pool.WORKER_NICENESS)
+    os.environ[ray_pool.WORKER_NICENESS] = "0"
     node = {"num_cpus": 1, "include_dashboard": False}
     started = Cluster(
         initialize_head=True,
@@ -60,6 +63,10 @@ def cluster():
             os.environ.pop("RAY_TMPDIR", None)
         else:
             os.environ["RAY_TMPDIR"] = previous
+        if niceness is None:
+            os.environ.pop(ray_pool.WORKER_NICENESS, None)
+        else:
+            os.environ[ray_pool.WORKER_NICENESS] = niceness
 
 
 @pytest.fixture
