@@ -363,7 +363,7 @@ class WorkerRuntime:
                 timings=Timings(t1 - t0),
                 input_digest=digest,
             )
-        # a thread the handler left running may have written since `tidy`: again, then
+        # fresh from `tidy`, unless a thread the handler left running may have written since
         fresh = self._tidied and threading.active_count() <= self._threads_at_ready
         self._tidied = False
         if not fresh:
