@@ -10,8 +10,9 @@
   before. Measured on this box: reset 3.6 us, resident size 6 us, getrusage 1.2 us a test
   (in a quiet process; see `_RUSAGE_WHO` for a worker on busy cores); reading
   ``/proc/self/status`` instead costs 20 us and is only the fallback for a process whose
-  ``ru_maxrss`` stuck (a thread that exited holding a higher mark). Where ``/proc`` cannot be used the growth of the
-  process-wide high-water mark is reported: it still shows every new peak.
+  ``ru_maxrss`` stuck (a thread that exited holding a higher mark). Where ``/proc`` cannot
+  be used the growth of the process-wide high-water mark is reported: it still shows every
+  new peak.
 * glibc keeps large freed blocks in the heap once its dynamic mmap threshold has grown, so
   the second run of the same input would reuse them and show almost no growth (a 30 MB
   Pillow workload measured 32, 23, 28, 28 MB over four runs). `install()` fixes the mmap
