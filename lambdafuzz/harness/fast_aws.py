@@ -275,50 +275,13 @@ def _add_modeled_error_fields(
 FAST_AWS = FastAws()
 
 
-class _MethodNames:
-    """moto's response classes list their own methods with `inspect.getmembers` on every
-    request, to see whether the action is one of them: 104 us a call for DynamoDB's, 210 us
-    for S3's, against 0.5-0.7 us for a listing kept per class (300 calls each, loaded
-    machine).  A class's methods do not change while a campaign runs."""
-
-    def __init__(self) -> None:
-        self.original: Any = None
-        self.names: dict[type, frozenset[str]] = {}
-
-    def __call__(self, clazz: type) -> frozenset[str]:
-        names = self.names.get(clazz)
-        if names is None:
-            names = self.names[clazz] = frozenset(self.original(clazz))
-        return names
-
-    def install(self) -> None:
-        import moto.core.responses as responses
-
-        if self.original is None:
-            self.original = responses.method_names_from_class
-            responses.method_names_from_class = self  # type: ignore[assignment]
-
-    def uninstall(self) -> None:
-        import moto.core.responses as responses
-
-        if self.original is not None:
-            responses.method_names_from_class = self.original
-            self.original = None
-            self.names.clear()
-
-
-METHOD_NAMES = _MethodNames()
-
-
 def install_fast_path() -> None:
-    """The fast AWS path in this process: hot operations answered in `before-call`,
-    client/resource creation reused (`client_cache`), and moto's per-request listing of
-    its response classes' methods done once per class. For in-process moto only."""
+    """The fast AWS path in this process: hot operations answered in `before-call` and
+    client/resource creation reused (`client_cache`). For in-process moto only."""
     from lambdafuzz.harness.client_cache import CACHE
 
     FAST_AWS.install()
     CACHE.install()
-    METHOD_NAMES.install()
 
 
 def uninstall_fast_path() -> None:
@@ -327,4 +290,3 @@ def uninstall_fast_path() -> None:
 
     FAST_AWS.uninstall()
     CACHE.uninstall()
-    METHOD_NAMES.uninstall()
