@@ -316,7 +316,11 @@ class WorkerRuntime:
         otherwise.  With one worker the two processes take turns, so this takes them off
         the worker's turn: ~0.9 ms of gradebook's (reset 0.68-0.75 ms, sandbox 0.18-0.21
         ms) and ~0.5 ms of survey_upload's machinery a test (timed inside the worker,
-        400-600 executions).  What fails here is done again, and reported, by `run`."""
+        400-600 executions).  What fails here is done again, and reported, by `run`.
+        After a test that loaded nothing (a zero mutation, an input refused before loading)
+        all is still fresh from the last time: nothing to do (`run` checks for threads)."""
+        if self._tidied:
+            return
         try:
             self._fresh_sandbox()
             self.backend.reset()
