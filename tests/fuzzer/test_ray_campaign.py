@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -106,6 +107,27 @@ def _assert_complete(engine, finished, execs: int) -> None:
     assert len(list((finished.out_dir / "failures").glob("*.json"))) >= stats.unique_failures
 
 
+def _until_dead(node_id: str, limit_s: float = 60.0) -> None:
+    """Block (the campaign with it) until the cluster has marked the node dead.
+
+    Without it the surviving actor could run the rest of the budget before Ray noticed
+    the loss (gradebook runs ~40 tests a second; the health check takes seconds on a
+    loaded machine), and the campaign would end with the lost test still pending."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        if not any(n["NodeID"] == node_id and n["Alive"] for n in ray.nodes()):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"Ray did not mark node {node_id} dead in {limit_s:.0f} s")
+
+
+def _until_noticed(slot, limit_s: float = 60.0) -> None:
+    """Block until the lost actor's in-flight test has an outcome (its result, if it
+    finished just before the loss, or the error that makes the pool replace the actor)."""
+    ready, _ = ray.wait([slot.ref], timeout=limit_s)
+    assert ready, f"the lost actor's test was still pending after {limit_s:.0f} s"
+
+
 def _in_flight(engine):
     """A slot with a test in flight, or None (both actors between tests)."""
     return next((s for s in engine._pool.slots if s.ref is not None), None)
@@ -136,6 +158,7 @@ def test_a_killed_actor_loses_nothing(connected, tmp_path):
         if slot is None:
             return False  # the next progress event: a kill between tests retries nothing
         ray.kill(slot.actor, no_restart=True)
+        _until_noticed(slot)
         return True
 
     engine, finished = _campaign(tmp_path / "out", 90, kill, workers=2, ray=connected.address)
@@ -158,15 +181,18 @@ def test_a_lost_node_loses_nothing(connected, tmp_path):
             where.update({s.actor: ray.get(s.actor.hello.remote())[2] for s in engine._pool.slots})
         # a node whose actor has a test in flight (an idle one's loss retries nothing; on a
         # loaded machine the first slot was often between tests)
-        victim = next(
-            (where[s.actor] for s in engine._pool.slots
+        slot = next(
+            (s for s in engine._pool.slots
              if s.ref is not None and where.get(s.actor) in workers),
             None,
         )  # fmt: skip
-        if victim is None:
+        if slot is None:
             return False
+        victim = where[slot.actor]
         cluster.remove_node(workers[victim], allow_graceful=False)
         removed.append(victim)
+        _until_dead(victim)
+        _until_noticed(slot)
         return True
 
     try:
