@@ -20,6 +20,8 @@ other findings then count only what was saved until then).
     nice -n 10 .venv/bin/python benchmarks/bugbench.py --execs 3000 --seeds 0-4 \\
         --strategies frontier,spoton,zest-strings,zest,random --stop-on-find
     .venv/bin/python benchmarks/bugbench.py --apps sqs_nan_score,img_rgba_jpeg --execs 500
+    .venv/bin/python benchmarks/bugbench.py --merge benchmarks/results-bugbench/a.json \\
+        benchmarks/results-bugbench/b.json --name side-by-side
 """
 
 from __future__ import annotations
@@ -295,6 +297,57 @@ def render(
     return "\n".join(lines) + "\n"
 
 
+def merge(records: list[Path], results: Path, name: str) -> int:
+    """Render the runs of several earlier records as one report: strategies in the order
+    they first appear, apps in the benchmark's order, seeds and executions as recorded (a
+    mismatch is an error: the table would compare different budgets)."""
+    by_key: dict[tuple[str, str, int], Run] = {}
+    strategies: list[str] = []
+    skipped: dict[str, str] = {}
+    budgets: set[tuple[int, tuple[int, ...]]] = set()
+    for record in records:
+        try:
+            data = json.loads(record.read_text(encoding="utf-8"))
+            runs = [Run(**r) for r in data["runs"]]
+            budgets.add((int(data["execs"]), tuple(data["seeds"])))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            print(f"bugbench: cannot read {record}: {exc}", file=sys.stderr)
+            return 2
+        for run in runs:
+            by_key[(run.app, run.strategy, run.seed)] = run
+        for strategy in data.get("strategies", []):
+            if strategy not in strategies:
+                strategies.append(strategy)
+        skipped.update(data.get("skipped", {}))
+    if len(budgets) != 1:
+        print(
+            f"bugbench: the records differ in (executions, seeds): {sorted(budgets)}",
+            file=sys.stderr,
+        )
+        return 2
+    ((execs, seeds),) = budgets
+    runs = list(by_key.values())
+    recorded = {r.app for r in runs}
+    apps = [a for a in all_apps() if a.name in recorded]
+    skipped = {s: why for s, why in skipped.items() if not any(r.strategy == s for r in runs)}
+    report = render(runs, apps, strategies, skipped, list(seeds), execs)
+    sources = ", ".join(f"`{r.name}`" for r in records)
+    report += f"\nMerged from {sources}.\n"
+    results.mkdir(parents=True, exist_ok=True)
+    (results / f"{name}.md").write_text(report, encoding="utf-8")
+    record = {
+        "execs": execs,
+        "seeds": list(seeds),
+        "strategies": strategies,
+        "skipped": skipped,
+        "merged_from": [r.name for r in records],
+        "runs": [asdict(r) for r in runs],
+    }
+    (results / f"{name}.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
+    print(report)
+    return 0
+
+
 # ------------------------------------------------------------------------- command line
 def parse_seeds(text: str) -> list[int]:
     """`0-4` or `0,2,3`."""
@@ -328,7 +381,17 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="stop each campaign as soon as it has found its app's planted bug",
     )
+    parser.add_argument(
+        "--merge",
+        nargs="+",
+        type=Path,
+        metavar="RECORD",
+        help="run nothing: one side-by-side report from the .json records of earlier runs "
+        "(a later record's run of the same app, strategy and seed replaces an earlier one's)",
+    )
     args = parser.parse_args(argv)
+    if args.merge:
+        return merge(args.merge, args.results, args.name or "bugbench-merged")
 
     apps = all_apps()
     if args.apps:

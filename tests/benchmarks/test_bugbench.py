@@ -6,6 +6,7 @@ hand-written trigger reproduces exactly the planted bug that `expect.yaml` descr
 from __future__ import annotations
 
 import logging
+import sys
 
 import pytest
 
@@ -51,3 +52,42 @@ def test_benign_passes_and_trigger_reproduces_the_planted_bug(app):
         assert hit.status is Status.FAILURE and hit.failure is not None, hit.status
         found = hit.failure
         assert bug.matches(found.exception_type, found.message, found.location), found
+
+
+def _record(path, strategy, found, execs=3000, seeds=(0, 1)):
+    import json
+
+    runs = [
+        {"app": "sqs_nan_score", "bug": "b", "kind": "uncaught", "strategy": strategy,
+         "seed": seed, "execs": execs, "exit_code": 0, "seconds": 1.0, "found": found,
+         "first_exec": 7 if found else None}
+        for seed in seeds
+    ]  # fmt: skip
+    data = {"execs": execs, "seeds": list(seeds), "strategies": [strategy], "runs": runs}
+    path.write_text(json.dumps(data), encoding="utf-8")
+    return path
+
+
+def test_merged_records_report_every_strategy_side_by_side(tmp_path, capsys, monkeypatch):
+    import importlib.util
+    from pathlib import Path
+
+    # the script shares its name with the package of apps beside it: load it by path
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "bugbench.py"
+    spec = importlib.util.spec_from_file_location("bugbench_script", script)
+    bugbench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, bugbench)  # its dataclasses look it up
+    spec.loader.exec_module(bugbench)
+
+    first = _record(tmp_path / "a.json", "frontier", True)
+    second = _record(tmp_path / "b.json", "zest", False)
+    code = bugbench.main(["--merge", str(first), str(second), "--results", str(tmp_path)])
+    assert code == 0
+    report = (tmp_path / "bugbench-merged.md").read_text(encoding="utf-8")
+    assert "| frontier | 1/1, 1/1 | 100.0% | 7 |" in report
+    assert "| zest | 0/1, 0/1 | 0.0% | - |" in report
+    assert "| sqs_nan_score | uncaught | nan-string | 2/2 (7) | 0/2 |" in report
+    # a record of another budget is refused, not averaged in
+    other = _record(tmp_path / "c.json", "random", False, execs=1000)
+    assert bugbench.main(["--merge", str(first), str(other), "--results", str(tmp_path)]) == 2
+    assert "differ" in capsys.readouterr().err
