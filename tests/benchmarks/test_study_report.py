@@ -62,6 +62,18 @@ def test_report_answers_with_numbers():
     assert "| gradebook | 8.50 | 2.00 | 0.00 | 4 |" in text  # Table II: common, +spoton, +zest
 
 
+def test_the_default_strategy_is_answered_against_the_baseline_too():
+    runs = synthetic_study()
+    for rep in range(4):  # frontier: 3 more arms than zest on gradebook, 1 fewer on unzip
+        runs.append(make_run("gradebook", "frontier", rep, [arm(i) for i in range(11 + rep % 2)]))
+        runs.append(make_run("unzip", "frontier", rep, [arm(i) for i in range(4)]))
+    text = render(build_results(runs, meta=META))
+    assert "**spoton vs zest:**" in text
+    assert "**frontier vs zest:** the mean application branch coverage of frontier is " in text
+    assert "higher on 1 of 2 lambdas (gradebook), lower on 1 (unzip)" in text
+    assert "A12 (frontier>zest)" in text
+
+
 def test_key_arm_counts_in_report():
     from benchmarks.study.compare import YEAR_2008
     from benchmarks.study.layout import LAMBDAS_DIR
