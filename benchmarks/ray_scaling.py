@@ -1,7 +1,7 @@
 """Executions per second of a campaign on Ray actors against one local worker (`make bench`).
 
     .venv/bin/python benchmarks/ray_scaling.py [--lambda gradebook] [--execs 300]
-        [--actors 2] [--rounds 1] [--json FILE]
+        [--actors 2] [--rounds 1] [--local-too] [--json FILE]
 
 Side by side, same lambda, seed and budget, alternating within each round: a `zest`
 campaign with one local worker process, and one whose `--actors` workers are Ray actors
@@ -78,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument(
+        "--local-too",
+        action="store_true",
+        help="also run --actors local workers each round: what the machine allows that many "
+        "workers, Ray or not",
+    )
     args = parser.parse_args(argv)
 
     from lambdafuzz.harness import ray_pool
@@ -108,11 +114,27 @@ def main(argv: list[str] | None = None) -> int:
                 ray=address,
             )
             ratio = on_ray["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)
-            rounds.append({"local": local, "ray": on_ray, "ratio": ratio})
+            row: dict[str, Any] = {"local": local, "ray": on_ray, "ratio": ratio}
+            reference = ""
+            if args.local_too:
+                many = campaign(
+                    args.lambda_name,
+                    scratch / f"local{args.actors}-{i}",
+                    execs=args.execs,
+                    seed=args.seed,
+                    workers=args.actors,
+                )
+                row["local_many"] = many
+                row["local_many_ratio"] = many["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)
+                reference = (
+                    f"; local {args.actors} workers {many['execs_per_sec']:.1f} execs/s: "
+                    f"{row['local_many_ratio']:.2f}x"
+                )
+            rounds.append(row)
             print(
                 f"round {i + 1}: local 1 worker {local['execs_per_sec']:.1f} execs/s, "
                 f"Ray {args.actors} actors {on_ray['execs_per_sec']:.1f} execs/s: "
-                f"{ratio:.2f}x; failures {local['unique_failures']} / "
+                f"{ratio:.2f}x{reference}; failures {local['unique_failures']} / "
                 f"{on_ray['unique_failures']}; complete {local['complete']} / "
                 f"{on_ray['complete']}",
                 flush=True,
@@ -128,7 +150,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.json:
         args.json.write_text(json.dumps({"machine": info, "rounds": rounds}, indent=2) + "\n")
-    complete = all(r["local"]["complete"] and r["ray"]["complete"] for r in rounds)
+    if args.local_too:
+        many = statistics.median(r["local_many_ratio"] for r in rounds)
+        print(f"median ratio of {args.actors} local workers to 1: {many:.2f}x")
+    complete = all(
+        r["local"]["complete"] and r["ray"]["complete"] and r.get("local_many", r)["complete"]
+        for r in rounds
+    )
     return 0 if complete else 1
 
 
