@@ -102,28 +102,23 @@ def main(argv: list[str] | None = None) -> int:
         address = ray_pool.connect(None, scratch / "ray", [LAMBDAS_DIR / args.lambda_name])
         print(f"local Ray cluster at {address} started in {time.perf_counter() - t0:.1f} s")
         for i in range(args.rounds):
-            local = campaign(
-                args.lambda_name, scratch / f"local-{i}", execs=args.execs, seed=args.seed
-            )
-            on_ray = campaign(
-                args.lambda_name,
-                scratch / f"ray-{i}",
-                execs=args.execs,
-                seed=args.seed,
-                workers=args.actors,
-                ray=address,
-            )
+
+            def one(name: str, **options: Any) -> dict:
+                return campaign(
+                    args.lambda_name,
+                    scratch / f"{name}-{i}",  # noqa: B023 - called within this round
+                    execs=args.execs,
+                    seed=args.seed,
+                    **options,
+                )
+
+            local = one("local")
+            on_ray = one("ray", workers=args.actors, ray=address)
             ratio = on_ray["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)
             row: dict[str, Any] = {"local": local, "ray": on_ray, "ratio": ratio}
             reference = ""
             if args.local_too:
-                many = campaign(
-                    args.lambda_name,
-                    scratch / f"local{args.actors}-{i}",
-                    execs=args.execs,
-                    seed=args.seed,
-                    workers=args.actors,
-                )
+                many = one(f"local{args.actors}", workers=args.actors)
                 row["local_many"] = many
                 row["local_many_ratio"] = many["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)
                 reference = (
