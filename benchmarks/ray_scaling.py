@@ -113,14 +113,18 @@ def main(argv: list[str] | None = None) -> int:
                 )
 
             local = one("local")
+
+            def speedup(other: dict) -> float:
+                return other["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)  # noqa: B023
+
             on_ray = one("ray", workers=args.actors, ray=address)
-            ratio = on_ray["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)
+            ratio = speedup(on_ray)
             row: dict[str, Any] = {"local": local, "ray": on_ray, "ratio": ratio}
             reference = ""
             if args.local_too:
                 many = one(f"local{args.actors}", workers=args.actors)
                 row["local_many"] = many
-                row["local_many_ratio"] = many["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)
+                row["local_many_ratio"] = speedup(many)
                 reference = (
                     f"; local {args.actors} workers {many['execs_per_sec']:.1f} execs/s: "
                     f"{row['local_many_ratio']:.2f}x"
@@ -148,10 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.local_too:
         many = statistics.median(r["local_many_ratio"] for r in rounds)
         print(f"median ratio of {args.actors} local workers to 1: {many:.2f}x")
-    complete = all(
-        r["local"]["complete"] and r["ray"]["complete"] and r.get("local_many", r)["complete"]
-        for r in rounds
-    )
+    runs = ("local", "ray", "local_many")
+    complete = all(r[k]["complete"] for r in rounds for k in runs if k in r)
     return 0 if complete else 1
 
 
