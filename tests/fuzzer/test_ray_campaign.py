@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -22,7 +23,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'lamb
 from lambdafuzz.config import load_config  # noqa: E402
 from lambdafuzz.fuzzer.campaign import build_engine  # noqa: E402
 from lambdafuzz.fuzzer.corpus import iter_inputs  # noqa: E402
-from lambdafuzz.fuzzer.engine import CampaignFinished, Progress  # noqa: E402
+from lambdafuzz.fuzzer.engine import CampaignFinished  # noqa: E402
 from lambdafuzz.harness import ray_pool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -79,19 +80,68 @@ def connected(cluster, tmp_path):
         ray_pool.disconnect()
 
 
-def _campaign(out: Path, execs: int, on_progress=None, seed: int = 0, **options):
+def _campaign(out: Path, execs: int, seed: int = 0, loss=None, **options):
+    """Run a gradebook campaign; `loss` (a `_Loss`) loses an actor during it."""
     engine = build_engine(
         load_config(GRADEBOOK), out_dir=out, strategy="zest", seed=seed, max_execs=execs, **options
     )
+    if loss is not None:
+        factory = engine._pool_factory
+        engine._pool_factory = lambda spec, workers: loss.install(factory(spec, workers))
     finished = None
-    acted = False
-    for event in engine.run():
-        if isinstance(event, Progress) and on_progress and not acted:
-            acted = on_progress(engine, event.stats)
-        if isinstance(event, CampaignFinished):
-            finished = event
+    try:
+        for event in engine.run():
+            if isinstance(event, CampaignFinished):
+                finished = event
+    finally:
+        if loss is not None:
+            loss.release()
     assert finished is not None
     return engine, finished
+
+
+class _Loss:
+    """Loses one actor with a test surely in flight: from the 15th test sent on, the first
+    actor `chosen` accepts is paused (SIGSTOP) before its next test is sent, so that test
+    cannot end first; then `lose(slot)` takes the actor (or its node) away.
+
+    Choosing at a progress event, or losing right after the send, left it to chance: a
+    progress event follows a result, and under load a 25 ms test often ended before the
+    node's processes were gone (then nothing is retried)."""
+
+    def __init__(self, lose, chosen=lambda pool, slot: True) -> None:
+        self.lose, self.chosen = lose, chosen
+        self.pids: list[int] = []
+        self.done = False
+
+    def install(self, pool):
+        submit = pool._submit
+        sent = [0]
+
+        def submit_and_lose(slot, request, attempt=1):
+            sent[0] += 1
+            if self.done or sent[0] < 15 or not self.chosen(pool, slot):
+                submit(slot, request, attempt)
+                return
+            # the actor's pid: this call queues behind nothing (the slot is idle)
+            pid = ray.get(slot.actor.__ray_call__.remote(lambda actor: os.getpid()))
+            self.pids.append(pid)
+            os.kill(pid, signal.SIGSTOP)
+            submit(slot, request, attempt)
+            self.done = True
+            self.lose(slot, pid)
+            _until_noticed(slot)
+
+        pool._submit = submit_and_lose
+        return pool
+
+    def release(self) -> None:
+        """No paused process outlives the test (Ray may not have reaped it)."""
+        for pid in self.pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def _assert_complete(engine, finished, execs: int) -> None:
@@ -128,11 +178,6 @@ def _until_noticed(slot, limit_s: float = 60.0) -> None:
     assert ready, f"the lost actor's test was still pending after {limit_s:.0f} s"
 
 
-def _in_flight(engine):
-    """A slot with a test in flight, or None (both actors between tests)."""
-    return next((s for s in engine._pool.slots if s.ref is not None), None)
-
-
 # seed 2: local campaigns of one and of two workers find the same failures in 120 executions
 # (at seed 0 a lone worker also finds line 42's ValueError, two local workers not: the
 # schedule of two workers, Ray's or not, is another campaign)
@@ -153,74 +198,42 @@ def test_ray_campaign_finds_what_a_local_campaign_finds(connected, tmp_path):
 
 
 def test_a_killed_actor_loses_nothing(connected, tmp_path):
-    def kill(engine, stats):
-        slot = _in_flight(engine) if stats.execs >= 15 else None
-        if slot is None:
-            return False  # the next progress event: a kill between tests retries nothing
-        ray.kill(slot.actor, no_restart=True)
-        _until_noticed(slot)
-        return True
+    def kill(slot, pid):
+        os.kill(pid, signal.SIGKILL)  # the actor's process dies, as in a crash
 
-    engine, finished = _campaign(tmp_path / "out", 90, kill, workers=2, ray=connected.address)
+    engine, finished = _campaign(
+        tmp_path / "out", 90, loss=_Loss(kill), workers=2, ray=connected.address
+    )
     assert engine._pool.replaced >= 1
     assert engine._pool.retried >= 1  # its in-flight test ran again on the replacement
     _assert_complete(engine, finished, 90)
 
 
 def test_a_lost_node_loses_nothing(connected, tmp_path):
-    """The node is removed right after a test is sent to its actor, so that test is in
-    flight when the node goes.  (Choosing the victim at a progress event was left to chance:
-    a progress event follows a result, and on CI the worker node's actor was never busy at
-    one in 90 executions.)"""
     cluster = connected
     removed = []
-    engine = build_engine(
-        load_config(GRADEBOOK),
-        out_dir=tmp_path / "out",
-        strategy="zest",
-        seed=0,
-        max_execs=90,
-        workers=2,
-        ray=cluster.address,
-    )
-    factory = engine._pool_factory
+    where: dict = {}  # actor -> node id
 
-    def pool_that_loses_a_node(spec, workers):
-        pool = factory(spec, workers)
-        submit = pool._submit
-        where: dict = {}  # actor -> node id
-        sent = [0]
+    def on_a_worker_node(pool, slot):
+        if not where:  # asked once; a `hello` queues behind a test in flight
+            where.update({s.actor: ray.get(s.actor.hello.remote())[2] for s in pool.slots})
+        return where.get(slot.actor) in {n.node_id for n in cluster.worker_nodes}
 
-        def submit_then_lose(slot, request, attempt=1):
-            sent[0] += 1
-            if removed or sent[0] < 15:
-                submit(slot, request, attempt)
-                return
-            if not where:  # before the submit: `hello` would queue behind the test
-                where.update({s.actor: ray.get(s.actor.hello.remote())[2] for s in pool.slots})
-            submit(slot, request, attempt)
-            workers_now = {n.node_id: n for n in cluster.worker_nodes}
-            victim = where.get(slot.actor)
-            if victim not in workers_now:  # the head's actor: wait for the other one's turn
-                return
-            cluster.remove_node(workers_now[victim], allow_graceful=False)
-            removed.append(victim)
-            _until_dead(victim)
-            _until_noticed(slot)
+    def remove_its_node(slot, pid):
+        victim = where[slot.actor]
+        node = next(n for n in cluster.worker_nodes if n.node_id == victim)
+        cluster.remove_node(node, allow_graceful=False)
+        removed.append(victim)
+        _until_dead(victim)
 
-        pool._submit = submit_then_lose
-        return pool
-
-    engine._pool_factory = pool_that_loses_a_node
-    finished = None
+    loss = _Loss(remove_its_node, chosen=on_a_worker_node)
     try:
-        for event in engine.run():
-            if isinstance(event, CampaignFinished):
-                finished = event
+        engine, finished = _campaign(
+            tmp_path / "out", 90, loss=loss, workers=2, ray=cluster.address
+        )
     finally:
         if removed:  # the next test gets two worker nodes again
             cluster.add_node(num_cpus=1, include_dashboard=False)
-    assert finished is not None
     assert removed
     assert engine._pool.replaced >= 1 and engine._pool.retried >= 1
     _assert_complete(engine, finished, 90)
