@@ -52,6 +52,9 @@ RAY_MISSING = "--ray needs Ray installed: pip install 'lambdafuzz[ray]'"
 
 #: The raylet's setting of its workers' niceness (Ray's default: 15).
 WORKER_NICENESS = "RAY_worker_niceness"
+#: Ray's switch between a cluster-reachable node address and the loopback one (it is
+#: meant for macOS and Windows, where Ray defaults to loopback; "0" there means loopback).
+RAY_CLUSTER_ADDRESSES = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 #: A local cluster's temp dir holds Unix sockets whose paths must fit in 107 bytes; Ray
 #: appends about 60 characters (session_<date>_<pid>/sockets/plasma_store) to it.
 MAX_TEMP_DIR_CHARS = 45
@@ -71,6 +74,21 @@ def import_ray() -> Any:
     except ImportError as exc:
         raise BackendError(RAY_MISSING) from exc
     return ray
+
+
+def loopback_only() -> None:
+    """Make a local cluster this process starts talk over 127.0.0.1 only.
+
+    On Linux Ray gives a node the address of the machine's outgoing interface, and every
+    driver, raylet and worker then connects to that address (seen here: 192.0.2.2), even
+    when `127.0.0.1` is asked for (`resolve_ip_for_localhost` maps it back).  Ray's own
+    loopback mode, the default on macOS and Windows, is chosen by an environment variable
+    read once at import: set for the daemons and workers this process starts, and applied
+    to the constant this process read already.  A user's explicit setting is kept."""
+    os.environ.setdefault(RAY_CLUSTER_ADDRESSES, "0")
+    from ray._private import ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = ray_constants.env_bool(RAY_CLUSTER_ADDRESSES, True)
 
 
 def connect(
@@ -104,6 +122,7 @@ def connect(
         # in 7 minutes, nearly all hangs, at 15; 60 in 44 s, none, at 0.  The raylet this
         # starts reads it from the environment; a user's own setting is kept.
         os.environ.setdefault(WORKER_NICENESS, "0")
+        loopback_only()
         kwargs["_temp_dir"] = str(local_temp_dir(temp_dir))
         # requests and results are KBs: the default store (30% of RAM) reserves far more
         kwargs["object_store_memory"] = LOCAL_OBJECT_STORE_BYTES

@@ -43,6 +43,8 @@ def cluster():
     # the actors at the test's own priority, as `ray_pool.connect` starts a local cluster
     niceness = os.environ.get(ray_pool.WORKER_NICENESS)
     os.environ[ray_pool.WORKER_NICENESS] = "0"
+    addresses = os.environ.get(ray_pool.RAY_CLUSTER_ADDRESSES)
+    ray_pool.loopback_only()  # every node on 127.0.0.1, as `ray_pool.connect` starts one
     node = {"num_cpus": 1, "include_dashboard": False}
     started = Cluster(
         initialize_head=True,
@@ -69,6 +71,10 @@ def cluster():
             os.environ.pop(ray_pool.WORKER_NICENESS, None)
         else:
             os.environ[ray_pool.WORKER_NICENESS] = niceness
+        if addresses is None:
+            os.environ.pop(ray_pool.RAY_CLUSTER_ADDRESSES, None)
+        else:
+            os.environ[ray_pool.RAY_CLUSTER_ADDRESSES] = addresses
 
 
 @pytest.fixture
@@ -182,6 +188,40 @@ def _until_noticed(slot, limit_s: float = 60.0) -> None:
 # (at seed 0 a lone worker also finds line 42's ValueError, two local workers not: the
 # schedule of two workers, Ray's or not, is another campaign)
 SEED = 2
+
+
+def test_the_local_cluster_is_on_loopback_only(connected):
+    """No node of a local cluster is reached over the machine's outgoing interface."""
+    addresses = {n["NodeManagerAddress"] for n in ray.nodes() if n["Alive"]}
+    assert addresses == {"127.0.0.1"}
+    assert connected.address.startswith("127.0.0.1:")
+
+
+def test_a_cluster_lambdafuzz_starts_is_on_loopback_only(tmp_path):
+    """`--ray` with no address: the cluster `ray_pool.connect` starts (in a process of its
+    own, as the CLI would) has every node, and its GCS, on 127.0.0.1."""
+    script = (
+        "import sys, ray\n"
+        "from pathlib import Path\n"
+        "from lambdafuzz.harness import ray_pool\n"
+        "address = ray_pool.connect(None, Path(sys.argv[1]), [Path(sys.argv[2])])\n"
+        "print(address, sorted({n['NodeManagerAddress'] for n in ray.nodes()}))\n"
+        "ray_pool.disconnect()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    env.pop("RAY_ADDRESS", None)
+    env.pop(ray_pool.RAY_CLUSTER_ADDRESSES, None)
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "ray"), str(GRADEBOOK)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    address, nodes = done.stdout.strip().split(" ", 1)
+    assert address.startswith("127.0.0.1:")
+    assert nodes == "['127.0.0.1']"
 
 
 def test_ray_campaign_finds_what_a_local_campaign_finds(connected, tmp_path):
