@@ -31,6 +31,7 @@ from lambdafuzz.generators.core import (
     MINIMAL,
     Changed,
     ChoiceSequence,
+    Grown,
     Marker,
     PrefixT,
     ReplayMode,
@@ -39,6 +40,8 @@ from lambdafuzz.generators.core import (
 MEAN_MUTATION_COUNT = 8.0
 MEAN_MUTATION_SIZE = 4.0
 MINIMAL_CHILD_PROBABILITY = 0.1
+#: Draws a growing mutation (`grow`) grows, on average: a climb goes one step at a time.
+MEAN_GROWN_DRAWS = 2.0
 
 
 @dataclass(slots=True, frozen=True)
@@ -141,3 +144,39 @@ class RandomMutator:
             marker = FRESH
         prefix = overwrite(parent, positions, marker, self.mode, change=self.change)
         return Mutation(prefix, positions=len(positions))
+
+
+def growable(parent: ChoiceSequence) -> list[int]:
+    """Positions of `parent` whose value can grow within its draw (see `core.Grown`): a
+    non-empty string or bytes value shorter than its bound.  Not integers: havoc's fresh
+    draw over a count's whole range climbed csv_dedupe's quadratic rows better than
+    doubling (seeds 0-5, 400-600 executions: growing integers too missed 3 of 6 seeds
+    that havoc alone found)."""
+    out = []
+    for i, choice in enumerate(parent.choices):
+        value, c = choice.value, choice.constraints
+        text = type(value) is str or type(value) is bytes
+        if text and 0 < len(value) < c.max_size and c.permits(value):  # type: ignore[union-attr]
+            out.append(i)
+    return out
+
+
+def grow(parent: ChoiceSequence, rng: random.Random, mode: ReplayMode) -> Mutation | None:
+    """A child with a few of `parent`'s strings grown (`Grown` markers), the rest kept;
+    None when none can grow.  For the cost objective's climb (PerfFuzz): one more
+    character at a time, where havoc draws a string of any length within its bound."""
+    positions = growable(parent)
+    if not positions:
+        return None
+    count = min(len(positions), sample_geometric(rng, MEAN_GROWN_DRAWS))
+    chosen = rng.sample(positions, count)
+    choices = parent.choices
+    if mode is ReplayMode.LINEAR:
+        values = parent.values()
+        for i in chosen:
+            values[i] = Grown(choices[i].value)
+        return Mutation(values, positions=count, mode=mode)
+    by_ei = parent.by_ei()
+    for i in chosen:
+        by_ei[choices[i].ei] = Grown(choices[i].value)
+    return Mutation(by_ei, positions=count, mode=mode)

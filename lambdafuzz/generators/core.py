@@ -129,6 +129,23 @@ class Changed:
         return (Changed, (self.old,))
 
 
+@dataclass(slots=True, frozen=True)
+class Grown:
+    """A cost mutator's placeholder: `old` made larger within the draw's bounds.
+
+    PerfFuzz climbs a cost one step at a time: one more row, one more member, one more
+    character for a regex that backtracks.  A fresh value is of any size, so a climb made
+    of fresh draws restarts from scratch every time.  A grown string (or bytes value) is
+    the parent's with a piece of itself appended, so a run of letters stays a run of
+    letters.  Any other value, or one that cannot grow (at its bound, or not this draw's),
+    is changed as by `Changed`."""
+
+    old: Any
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Grown, (self.old,))
+
+
 class StopTest(Exception):  # noqa: N818 - control flow, not an error
     """Ends the generation of one input early."""
 
@@ -282,18 +299,20 @@ class Choices:
         site: SiteT,
         verbatim: tuple[str, ...] = (),
         other: Callable[[random.Random, Any], Any] | None = None,
+        fit: ConstraintsT | None = None,
     ) -> Any:
         """The one replay step of every primitive draw: take this draw's prefix value (by
         position or by EI), resolve it against `constraints` and record the result.
 
         `fresh(rng, constraints)` makes the value when the prefix has none here or holds
         `FRESH` (`Changed`: fresh values until one differs from the parent's, at most
-        `CHANGE_TRIES`); `MINIMAL` takes `constraints.simplest()`; a value the constraints permit,
-        or a string in `verbatim` (dictionary constants), is taken as it is; anything else
-        is mapped by `constraints.fit` and noted as the first misalignment.  `other(rng,
-        old)`, when given, makes a `Changed` draw's value itself: one that means something
-        else to the generator than `old` (a weighted draw's float must land on another
-        option, not just be another float).
+        `CHANGE_TRIES`; `Grown`: the parent's value made larger); `MINIMAL` takes
+        `constraints.simplest()`; a value the constraints permit, or a string in `verbatim`
+        (dictionary constants), is taken as it is; anything else is mapped by
+        `constraints.fit` (`fit`'s, when given) and noted as the first misalignment.
+        `other(rng, old)`, when given, makes a `Changed` draw's value itself: one that means
+        something else to the generator than `old` (a weighted draw's float must land on
+        another option, not just be another float).
         """
         frame = self._stack[-1]
         ei = (*frame.ei, (site, _occurrence(frame, site)))
@@ -323,10 +342,12 @@ class Choices:
                 value = other(self.rng, raw.old)
             else:
                 value = _changed(fresh, self.rng, constraints, raw.old)
+        elif type(raw) is Grown:
+            value = _grown(fresh, self.rng, constraints, raw.old)
         else:
             if self.misaligned_at is None:
                 self.misaligned_at = index
-            value = constraints.fit(raw)
+            value = (fit or constraints).fit(raw)
         choices.append(Choice(constraints.kind, value, constraints, ei, frame.labels))
         return value
 
@@ -395,16 +416,25 @@ class Choices:
         max_size: int = 16,
         *,
         use_dictionary: bool = True,
+        fresh_max_size: int | None = None,
         site: SiteT = "str",
     ) -> str:
         """A string over `alphabet`, or (fresh, with probability `dictionary_p`) a constant
-        from the dictionary, which is kept verbatim even if it leaves the alphabet."""
+        from the dictionary, which is kept verbatim even if it leaves the alphabet.
+
+        `fresh_max_size`: fresh values stay this short, while the draw admits (and replays)
+        up to `max_size`: room for a cost campaign to grow the value (`Grown`) where the
+        service allows far longer values than ordinary inputs have (an S3 key)."""
         try:
             constraints = INTERNED_STRINGS[alphabet, min_size, max_size]
         except KeyError:
             constraints = string_constraints(alphabet, min_size, max_size)
         verbatim = self.dictionary if use_dictionary else ()
         fresh = self._fresh_word_or_string if verbatim and self.dictionary_p else _fresh_string
+        ordinary = None  # fresh values and misfits (another draw's value) stay ordinary
+        if fresh_max_size is not None and fresh_max_size < max_size:
+            ordinary = string_constraints(alphabet, min_size, fresh_max_size)
+            fresh = _bounded_fresh(fresh, ordinary)
         if verbatim and self.edge_values and len(verbatim) > 1:
 
             def other(rng: random.Random, old: Any) -> Any:
@@ -417,8 +447,8 @@ class Choices:
                     return word
                 return _changed(fresh, rng, constraints, old)
 
-            return self._draw(constraints, fresh, site, verbatim, other=other)
-        return self._draw(constraints, fresh, site, verbatim)
+            return self._draw(constraints, fresh, site, verbatim, other=other, fit=ordinary)
+        return self._draw(constraints, fresh, site, verbatim, fit=ordinary)
 
     def _fresh_word_or_string(self, rng: random.Random, constraints: StringConstraints) -> str:
         if rng.random() < self.dictionary_p:
@@ -729,6 +759,26 @@ def _changed[K: ConstraintsT](
             break
         value = fresh(rng, c)
     return value
+
+
+def _bounded_fresh(
+    fresh: Callable[[random.Random, StringConstraints], str], bounds: StringConstraints
+) -> Callable[[random.Random, StringConstraints], str]:
+    """`fresh` drawing within `bounds` whatever constraints it is given."""
+    return lambda rng, _constraints: fresh(rng, bounds)
+
+
+def _grown[K: ConstraintsT](
+    fresh: Callable[[random.Random, K], Any], rng: random.Random, c: K, old: Any
+) -> Any:
+    """`old` made larger within `c` (see `Grown`), else changed."""
+    if (type(old) is str or type(old) is bytes) and old and c.permits(old):
+        room = c.max_size - len(old)  # type: ignore[union-attr]
+        if room > 0:
+            start = rng.randrange(len(old))
+            piece = old[start : start + rng.randint(1, len(old) - start)]
+            return old + piece[:room]
+    return _changed(fresh, rng, c, old)
 
 
 def _fresh_integer(rng: random.Random, c: IntegerConstraints) -> int:

@@ -31,6 +31,12 @@ METADATA_NAME_ALPHABET: Final = string.ascii_lowercase + string.digits + "-"
 METADATA_VALUE_ALPHABET: Final = string.ascii_letters + string.digits + " -_.:/=+"
 #: S3 caps keys at 1,024 UTF-8 bytes.
 MAX_KEY_BYTES: Final = 1024
+#: A fresh stem's length at most: ordinary upload names.
+STEM_CHARS: Final = 24
+#: ... and what a stem may grow to under the cost objective (`core.Grown`): a file-name
+#: limit, room for a key that makes a backtracking regex take seconds (one with nested
+#: quantifiers doubles its time with each letter: ~1 s at 24 in the cost tests' app).
+MAX_STEM_CHARS: Final = 255
 #: What S3 stores when an upload names no content type, and what many clients send.
 FALLBACK_CONTENT_TYPES: Final = ("binary/octet-stream", "application/octet-stream")
 
@@ -54,7 +60,13 @@ def draw_object_key(
     else:
         prefix = ""
     wide = choices.draw_boolean(0.15, site="wide?")
-    stem = choices.draw_string(WIDE_KEY_ALPHABET if wide else KEY_ALPHABET, 1, 24, site="stem")
+    stem = choices.draw_string(
+        WIDE_KEY_ALPHABET if wide else KEY_ALPHABET,
+        1,
+        MAX_STEM_CHARS,
+        fresh_max_size=STEM_CHARS,
+        site="stem",
+    )
     if ending is None:
         ending = f".{extension}" if extension else ""
     if choices.edge_values:
