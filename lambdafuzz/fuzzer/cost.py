@@ -136,6 +136,13 @@ class CostFeedback:
             if entry is not None:
                 self.holder[key] = entry
 
+    def timed_only(self, entry: int) -> bool:
+        """Whether every maximum cost entry `entry` holds is a noisy one (duration, memory):
+        no hit count, call count or byte count climbs with it (the time goes to C code,
+        such as a regex engine), so only the input's size is left to climb on."""
+        held = [key for key, holder in self.holder.items() if holder == entry]
+        return bool(held) and all(key in NOISY for key in held)
+
     def champions(self) -> list[int]:
         """Cost entries holding at least one maximum, oldest first: the cost parents."""
         return sorted(set(self.holder.values()))

@@ -116,6 +116,9 @@ def test_feedback_keeps_raised_maxima_with_margins_for_noisy_measures():
     assert feedback.maxima()["aws_calls"] == 4.0
     assert feedback.maxima()["hit_count"] == 6.0
     assert describe_raised(raised) == "+cost:hits,aws_calls,calls"
+    # entry 0 now holds only the duration: nothing counted climbs with it (grown, not havoc)
+    assert feedback.timed_only(0) and not feedback.timed_only(1)
+    assert not feedback.timed_only(7)  # holds nothing
 
 
 def test_budgets_follow_the_function_and_the_options():
