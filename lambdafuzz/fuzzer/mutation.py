@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -35,6 +35,7 @@ from lambdafuzz.generators.core import (
     Marker,
     PrefixT,
     ReplayMode,
+    can_grow,
 )
 
 MEAN_MUTATION_COUNT = 8.0
@@ -91,17 +92,29 @@ def overwrite(
 ) -> PrefixT:
     """The parent's prefix with `positions` replaced by `marker`; with `change`, a `FRESH`
     marker is written as `Changed(the parent's value)`."""
+    if change and marker is FRESH:
+        return marked(parent, positions, mode, Changed)
+    return marked(parent, positions, mode, lambda _old: marker)
+
+
+def marked(
+    parent: ChoiceSequence,
+    positions: Sequence[int],
+    mode: ReplayMode,
+    mark: Callable[[Any], Any],
+) -> PrefixT:
+    """The parent's prefix (values by position, or by execution index) with each of
+    `positions` holding `mark(the parent's value there)`."""
     choices = parent.choices
-    changed = change and marker is FRESH
     if mode is ReplayMode.LINEAR:
         values = parent.values()
         for i in positions:
-            values[i] = Changed(choices[i].value) if changed else marker
+            values[i] = mark(choices[i].value)
         return values
     by_ei = parent.by_ei()
     for i in positions:
         choice = choices[i]
-        by_ei[choice.ei] = Changed(choice.value) if changed else marker
+        by_ei[choice.ei] = mark(choice.value)
     return by_ei
 
 
@@ -152,13 +165,7 @@ def growable(parent: ChoiceSequence) -> list[int]:
     draw over a count's whole range climbed csv_dedupe's quadratic rows better than
     doubling (seeds 0-5, 400-600 executions: growing integers too missed 3 of 6 seeds
     that havoc alone found)."""
-    out = []
-    for i, choice in enumerate(parent.choices):
-        value, c = choice.value, choice.constraints
-        text = type(value) is str or type(value) is bytes
-        if text and 0 < len(value) < c.max_size and c.permits(value):  # type: ignore[union-attr]
-            out.append(i)
-    return out
+    return [i for i, c in enumerate(parent.choices) if can_grow(c.value, c.constraints)]
 
 
 def grow(parent: ChoiceSequence, rng: random.Random, mode: ReplayMode) -> Mutation | None:
@@ -170,13 +177,4 @@ def grow(parent: ChoiceSequence, rng: random.Random, mode: ReplayMode) -> Mutati
         return None
     count = min(len(positions), sample_geometric(rng, MEAN_GROWN_DRAWS))
     chosen = rng.sample(positions, count)
-    choices = parent.choices
-    if mode is ReplayMode.LINEAR:
-        values = parent.values()
-        for i in chosen:
-            values[i] = Grown(choices[i].value)
-        return Mutation(values, positions=count, mode=mode)
-    by_ei = parent.by_ei()
-    for i in chosen:
-        by_ei[choices[i].ei] = Grown(choices[i].value)
-    return Mutation(by_ei, positions=count, mode=mode)
+    return Mutation(marked(parent, chosen, mode, Grown), positions=count, mode=mode)

@@ -768,17 +768,22 @@ def _bounded_fresh(
     return lambda rng, _constraints: fresh(rng, bounds)
 
 
+def can_grow(value: Any, c: ConstraintsT) -> bool:
+    """Whether `Grown` makes `value` larger under `c`: a non-empty string or bytes value
+    of this draw, shorter than its bound."""
+    text = type(value) is str or type(value) is bytes
+    return text and 0 < len(value) < c.max_size and c.permits(value)  # type: ignore[union-attr]
+
+
 def _grown[K: ConstraintsT](
     fresh: Callable[[random.Random, K], Any], rng: random.Random, c: K, old: Any
 ) -> Any:
     """`old` made larger within `c` (see `Grown`), else changed."""
-    if (type(old) is str or type(old) is bytes) and old and c.permits(old):
-        room = c.max_size - len(old)  # type: ignore[union-attr]
-        if room > 0:
-            start = rng.randrange(len(old))
-            piece = old[start : start + rng.randint(1, len(old) - start)]
-            return old + piece[:room]
-    return _changed(fresh, rng, c, old)
+    if not can_grow(old, c):
+        return _changed(fresh, rng, c, old)
+    start = rng.randrange(len(old))
+    piece = old[start : start + rng.randint(1, len(old) - start)]
+    return old + piece[: c.max_size - len(old)]  # type: ignore[union-attr]
 
 
 def _fresh_integer(rng: random.Random, c: IntegerConstraints) -> int:
