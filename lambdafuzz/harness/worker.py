@@ -877,6 +877,7 @@ def _lost_result(
         traceback=f"{message}\n{stack}" if stack else message,
         location=fault.location if fault is not None else "",
         detail=detail,
+        function=fault.function if fault is not None and status is Status.HANG else "",
     )
     return TestResult(status, choices.recording(), {}, failure=info, event=event, log=log)
 

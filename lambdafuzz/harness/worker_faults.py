@@ -434,6 +434,7 @@ class Fault:
     # innermost frame of the chosen thread, "botocore/x.py:9 in f"; "" without frames
     location: str
     stack: str  # the chosen thread's stack, as dumped
+    function: str = ""  # the function of `location` when it is an application frame
 
 
 _FRAME = re.compile(r'^\s+File "(?P<file>.*)", line (?P<line>\d+),? in (?P<func>.*)$')
@@ -491,20 +492,21 @@ def parse_fault(
     candidates = [first, *(c for c in (order[1](), order[0]()) if c is not None)]
     candidates += [[header, *lines] for header, lines in sections]
     for chosen in candidates:
-        location = _innermost_app_frame(chosen[1:], app_dirs)
+        location, function = _innermost_app_frame(chosen[1:], app_dirs)
         if location:
-            return Fault(what, location, "\n".join(chosen))
+            return Fault(what, location, "\n".join(chosen), function)
     return Fault(what, _innermost_frame(first[1:], app_dirs), "\n".join(first))
 
 
-def _innermost_app_frame(lines: list[str], app_dirs: Sequence[str]) -> str:
+def _innermost_app_frame(lines: list[str], app_dirs: Sequence[str]) -> tuple[str, str]:
+    """("app/handler.py:12", its function), or ("", "") without an application frame."""
     for line in lines:
         match = _FRAME.match(line)
         if match:
             rel = app_relative(match.group("file"), app_dirs)
             if rel is not None:
-                return f"{rel}:{match.group('line')}"
-    return ""
+                return f"{rel}:{match.group('line')}", match.group("func").strip()
+    return "", ""
 
 
 def _innermost_frame(lines: list[str], app_dirs: Sequence[str]) -> str:

@@ -15,8 +15,10 @@ inputs, in words a person reads:
   the response;
 * `WorkerDied SIGSEGV at app/h.py:7`, `WorkerDied exit 3 at app/h.py:20` — a dead worker
   by signal or exit status, located by the dump taken in the worker;
-* `Hang at app/h.py:15` — a test past its timeout, located by the stack dumped before the
-  worker was killed;
+* `Hang at app/h.py in poll` — a test past its timeout, located by the stack dumped before
+  the worker was killed, and keyed by the function of that frame, not its line: the dump
+  catches a loop on whichever of its lines it is at, and one hang is one failure (the line
+  is in `where`);
 * `TypeError at no application frame; innermost frame botocore/validate.py in validate` —
   no frame of the application on the stack (a library thread, the handler called with the
   wrong arguments, a crash in library code): keyed by the innermost frame's file and
@@ -59,6 +61,8 @@ class FailureInfo:
     cause: str = ""  # type of the chained cause, for re-raised generic exceptions
     detail: str = ""  # exit code, signal or response shape: shown after the type
     shape: str = ""  # the message with its values masked (`message_shape`), or ""
+    # a hang's: the function of its application frame `location`, which keys its signature
+    function: str = ""
 
     @property
     def in_app(self) -> bool:
@@ -87,9 +91,11 @@ class FailureInfo:
 
     def _where_key(self) -> str:
         """The ` at <where>` part of a signature: a frame outside the application without
-        its line (see the module's docstring)."""
+        its line, a hang by its function (see the module's docstring)."""
         if is_status_failure(self.exception_type) and not self.location:
             return f" {RETURNED}"
+        if self.function and is_app_location(self.location):
+            return f" at {self.location.rpartition(':')[0]} in {self.function}"
         return f" at {where_keyed(self.location)}"
 
     def generalized(self) -> FailureInfo:

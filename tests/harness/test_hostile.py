@@ -77,8 +77,8 @@ def closing():
 
 # ------------------------------------------------------------------ one failure each
 CLASSIFIED = [
-    ("hangs", "HANG", lambda: f"Hang at {at('hang')}"),
-    ("busy_loops", "HANG", lambda: f"Hang at {at('busy')}"),
+    ("hangs", "HANG", lambda: "Hang at hostile/handler.py in hangs"),
+    ("busy_loops", "HANG", lambda: "Hang at hostile/handler.py in busy_loops"),
     ("exits_hard", "FAILURE", lambda: f"WorkerDied exit 3 at {at('os_exit')}"),
     ("calls_sys_exit", "FAILURE", lambda: f"SystemExit 4 at {at('sys_exit')}"),
     ("segfaults", "FAILURE", lambda: f"WorkerDied SIGSEGV at {at('segv')}"),
@@ -130,6 +130,10 @@ def test_each_misbehaviour_is_one_located_failure_that_reproduces(
     (record,) = engine.failures.values()
     assert record.status == status and record.hits == 3
     assert record.rerun is not None and record.rerun.signature == record.signature
+    if status == "HANG":  # keyed by function, located by line: one of the loop's lines
+        first = int(at("hang" if function == "hangs" else "busy").rsplit(":", 1)[1])
+        lines = [first] if function == "hangs" else [first, first + 1, first + 2]
+        assert record.info.location in [f"hostile/handler.py:{n}" for n in lines]
     assert stats.failure_reruns == 1  # only the new signature was re-run
     saved = json.loads((engine.out.failures_dir / record.file_name).read_text())
     assert saved["event"]["Records"][0]["s3"]["bucket"]["name"] == "inbox"  # never null
@@ -433,7 +437,8 @@ def test_fault_dumps_are_located_by_the_thread_that_matters():
     assert (fault.what, fault.location) == ("Fatal Python error: Aborted", "hostile/handler.py:20")
 
     hang = _dump(thread(other, 20, current=True), thread(main, 10), header=HANG_MARK)
-    assert parse_fault("old\n" + hang, [app], main, hang=True).location == "hostile/handler.py:10"
+    fault = parse_fault("old\n" + hang, [app], main, hang=True)
+    assert (fault.location, fault.function) == ("hostile/handler.py:10", "f")
 
     library_only = _dump(
         f"Current thread 0x{other:016x} (most recent call first):\n{lib}\n",
@@ -450,6 +455,23 @@ def test_fault_dumps_are_located_by_the_thread_that_matters():
     fault = parse_fault(exits, [app], main)  # the last dump wins
     assert (fault.what, fault.location) == ("os._exit(3)", "hostile/handler.py:7")
     assert parse_fault("", [app], main) is None
+
+
+def test_a_hang_is_keyed_by_its_function_and_shown_at_its_line():
+    from lambdafuzz.fuzzer.failures import FailureRecord
+    from lambdafuzz.model.outcome import FailureInfo
+
+    def hang(line: int, function: str = "poll") -> FailureInfo:
+        return FailureInfo("Hang", "timed out after 3 s", "", f"app/h.py:{line}", function=function)
+
+    assert hang(12).signature == hang(13).signature == "Hang at app/h.py in poll"
+    assert hang(12).where == "app/h.py:12"
+    assert hang(12, "drain").signature != hang(12).signature
+    # an older saved hang, without a function, keeps its line-keyed signature
+    assert hang(12, "").signature == "Hang at app/h.py:12"
+    record = FailureRecord(hang(12).signature, hang(12), "HANG", "f.json", 1, 0.5)
+    again = FailureRecord.from_json(record.to_json(), "f.json", "HANG")
+    assert again.info == record.info and again.info.signature == record.signature
 
 
 def test_an_exception_whose_str_raises_keeps_its_traceback_and_the_worker(closing):

@@ -38,9 +38,12 @@ def hangs(event, context):
 
 
 def busy_loops(event, context):
-    # one line: a loop over two lines is dumped at either of them when the deadline comes
-    # (`Hang at :42` in one run, `:43` in its re-run: one bug, reported flaky)
-    while True: pass  # noqa: E701 # fmt: skip # HOSTILE:busy
+    # a loop over several lines is dumped at whichever of them it is on when the deadline
+    # comes: the hang is keyed by this function, so its re-run is the same failure
+    n = 0
+    while True:  # HOSTILE:busy
+        n += 1
+        n %= 7
 
 
 # ------------------------------------------------------------------ deaths
