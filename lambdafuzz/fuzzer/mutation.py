@@ -159,22 +159,38 @@ class RandomMutator:
         return Mutation(prefix, positions=len(positions))
 
 
-def growable(parent: ChoiceSequence) -> list[int]:
+def growable(parent: ChoiceSequence, *, counts: bool = False) -> list[int]:
     """Positions of `parent` whose value can grow within its draw (see `core.Grown`): a
-    non-empty string or bytes value shorter than its bound.  Not integers: havoc's fresh
-    draw over a count's whole range climbed csv_dedupe's quadratic rows better than
-    doubling (seeds 0-5, 400-600 executions: growing integers too missed 3 of 6 seeds
-    that havoc alone found)."""
-    return [i for i, c in enumerate(parent.choices) if can_grow(c.value, c.constraints)]
+    non-empty string or bytes value shorter than its bound, and with `counts` a
+    non-negative integer below its bound."""
+    kinds = (str, bytes, int) if counts else (str, bytes)
+    return [
+        i
+        for i, c in enumerate(parent.choices)
+        if type(c.value) in kinds and can_grow(c.value, c.constraints)
+    ]
 
 
-def grow(parent: ChoiceSequence, rng: random.Random, mode: ReplayMode) -> Mutation | None:
-    """A child with a few of `parent`'s strings grown (`Grown` markers), the rest kept;
-    None when none can grow.  For the cost objective's climb (PerfFuzz): one more
-    character at a time, where havoc draws a string of any length within its bound."""
-    positions = growable(parent)
+def grow(
+    parent: ChoiceSequence, rng: random.Random, mode: ReplayMode, *, counts: bool = False
+) -> Mutation | None:
+    """A child with a few of `parent`'s strings (and with `counts`, integers) grown
+    (`Grown` markers), the rest kept; None when none can grow.  For the cost objective's
+    climb (PerfFuzz): one more character, or a count up to twice as large, at a time,
+    where havoc draws a value of any size within its bound.  Counts are chosen by draw
+    site first (`rows`, `columns`, `text`, ...), then a draw of that site: a file's one
+    row count is otherwise lost among its hundreds of cells."""
+    positions = growable(parent, counts=counts)
     if not positions:
         return None
     count = min(len(positions), sample_geometric(rng, MEAN_GROWN_DRAWS))
-    chosen = rng.sample(positions, count)
+    if counts:
+        by_site: dict[Any, list[int]] = {}
+        for i in positions:
+            by_site.setdefault(parent.choices[i].ei[-1][0], []).append(i)
+        sites = list(by_site)
+        chosen = sorted({rng.choice(by_site[rng.choice(sites)]) for _ in range(count)})
+        count = len(chosen)
+    else:
+        chosen = rng.sample(positions, count)
     return Mutation(marked(parent, chosen, mode, Grown), positions=count, mode=mode)

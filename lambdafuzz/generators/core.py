@@ -770,7 +770,11 @@ def _bounded_fresh(
 
 def can_grow(value: Any, c: ConstraintsT) -> bool:
     """Whether `Grown` makes `value` larger under `c`: a non-empty string or bytes value
-    of this draw, shorter than its bound."""
+    of this draw, shorter than its bound, or a count (a non-negative integer draw) below
+    its bound."""
+    if type(value) is int:
+        counts = type(c) is IntegerConstraints and c.min_value >= 0
+        return counts and value < c.max_value and c.permits(value)  # type: ignore[union-attr]
     text = type(value) is str or type(value) is bytes
     return text and 0 < len(value) < c.max_size and c.permits(value)  # type: ignore[union-attr]
 
@@ -781,6 +785,8 @@ def _grown[K: ConstraintsT](
     """`old` made larger within `c` (see `Grown`), else changed."""
     if not can_grow(old, c):
         return _changed(fresh, rng, c, old)
+    if type(old) is int:  # one more row or member, up to twice as many
+        return min(c.max_value, old + rng.randint(1, max(1, old)))  # type: ignore[union-attr]
     start = rng.randrange(len(old))
     piece = old[start : start + rng.randint(1, len(old) - start)]
     return old + piece[: c.max_size - len(old)]  # type: ignore[union-attr]

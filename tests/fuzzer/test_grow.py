@@ -24,9 +24,23 @@ def test_a_grown_string_is_its_parent_with_a_piece_of_itself_appended():
 
 def test_a_value_that_cannot_grow_is_changed_instead():
     for seed in range(100):
-        at_bound = Choices([Grown("abc"), Grown(7)], seed=seed)
+        at_bound = Choices([Grown("abc"), Grown(9), Grown(-3), Grown(True)], seed=seed)
         assert at_bound.draw_string("abc", 1, 3) != "abc"  # already as long as allowed
-        assert at_bound.draw_integer(0, 9) != 7  # not a string: changed
+        assert at_bound.draw_integer(0, 9) != 9  # a count at its bound
+        assert at_bound.draw_integer(-5, 5) != -3  # not a count: it may be negative
+        assert at_bound.draw_boolean() is False  # not a count either
+
+
+def test_a_grown_count_is_larger_by_at_most_itself_and_within_its_bound():
+    seen = set()
+    for seed in range(200):
+        choices = Choices([Grown(23), Grown(0), Grown(90)], seed=seed)
+        rows = choices.draw_geometric(5.0, max_value=100)
+        assert 23 < rows <= 46
+        seen.add(rows)
+        assert choices.draw_integer(0, 100) == 1  # from nothing: one
+        assert 90 < choices.draw_integer(0, 100) <= 100  # capped at the bound
+    assert len(seen) > 10  # anywhere up to twice as many, not one fixed step
 
 
 def test_a_grown_value_replays_from_its_recording():
@@ -91,3 +105,24 @@ def test_nothing_to_grow_gives_no_mutation():
     choices.draw_integer(0, 10)
     choices.draw_boolean()
     assert grow(choices.recording(), random.Random(0), ReplayMode.EXECUTION_INDEXED) is None
+
+
+def test_growing_counts_marks_integers_too_chosen_by_site():
+    choices = Choices(seed=1)
+    rows = choices.draw_integer(0, 100, site="rows")
+    for _ in range(rows + 40):  # many cells, one row count
+        choices.draw_string("abc", 1, 30, site="text")
+    choices.draw_integer(-10, 10, site="offset")  # not a count
+    parent = choices.recording()
+    assert 0 not in growable(parent)  # strings only unless counts are asked for
+    assert 0 in growable(parent, counts=True)
+    assert len(parent) - 1 not in growable(parent, counts=True)
+    rng = random.Random(2)
+    marked = 0
+    for _ in range(400):
+        mutation = grow(parent, rng, ReplayMode.LINEAR, counts=True)
+        assert mutation is not None
+        marked += type(mutation.prefix[0]) is Grown
+    # by site first: about half of the children (with a geometric number of draws) grow
+    # the one row count, not one in the draws' number
+    assert marked > 400 * 0.4
