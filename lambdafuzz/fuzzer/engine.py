@@ -41,6 +41,7 @@ from lambdafuzz.fuzzer.cost import (
     CostBudgets,
     CostFeedback,
     CostFinding,
+    GrowthShare,
     describe_raised,
     median_measures,
 )
@@ -218,6 +219,9 @@ class Tag:
     mutation: Mutation | None = None
     entry: int | None = None
     source: str = ""
+    # a cost child of a count-holding parent under `--objective cost`: "grow" or "havoc",
+    # whose success tunes `Engine.growth`
+    climb: str = ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -349,6 +353,7 @@ class Engine:
         # the cost objective: maxima, the cost queue, findings past the budgets
         self.cost = CostFeedback() if options.objective.measures_cost else None
         self.cost_queue: list[Entry] = []
+        self.growth = GrowthShare()  # count-holding cost parents' grown share
         self.cost_findings: dict[Measure, CostFinding] = {}
         self._cost_inputs: dict[Measure, SavedInput] = {}
         self._cost_budgets = CostBudgets.of(options)
@@ -523,14 +528,17 @@ class Engine:
         cost`, `GROW_SHARE` of them grow instead: a time-only parent's strings (one more
         piece), any other cost parent's strings and counts (up to twice as many)."""
         mutation = None
+        climb = ""
         if (
             kind is TagKind.COST
             and self.options.objective is Objective.COST
             and self.cost is not None
         ):
             timed = self.cost.timed_only(parent.id)
-            if self.rng.random() < GROW_SHARE:
+            if self.rng.random() < (GROW_SHARE if timed else self.growth.share):
                 mutation = grow(parent.sequence, self.rng, self.options.mode, counts=not timed)
+            if not timed:
+                climb = "grow" if mutation is not None else "havoc"
         if mutation is None:
             mutator = (
                 self.mutator if kind is TagKind.CHILD else getattr(self.mutator, "havoc", None)
@@ -541,7 +549,7 @@ class Engine:
         return self._request(
             mutation.prefix,
             self._seed(),
-            Tag(kind, parent.id, mutation),
+            Tag(kind, parent.id, mutation, climb=climb),
             parent.digest if self.skip_zero_mutations and parent.digest else None,
             mutation.mode,
         )
@@ -767,6 +775,8 @@ class Engine:
         if self.options.objective is not Objective.COST:
             queued = [key for key in raised if key not in NOISY]
             feedback.take([key for key in raised if key in NOISY], cost, {}, None)
+        if tag.climb:
+            self.growth.observe(tag.climb == "grow", bool(queued))
         if queued:
             entry = Entry(
                 id=len(self.cost_queue),

@@ -132,7 +132,7 @@ class FrontierTarget:
 
 
 @dataclass(slots=True)
-class _Rate:
+class Rate:
     """Discounted successes and trials of one kind of child."""
 
     wins: float = 0.0
@@ -173,8 +173,8 @@ class FrontierMutator:
         }
         self.coverage = TargetCoverage(arm_targets, catalog)
         self.credit: dict[str, float] = {}
-        self.targeted_rate = _Rate()
-        self.random_rate = _Rate()
+        self.targeted_rate = Rate()
+        self.random_rate = Rate()
         self._weights: tuple[list[str], list[float]] | None = None
         self._frontier: set[str] = set()
         self._seen_size = 0

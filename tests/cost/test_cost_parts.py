@@ -158,3 +158,18 @@ def test_findings_and_measures_round_trip_through_json():
     assert CostMeasures.from_json(median.to_json()) == median
     assert CostFinding.from_json({"measure": "nonsense"}) is None
     assert CostMeasures.from_json([1, 2]) is None
+
+
+def test_the_grown_share_follows_which_kind_of_child_raises_maxima():
+    from lambdafuzz.fuzzer.cost import MAX_GROW_SHARE, MIN_GROW_SHARE, GrowthShare
+
+    growth = GrowthShare()
+    assert growth.share == 0.5  # no evidence yet: as many grown children as havoc ones
+    for _ in range(50):
+        growth.observe(grown=True, raised=True)
+        growth.observe(grown=False, raised=False)
+    assert growth.share == MAX_GROW_SHARE  # growth climbs here (csv_dedupe's rows)
+    for _ in range(2000):
+        growth.observe(grown=True, raised=False)
+        growth.observe(grown=False, raised=True)
+    assert growth.share == MIN_GROW_SHARE  # havoc climbs here, growth is never given up
