@@ -88,20 +88,19 @@ MAX_SHAPES_PER_SITE = 10
 MAX_CORRUPT_NOTICES = 20
 #: Children of one cost-queue parent (PerfFuzz gives its favoured inputs a fixed energy).
 COST_CHILDREN = 20
-#: Under `--objective cost`, the share of a cost parent's children that grow
-#: (`mutation.grow`, `core.Grown`) instead of havoc: a few of its strings when it holds only
-#: noisy maxima (`CostFeedback.timed_only`: no count climbs with its time), a few of its
-#: strings and counts (integer draws, chosen by site) otherwise.  key_router's regex, whose
-#: time doubles with each letter of the key, was not climbed by havoc, which draws a stem of
-#: any length (2000 executions, 1.5 s budget: cost campaign 1258 ms, coverage 1120 ms; with
-#: growth: found at execution 72, then runs to the 3 s timeout).  csv_dedupe's rows (its
-#: hits climb with their square) and cells (its time): havoc's fresh geometric row count
-#: rarely passes 30, so parents holding counts grow too (seeds 1-3, 600 executions: found
-#: at none with havoc alone, max 34/190/469 ms; at 2 of 3 growing a quarter of the
-#: children; at all 3 growing half, executions 169/63/106, max 746-1211 ms).  It costs
-#: zip_fanout's climb some luck (seeds 1-2, 500 executions: 3190/926 calls with havoc alone,
-#: 1782/657 growing half; the coverage campaign reaches 454) and helps csv_items' (87/97 ->
-#: 101/102 calls).
+#: Under `--objective cost`, the share of a time-only cost parent's children (it holds only
+#: noisy maxima, `CostFeedback.timed_only`: no count climbs with its time) that grow a few
+#: of its strings (`mutation.grow`, `core.Grown`) instead of havoc.  key_router's regex,
+#: whose time doubles with each letter of the key, was not climbed by havoc, which draws a
+#: stem of any length (2000 executions, 1.5 s budget: cost campaign 1258 ms, coverage
+#: 1120 ms; with growth: found at execution 72, then runs to the 3 s timeout).  Any other
+#: cost parent grows strings and counts at `Engine.growth`'s adaptive share: csv_dedupe's
+#: rows (its hits climb with their square) and cells (its time) are climbed by growth, as
+#: havoc's fresh geometric row count rarely passes 30 (seeds 1-3, 600 executions: found at
+#: none with havoc alone, max 34/190/469 ms; at all 3 growing half the children,
+#: executions 169/63/106, max 746-1211 ms), but a fixed half cost csv_items' and
+#: zip_fanout's havoc climbs (90 s planted runs: 102 and 675 calls, against 1707 and 1927
+#: with havoc alone).
 GROW_SHARE = 0.5
 #: Re-runs that confirm a new duration or memory maximum: at most this share of the
 #: executions, plus a few for the start (every maximum is new then).
@@ -525,8 +524,9 @@ class Engine:
         cost-queue child of a planning mutator is its plain havoc (`havoc`): edge plans look
         for bugs, and under `--objective cost` they took the budget that climbs a maximum
         (zip_fanout's calls stayed under the budget in 300 executions).  Under `--objective
-        cost`, `GROW_SHARE` of them grow instead: a time-only parent's strings (one more
-        piece), any other cost parent's strings and counts (up to twice as many)."""
+        cost`, some grow instead: `GROW_SHARE` of a time-only parent's, its strings (one more
+        piece); `growth.share` of any other cost parent's, its strings and counts (up to
+        twice as many)."""
         mutation = None
         climb = ""
         if (
