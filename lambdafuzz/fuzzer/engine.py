@@ -218,9 +218,9 @@ class Tag:
     mutation: Mutation | None = None
     entry: int | None = None
     source: str = ""
-    # a cost child of a count-holding parent under `--objective cost`: "grow" or "havoc",
-    # whose success tunes `Engine.growth`
-    climb: str = ""
+    # a cost child of a count-holding parent under `--objective cost`: whether it was
+    # grown (else havoc); its success tunes `Engine.growth`.  None for any other child.
+    grown: bool | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -528,7 +528,7 @@ class Engine:
         piece); `growth.share` of any other cost parent's, its strings and counts (up to
         twice as many)."""
         mutation = None
-        climb = ""
+        grown = None
         if (
             kind is TagKind.COST
             and self.options.objective is Objective.COST
@@ -538,7 +538,7 @@ class Engine:
             if self.rng.random() < (GROW_SHARE if timed else self.growth.share):
                 mutation = grow(parent.sequence, self.rng, self.options.mode, counts=not timed)
             if not timed:
-                climb = "grow" if mutation is not None else "havoc"
+                grown = mutation is not None
         if mutation is None:
             mutator = (
                 self.mutator if kind is TagKind.CHILD else getattr(self.mutator, "havoc", None)
@@ -549,7 +549,7 @@ class Engine:
         return self._request(
             mutation.prefix,
             self._seed(),
-            Tag(kind, parent.id, mutation, climb=climb),
+            Tag(kind, parent.id, mutation, grown=grown),
             parent.digest if self.skip_zero_mutations and parent.digest else None,
             mutation.mode,
         )
@@ -775,8 +775,8 @@ class Engine:
         if self.options.objective is not Objective.COST:
             queued = [key for key in raised if key not in NOISY]
             feedback.take([key for key in raised if key in NOISY], cost, {}, None)
-        if tag.climb:
-            self.growth.observe(tag.climb == "grow", bool(queued))
+        if tag.grown is not None:
+            self.growth.observe(tag.grown, bool(queued))
         if queued:
             entry = Entry(
                 id=len(self.cost_queue),
