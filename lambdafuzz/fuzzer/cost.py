@@ -4,8 +4,8 @@ Coverage-guided fuzzing walks past the inputs that make a handler slow: one more
 one more zip member, one more character for a backtracking regex covers nothing new.  The
 cost feedback keeps an input when it raises a maximum instead (PerfFuzz's idea): per
 application branch arm, the most times it was taken in one run; per campaign, the longest
-handler run, the most AWS calls (in all and per operation), the most bytes sent to the
-emulated services and the largest peak memory growth.  Such inputs go to a separate cost
+handler run, the most AWS calls (in all and per operation), the most bytes sent to and
+received from the emulated services and the largest peak memory growth.  Such inputs go to a separate cost
 queue, mutated with the same machinery, so climbing one step at a time towards the worst
 case is rewarded.
 
@@ -30,6 +30,10 @@ from lambdafuzz.fuzzer.frontier import Rate
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.model.cost import CostMeasures, Measure
 
+#: The exact campaign-wide counts: any increase raises the maximum. Bytes read climb with
+#: the size of what the handler is given (longer CSV rows, more of them) where only the
+#: noisy duration would otherwise notice.
+COUNTED = (Measure.AWS_CALLS, Measure.BYTES_WRITTEN, Measure.BYTES_READ)
 #: A duration raises the maximum only when this much longer (ratio) and ...
 DURATION_MARGIN = 1.2
 #: ... at least this many milliseconds longer: timer and scheduling noise on a busy box.
@@ -102,7 +106,7 @@ class CostFeedback:
             if n > arm_max.get(arm, 1):
                 raised.append(arm)
         measure_max = self.measure_max
-        for measure in (Measure.AWS_CALLS, Measure.BYTES_WRITTEN):
+        for measure in COUNTED:
             if cost.value(measure) > measure_max.get(measure, 0.0):
                 raised.append(measure)
         duration = cost.duration_ms

@@ -4,6 +4,12 @@
   list of built-in handlers before any session exists (as moto registers its own), so
   every client the handler or its libraries create is counted. It only counts while a test
   runs: the world loader's own calls are not the handler's.
+* Bytes received: an ``after-call`` handler, emitted on both AWS paths once the response
+  is parsed, adds the length of every streamed body the services answered with (an S3
+  object, a Lambda payload): the data the handler is given to process, counted by its
+  ``ContentLength``, never read here (the handler reads it). Other answers are not
+  counted: their size varies with request ids, receipt handles and timestamps, and an
+  exact count must be the same for the same input (`--objective mixed` is deterministic).
 * Peak memory: ``tracemalloc`` would slow every allocation; instead the kernel's resident
   high-water mark is reset before the call (``/proc/self/clear_refs``, "5") and read after
   it (``getrusage`` of the calling thread: see `_RUSAGE_WHO`), minus the resident size
@@ -43,6 +49,7 @@ class CostMeter:
         self._active = False
         self._calls: dict[str, int] = {}
         self._bytes = 0
+        self._read = 0
         self._t0 = self._duration = 0.0
         self._rss0 = self._peak = 0
         self._status_fd: int | None = None
@@ -59,9 +66,9 @@ class CostMeter:
         from botocore import handlers
 
         _fix_mmap_threshold()
-        entry = ("before-call", self._on_call)
-        if entry not in handlers.BUILTIN_HANDLERS:
-            handlers.BUILTIN_HANDLERS.append(entry)
+        for entry in (("before-call", self._on_call), ("after-call", self._on_answer)):
+            if entry not in handlers.BUILTIN_HANDLERS:
+                handlers.BUILTIN_HANDLERS.append(entry)
 
     def _on_call(self, model: Any = None, params: Any = None, **_: Any) -> None:
         """botocore's `before-call`: `params` is the serialized request dict."""
@@ -76,9 +83,25 @@ class CostMeter:
         if body:
             self._bytes += _size(body)
 
+    def _on_answer(
+        self, http_response: Any = None, parsed: Any = None, model: Any = None, **_: Any
+    ) -> None:
+        """botocore's `after-call`: count a successful answer's streamed body."""
+        if not self._active or model is None or not model.has_streaming_output:
+            return
+        try:
+            if not 200 <= http_response.status_code < 300:
+                return
+            length = parsed.get("ContentLength")
+        except AttributeError:  # an answer that cannot say its size is not counted
+            return
+        if isinstance(length, int) and length > 0:
+            self._read += length
+
     def begin(self) -> None:
         self._calls.clear()
         self._bytes = 0
+        self._read = 0
         if self._clear_fd is not None:
             try:
                 os.write(self._clear_fd, b"5")
@@ -104,6 +127,7 @@ class CostMeter:
             duration_ms=self._duration * 1000.0,
             calls=tuple(sorted(self._calls.items())),
             bytes_written=self._bytes,
+            bytes_read=self._read,
             memory_kb=max(0, self._peak - self._rss0),
             max_hits=max_hits,
         )

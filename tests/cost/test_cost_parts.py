@@ -79,19 +79,23 @@ def test_cost_meter_counts_calls_bytes_and_memory_of_the_call_only():
         meter.begin()
         for i in range(3):
             s3.put_object(Bucket="costs", Key=f"k{i}", Body=b"x" * 1000)
-        s3.list_objects_v2(Bucket="costs")
+        listing = s3.list_objects_v2(Bucket="costs")
+        assert s3.get_object(Bucket="costs", Key="k0")["Body"].read() == b"x" * 1000
         block = bytearray(b"\1" * (40 << 20))  # touched: 40 MiB resident
         del block
         meter.stop()
         cost = meter.measures(max_hits=7)
         s3.put_object(Bucket="costs", Key="after", Body=b"y")  # after stop(): not counted
-    assert dict(cost.calls) == {"s3.PutObject": 3, "s3.ListObjectsV2": 1}
-    assert cost.aws_calls == 4
+    assert dict(cost.calls) == {"s3.PutObject": 3, "s3.ListObjectsV2": 1, "s3.GetObject": 1}
+    assert cost.aws_calls == 5
     assert 3000 <= cost.bytes_written < 3500
+    # the object's 1000 bytes; not the listing (its size varies with timestamps)
+    assert len(listing["Contents"]) == 3
+    assert cost.bytes_read == 1000
     assert cost.memory_kb >= 39 * 1024
     assert cost.max_hits == 7
     assert cost.duration_ms > 0
-    assert meter.measures().aws_calls == 4  # unchanged by the call after stop()
+    assert meter.measures().aws_calls == 5  # unchanged by the call after stop()
 
 
 def _cost(**kw) -> CostMeasures:
@@ -119,6 +123,12 @@ def test_feedback_keeps_raised_maxima_with_margins_for_noisy_measures():
     # entry 0 now holds only the duration: nothing counted climbs with it (grown, not havoc)
     assert feedback.timed_only(0) and not feedback.timed_only(1)
     assert not feedback.timed_only(7)  # holds nothing
+    # one more byte read is exact, like a call: a longer CSV row climbs on it
+    read = feedback.raises(_cost(bytes_read=1), {})
+    assert read == [Measure.BYTES_READ]
+    feedback.take(read, _cost(bytes_read=1), {}, entry=0)
+    assert feedback.raises(_cost(bytes_read=1), {}) == []
+    assert not feedback.timed_only(0)  # what it read grows with its input
 
 
 def test_budgets_follow_the_function_and_the_options():
@@ -144,11 +154,14 @@ def test_budgets_follow_the_function_and_the_options():
 
 def test_findings_and_measures_round_trip_through_json():
     runs = [
-        _cost(duration_ms=d, calls=(("s3.PutObject", 9),), memory_kb=m, bytes_written=5)
+        _cost(
+            duration_ms=d, calls=(("s3.PutObject", 9),), memory_kb=m, bytes_written=5, bytes_read=7
+        )
         for d, m in ((900.0, 10), (700.0, 30), (800.0, 20))
     ]
     median = median_measures(runs)
     assert (median.duration_ms, median.memory_kb, median.aws_calls) == (800.0, 20, 9)
+    assert median.bytes_read == 7 and "read 7 bytes" in median.describe()
     finding = CostFinding(
         Measure.DURATION, 800.0, 500.0, median, (900.0, 700.0, 800.0), 12, 3.5, hits=4
     )
