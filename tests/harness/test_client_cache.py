@@ -72,3 +72,30 @@ def test_uninstall_restores_fresh_clients(cached: Any) -> None:
     CACHE.uninstall()
     assert cached.client("s3") is not cached.client("s3")
     assert cached.client("s3") is not first
+
+
+def test_handler_registration_checks_are_remembered_and_still_refuse(cached: Any) -> None:
+    import functools
+
+    import botocore.compat
+    import botocore.hooks
+
+    remembered = botocore.hooks.accepts_kwargs
+    assert remembered is not botocore.compat.accepts_kwargs
+
+    class Hooks:
+        def takes(self, **kwargs: Any) -> None: ...
+
+        def refuses(self, request: Any) -> None: ...
+
+    def plain(x: Any) -> None: ...
+
+    for func in (Hooks().takes, Hooks().refuses, plain, functools.partial(plain), lambda **kw: 0):
+        for _ in range(2):  # the second answer is the remembered one
+            assert remembered(func) == botocore.compat.accepts_kwargs(func)
+    client = cached.client("s3")
+    client.meta.events.register("before-call.s3", Hooks().takes)
+    with pytest.raises(ValueError, match="must accept keyword arguments"):
+        client.meta.events.register("before-call.s3", Hooks().refuses)
+    CACHE.uninstall()
+    assert botocore.hooks.accepts_kwargs is botocore.compat.accepts_kwargs
