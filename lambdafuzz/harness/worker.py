@@ -28,6 +28,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
+from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import LambdafuzzError
@@ -45,6 +46,7 @@ from lambdafuzz.harness.isolation import IsolationState, isolate_worker
 from lambdafuzz.harness.worker_faults import (
     EXIT_PIPE_LOST,
     HANG_MARK,
+    HANG_SIGNAL,
     MARK,
     Fault,
     FaultGuard,
@@ -74,6 +76,9 @@ STARTUP_TIMEOUT_S = 120.0
 HANG_GRACE_S = 0.5
 #: How long a hanging worker may take to dump its stacks before it is killed.
 HANG_DUMP_WAIT_S = 0.5
+#: ... and for its Python-level answer to `HANG_SIGNAL` before asking faulthandler: a
+#: busy Python loop answers within a switch interval or so.
+HANG_SOFT_WAIT_S = 0.2
 
 
 @dataclass(slots=True, frozen=True)
@@ -744,8 +749,10 @@ class Worker:
         return read_fault(fault_path(self._dir), app_dirs(self.spec.target), main_thread, hang=hang)
 
     def _hang_fault(self) -> Fault | None:
-        """Ask the hanging worker (SIGUSR1, which faulthandler answers even while the
-        handler holds the GIL) for the stacks of its threads, then read them."""
+        """Ask the hanging worker for its handler's stack, then read it: first with
+        `HANG_SIGNAL`, answered in Python at the handler's next bytecode (exact, and safe
+        while it resumes generators); when that does not come within `HANG_SOFT_WAIT_S`
+        (C code holding the GIL), with SIGUSR1, which faulthandler answers even then."""
         proc = self._proc
         if self._dir is None or proc is None or proc.pid is None or not proc.is_alive():
             return self._fault(hang=True)
@@ -754,20 +761,13 @@ class Worker:
             with open(path, "a", encoding="utf-8") as fh:
                 fh.write(f"\n{HANG_MARK}\n")
             start = path.stat().st_size
-            os.kill(proc.pid, signal.SIGUSR1)
+            os.kill(proc.pid, HANG_SIGNAL)
         except OSError:
             return self._fault(hang=True)
-        deadline = time.monotonic() + HANG_DUMP_WAIT_S
-        size = start
-        while time.monotonic() < deadline:
-            time.sleep(0.01)
-            try:
-                now = path.stat().st_size
-            except OSError:
-                break
-            if now > start and now == size:  # written, and nothing more for 10 ms
-                break
-            size = now
+        if not _grown(path, start, HANG_SOFT_WAIT_S):
+            with contextlib.suppress(OSError):
+                os.kill(proc.pid, signal.SIGUSR1)
+            _grown(path, start, HANG_DUMP_WAIT_S)
         return self._fault(hang=True)
 
     @property
@@ -842,6 +842,23 @@ def _exit_detail(code: int | None) -> str:
         except ValueError:
             return f"signal {-code}"
     return f"exit {code}"
+
+
+def _grown(path: Path, start: int, wait_s: float) -> bool:
+    """Whether `path` grows past `start` within `wait_s` and then stops growing (10 ms
+    without a write: faulthandler writes a dump in many small writes)."""
+    deadline = time.monotonic() + wait_s
+    size = start
+    while time.monotonic() < deadline:
+        time.sleep(0.01)
+        try:
+            now = path.stat().st_size
+        except OSError:
+            return False
+        if now > start and now == size:
+            return True
+        size = now
+    return size > start
 
 
 def _lost_result(

@@ -12,9 +12,15 @@ can still be entered after it), and `FaultGuard.watch_parent` once the worker is
   running after their test are killed then (the worker stays in the campaign's process
   group and session, so a handler's `setsid()` works as it would in Lambda);
 * `faulthandler` writes to `faults.txt` in the worker's own temp dir (named and removed
-  by the campaign, made by the janitor): the stack of a crash (SIGSEGV, SIGABRT, ...), of SIGTERM, and of SIGUSR1,
-  which the campaign sends a hanging worker just before killing it; `os._exit` and a
-  fatal signal a handler sends itself dump the calling stack first;
+  by the campaign, made by the janitor): the stack of a crash (SIGSEGV, SIGABRT, ...), of SIGTERM, and of SIGUSR1;
+  `os._exit` and a fatal signal a handler sends itself dump the calling stack first;
+* a hanging worker is asked for its stack first with `HANG_SIGNAL` (SIGUSR2), which a
+  Python-level handler answers at the next bytecode the handler runs, with the frames as
+  they are (`_dump_hang`); only when that does not come (C code holding the GIL, such as a
+  regex backtracking) with SIGUSR1. faulthandler reads the frames from a signal handler
+  while the interpreter may be changing them: resuming a generator in a busy loop, it
+  crashed the dump ("File ???, line 0 in Fatal Python error: Segmentation fault") in 2 of
+  15 hangs, which left the hang without a location;
 * its pipe and that file sit on high descriptor numbers, stdin/stdout/stderr are put back
   after every test, a forked copy of the worker that returns from the handler ends before
   it can answer, and children the handler forked are killed after its test.
@@ -53,6 +59,13 @@ FAULT_FILE = "faults.txt"
 MARK = "lambdafuzz-dump: "
 #: The block the campaign starts before it asks a hanging worker for its stacks.
 HANG_MARK = f"{MARK}hang"
+#: The signal a hanging worker answers with its main thread's Python stack (`_dump_hang`).
+HANG_SIGNAL = signal.SIGUSR2
+#: Appended to a generator's (or generator expression's, coroutine's) frame in that dump: a
+#: busy loop that resumes a generator is caught in it or in its caller by chance, so a hang
+#: is located by the innermost frame that is neither (`_innermost_app_frame`).
+GENERATOR_TAG = " (generator)"
+_GENERATOR_FLAGS = 0x20 | 0x80 | 0x200  # CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR
 #: How often the watchdog looks for the campaign.
 PARENT_POLL_S = 0.5
 #: Exit status of a worker that lost its campaign, or its pipe (the handler closed it).
@@ -104,6 +117,8 @@ class FaultGuard:
                 faulthandler.register(
                     signum, file=guard.fault_fd, all_threads=True, chain=signum != signal.SIGUSR1
                 )
+            with contextlib.suppress(ValueError, OSError):  # not the main thread: SIGUSR1 only
+                signal.signal(HANG_SIGNAL, guard._dump_hang)
             guard._trace_exits()
         os.register_at_fork(after_in_parent=guard._note_fork, after_in_child=guard._forked_child)
         return guard
@@ -192,6 +207,19 @@ class FaultGuard:
                 lines.append(f'  File "{frame.filename}", line {frame.lineno} in {frame.name}')
         with contextlib.suppress(OSError), open(self.fault_path, "a", encoding="utf-8") as fh:
             fh.write("\n".join(lines) + "\n")
+
+    def _dump_hang(self, signum: int, frame: Any) -> None:
+        """`HANG_SIGNAL`: the main thread's stack from `frame` (where it is running now), in
+        faulthandler's format and one write, generator frames tagged (`GENERATOR_TAG`)."""
+        lines = [f"Current thread 0x{threading.get_ident():016x} (most recent call first):"]
+        with contextlib.suppress(Exception):
+            while frame is not None and len(lines) <= 100:
+                code = frame.f_code
+                tag = GENERATOR_TAG if code.co_flags & _GENERATOR_FLAGS else ""
+                line = frame.f_lineno or 0
+                lines.append(f'  File "{code.co_filename}", line {line} in {code.co_name}{tag}')
+                frame = frame.f_back
+            os.write(self.fault_fd, ("\n".join(lines) + "\n").encode("utf-8", "replace"))
 
     def _dump(self, what: str) -> None:
         """The calling thread's stack, before the traced call ends the process."""
@@ -492,21 +520,38 @@ def parse_fault(
     candidates = [first, *(c for c in (order[1](), order[0]()) if c is not None)]
     candidates += [[header, *lines] for header, lines in sections]
     for chosen in candidates:
-        location, function = _innermost_app_frame(chosen[1:], app_dirs)
+        location, function = _innermost_app_frame(chosen[1:], app_dirs, steady=hang)
         if location:
             return Fault(what, location, "\n".join(chosen), function)
     return Fault(what, _innermost_frame(first[1:], app_dirs), "\n".join(first))
 
 
-def _innermost_app_frame(lines: list[str], app_dirs: Sequence[str]) -> tuple[str, str]:
-    """("app/handler.py:12", its function), or ("", "") without an application frame."""
+def _innermost_app_frame(
+    lines: list[str], app_dirs: Sequence[str], *, steady: bool = False
+) -> tuple[str, str]:
+    """("app/handler.py:12", its function), or ("", "") without an application frame.
+    `steady` (a hang): the innermost application frame that is not a generator's nor
+    `<genexpr>`, `<lambda>` and the like, when there is one: a busy loop that resumes a
+    generator is caught in either by chance, and its caller is where it loops."""
+    found: list[tuple[str, str]] = []
     for line in lines:
         match = _FRAME.match(line)
         if match:
             rel = app_relative(match.group("file"), app_dirs)
             if rel is not None:
-                return f"{rel}:{match.group('line')}", match.group("func").strip()
-    return "", ""
+                func = match.group("func").strip()
+                found.append((f"{rel}:{match.group('line')}", func))
+                if not steady or not _passing(func):
+                    break
+    if not found:
+        return "", ""
+    location, func = found[-1] if steady and not _passing(found[-1][1]) else found[0]
+    return location, func.removesuffix(GENERATOR_TAG)
+
+
+def _passing(func: str) -> bool:
+    """A frame a hang passes through (see `_innermost_app_frame`)."""
+    return func.endswith(GENERATOR_TAG) or func.startswith("<")
 
 
 def _innermost_frame(lines: list[str], app_dirs: Sequence[str]) -> str:

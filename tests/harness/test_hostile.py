@@ -79,6 +79,9 @@ def closing():
 CLASSIFIED = [
     ("hangs", "HANG", lambda: "Hang at hostile/handler.py in hangs"),
     ("busy_loops", "HANG", lambda: "Hang at hostile/handler.py in busy_loops"),
+    ("busy_generator", "HANG", lambda: "Hang at hostile/handler.py in busy_generator"),
+    ("busy_genexpr", "HANG", lambda: "Hang at hostile/handler.py in busy_genexpr"),
+    ("busy_in_c", "HANG", lambda: "Hang at hostile/handler.py in busy_in_c"),
     ("exits_hard", "FAILURE", lambda: f"WorkerDied exit 3 at {at('os_exit')}"),
     ("calls_sys_exit", "FAILURE", lambda: f"SystemExit 4 at {at('sys_exit')}"),
     ("segfaults", "FAILURE", lambda: f"WorkerDied SIGSEGV at {at('segv')}"),
@@ -118,6 +121,17 @@ CLASSIFIED = [
 ]
 
 
+#: hanging function -> the marker of its (first) loop line; a generator's caller is where
+#: it loops
+HANG_MARKERS = {
+    "hangs": "hang",
+    "busy_loops": "busy",
+    "busy_generator": "busy_generator",
+    "busy_genexpr": "genexpr",
+    "busy_in_c": "c_loop",
+}
+
+
 @pytest.mark.parametrize(
     ("function", "status", "signature"), CLASSIFIED, ids=[c[0] for c in CLASSIFIED]
 )
@@ -131,8 +145,9 @@ def test_each_misbehaviour_is_one_located_failure_that_reproduces(
     assert record.status == status and record.hits == 3
     assert record.rerun is not None and record.rerun.signature == record.signature
     if status == "HANG":  # keyed by function, located by line: one of the loop's lines
-        first = int(at("hang" if function == "hangs" else "busy").rsplit(":", 1)[1])
-        lines = [first] if function == "hangs" else [first, first + 1, first + 2]
+        marker = HANG_MARKERS[function]
+        first = int(at(marker).rsplit(":", 1)[1])
+        lines = [first, first + 1, first + 2] if marker == "busy" else [first]
         assert record.info.location in [f"hostile/handler.py:{n}" for n in lines]
     assert stats.failure_reruns == 1  # only the new signature was re-run
     saved = json.loads((engine.out.failures_dir / record.file_name).read_text())
@@ -416,7 +431,7 @@ def _dump(*sections: str, header: str = "") -> str:
 
 
 def test_fault_dumps_are_located_by_the_thread_that_matters():
-    from lambdafuzz.harness.worker_faults import HANG_MARK, parse_fault
+    from lambdafuzz.harness.worker_faults import GENERATOR_TAG, HANG_MARK, parse_fault
 
     app = str(HERE / "hostile")
     handler = SOURCE
@@ -455,6 +470,23 @@ def test_fault_dumps_are_located_by_the_thread_that_matters():
     fault = parse_fault(exits, [app], main)  # the last dump wins
     assert (fault.what, fault.location) == ("os._exit(3)", "hostile/handler.py:7")
     assert parse_fault("", [app], main) is None
+
+    # a hang caught in a generator (tagged by the worker's own dump) or a generator
+    # expression is located at its caller; a crash there stays where it happened
+    nested = (
+        f"Current thread 0x{main:016x} (most recent call first):\n"
+        f'  File "{handler}", line 40 in ticks{GENERATOR_TAG}\n'
+        f'  File "{handler}", line 41 in <genexpr>\n'
+        f'  File "{handler}", line 42 in caller\n{lib}\n'
+    )
+    fault = parse_fault(_dump(nested, header=HANG_MARK), [app], main, hang=True)
+    assert (fault.location, fault.function) == ("hostile/handler.py:42", "caller")
+    crash = parse_fault(_dump(nested, header="Fatal Python error: Aborted"), [app], main)
+    assert (crash.location, crash.function) == ("hostile/handler.py:40", "ticks")
+    alone = f"Current thread 0x{main:016x} (most recent call first):\n"
+    alone += f'  File "{handler}", line 40 in ticks{GENERATOR_TAG}\n{lib}\n'
+    fault = parse_fault(_dump(alone, header=HANG_MARK), [app], main, hang=True)
+    assert (fault.location, fault.function) == ("hostile/handler.py:40", "ticks")
 
 
 def test_a_hang_is_keyed_by_its_function_and_shown_at_its_line():

@@ -46,6 +46,31 @@ def busy_loops(event, context):
         n %= 7
 
 
+def busy_generator(event, context):
+    # a busy loop that resumes a generator is caught in it or here, by chance: a hang of
+    # this function either way (a signal-time dump used to crash resuming the generator)
+    def ticks():
+        n = 0
+        while True:
+            yield n
+            n += 1
+
+    for n in ticks():  # HOSTILE:busy_generator
+        if n < 0:
+            break
+
+
+def busy_genexpr(event, context):
+    # `sum` runs in C between the generator expression's steps
+    return sum(1 for _ in iter(int, 1))  # HOSTILE:genexpr
+
+
+def busy_in_c(event, context):
+    # C code that never checks for signals, holding the GIL: no Python-level signal handler
+    # runs until it returns, so the stack comes from faulthandler
+    return sum(range(10**15))  # HOSTILE:c_loop
+
+
 # ------------------------------------------------------------------ deaths
 def exits_hard(event, context):
     os._exit(3)  # HOSTILE:os_exit
