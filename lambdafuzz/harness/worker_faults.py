@@ -248,9 +248,22 @@ class FaultGuard:
             guard._dump(f"os._exit({status})")
             _real_exit(status)
 
+        def fatal(sig: int) -> bool:
+            """Whether `sig` sent to the worker itself ends it, as it would end the Lambda
+            runtime: the signals the worker answers (SIGUSR1, `HANG_SIGNAL`) are given
+            back their default action first, unless the handler set one of its own."""
+            with contextlib.suppress(ValueError, TypeError, OSError):
+                if sig == signal.SIGUSR1 and signal.getsignal(sig) in (signal.SIG_DFL, None):
+                    faulthandler.unregister(signal.SIGUSR1)
+                    return True
+                if sig == HANG_SIGNAL and signal.getsignal(sig) == guard._dump_hang:
+                    signal.signal(sig, signal.SIG_DFL)
+                    return True
+            return _fatal(sig)
+
         def kill(pid: int, sig: int) -> None:
             if _targets_self(pid):
-                if _fatal(sig):
+                if fatal(sig):
                     shown = "getpid()" if pid == os.getpid() else pid
                     guard._dump(f"os.kill({shown}, {_signal_name(sig)})")
                 pid = os.getpid()
@@ -258,19 +271,19 @@ class FaultGuard:
 
         def killpg(pgid: int, sig: int) -> None:
             if pgid in (0, os.getpgrp()):
-                if _fatal(sig):
+                if fatal(sig):
                     guard._dump(f"os.killpg({pgid}, {_signal_name(sig)})")
                 real_kill(os.getpid(), sig)
                 return
             real_killpg(pgid, sig)
 
         def raise_signal(sig: int) -> None:
-            if _fatal(sig):
+            if fatal(sig):
                 guard._dump(f"signal.raise_signal({_signal_name(sig)})")
             real_raise(sig)
 
         def pthread_kill(thread_id: int, sig: int) -> None:
-            if _fatal(sig):
+            if fatal(sig):
                 guard._dump(f"signal.pthread_kill({_signal_name(sig)})")
             real_pthread_kill(thread_id, sig)
 

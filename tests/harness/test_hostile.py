@@ -86,6 +86,8 @@ CLASSIFIED = [
     ("calls_sys_exit", "FAILURE", lambda: f"SystemExit 4 at {at('sys_exit')}"),
     ("segfaults", "FAILURE", lambda: f"WorkerDied SIGSEGV at {at('segv')}"),
     ("kills_itself", "FAILURE", lambda: f"WorkerDied SIGKILL at {at('sigkill')}"),
+    ("signals_itself", "FAILURE", lambda: f"WorkerDied SIGUSR2 at {at('sigusr2')}"),
+    ("raises_sigusr1", "FAILURE", lambda: f"WorkerDied SIGUSR1 at {at('sigusr1')}"),
     ("kills_its_group", "FAILURE", lambda: f"WorkerDied SIGKILL at {at('kill_group')}"),
     ("memory_bomb", "FAILURE", lambda: f"MemoryError at {at('memory')}"),
     (

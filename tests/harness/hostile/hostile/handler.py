@@ -88,6 +88,16 @@ def kills_itself(event, context):
     os.kill(os.getpid(), signal.SIGKILL)  # HOSTILE:sigkill
 
 
+def signals_itself(event, context):
+    # SIGUSR1 and SIGUSR2 are the worker's own (stack dumps), but their default action
+    # ends the process, as it ends the Lambda runtime
+    os.kill(os.getpid(), signal.SIGUSR2)  # HOSTILE:sigusr2
+
+
+def raises_sigusr1(event, context):
+    signal.raise_signal(signal.SIGUSR1)  # HOSTILE:sigusr1
+
+
 def crashes_by_input(event, context):
     """Two different crashes, chosen by the input: they must stay two failures."""
     if len(_key(event)) % 2:
