@@ -5,9 +5,9 @@ one more zip member, one more character for a backtracking regex covers nothing 
 cost feedback keeps an input when it raises a maximum instead (PerfFuzz's idea): per
 application branch arm, the most times it was taken in one run; per campaign, the longest
 handler run, the most AWS calls (in all and per operation), the most bytes sent to and
-received from the emulated services and the largest peak memory growth.  Such inputs go to a separate cost
-queue, mutated with the same machinery, so climbing one step at a time towards the worst
-case is rewarded.
+received from the emulated services and the largest peak memory growth.  Such inputs go
+to a separate cost queue, mutated with the same machinery, so climbing one step at a time
+towards the worst case is rewarded.
 
 Counts (hit counts, AWS calls, bytes) are exact and compared as they are; durations and
 memory are noisy, so they must beat the maximum by a margin (`DURATION_MARGIN`,

@@ -24,7 +24,7 @@ same every time.
   boto3's DynamoDB resource registers seven handlers on its client each time it is made:
   the answer is remembered per function (`_remembered_accepts_kwargs`). With the client
   key computed once per call, `boto3.resource("dynamodb").Table(name)` went from 432 to
-  ~150 us and `boto3.client("s3")` from 67 to 38 us (`scratch` loop of 500, in-process
+  127 us and `boto3.client("s3")` from 67 to 38 us (a loop of 500, in-process
   moto, quiet machine).
 
 Observable difference, the price of the speed: two `boto3.client("s3")` calls return the

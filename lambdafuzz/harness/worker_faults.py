@@ -12,15 +12,17 @@ can still be entered after it), and `FaultGuard.watch_parent` once the worker is
   running after their test are killed then (the worker stays in the campaign's process
   group and session, so a handler's `setsid()` works as it would in Lambda);
 * `faulthandler` writes to `faults.txt` in the worker's own temp dir (named and removed
-  by the campaign, made by the janitor): the stack of a crash (SIGSEGV, SIGABRT, ...), of SIGTERM, and of SIGUSR1;
-  `os._exit` and a fatal signal a handler sends itself dump the calling stack first;
+  by the campaign, made by the janitor): the stack of a crash (SIGSEGV, SIGABRT, ...), of
+  SIGTERM, and of SIGUSR1; `os._exit` and a fatal signal a handler sends itself dump the
+  calling stack first (SIGUSR1 and SIGUSR2 sent to itself end it, as they would end the
+  Lambda runtime);
 * a hanging worker is asked for its stack first with `HANG_SIGNAL` (SIGUSR2), which a
   Python-level handler answers at the next bytecode the handler runs, with the frames as
   they are (`_dump_hang`); only when that does not come (C code holding the GIL, such as a
   regex backtracking) with SIGUSR1. faulthandler reads the frames from a signal handler
   while the interpreter may be changing them: resuming a generator in a busy loop, it
-  crashed the dump ("File ???, line 0 in Fatal Python error: Segmentation fault") in 2 of
-  15 hangs, which left the hang without a location;
+  crashed the dump ("File ???, line 0 in Fatal Python error: Segmentation fault") in 2-4
+  of 15 hangs, which left the hang without a location;
 * its pipe and that file sit on high descriptor numbers, stdin/stdout/stderr are put back
   after every test, a forked copy of the worker that returns from the handler ends before
   it can answer, and children the handler forked are killed after its test.
