@@ -123,14 +123,14 @@ CLASSIFIED = [
 ]
 
 
-#: hanging function -> the marker of its (first) loop line; a generator's caller is where
-#: it loops
+#: hanging function -> the marker of its first loop line, and how many lines its loop has
+#: (a generator's caller is where it loops: its `for` line or the body's)
 HANG_MARKERS = {
-    "hangs": "hang",
-    "busy_loops": "busy",
-    "busy_generator": "busy_generator",
-    "busy_genexpr": "genexpr",
-    "busy_in_c": "c_loop",
+    "hangs": ("hang", 1),
+    "busy_loops": ("busy", 3),
+    "busy_generator": ("busy_generator", 2),
+    "busy_genexpr": ("genexpr", 1),
+    "busy_in_c": ("c_loop", 1),
 }
 
 
@@ -147,9 +147,9 @@ def test_each_misbehaviour_is_one_located_failure_that_reproduces(
     assert record.status == status and record.hits == 3
     assert record.rerun is not None and record.rerun.signature == record.signature
     if status == "HANG":  # keyed by function, located by line: one of the loop's lines
-        marker = HANG_MARKERS[function]
+        marker, size = HANG_MARKERS[function]
         first = int(at(marker).rsplit(":", 1)[1])
-        lines = [first, first + 1, first + 2] if marker == "busy" else [first]
+        lines = range(first, first + size)
         assert record.info.location in [f"hostile/handler.py:{n}" for n in lines]
     assert stats.failure_reruns == 1  # only the new signature was re-run
     saved = json.loads((engine.out.failures_dir / record.file_name).read_text())
