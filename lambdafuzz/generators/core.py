@@ -775,7 +775,11 @@ def can_grow(value: Any, c: ConstraintsT) -> bool:
     if type(value) is int:
         counts = type(c) is IntegerConstraints and c.min_value >= 0
         return counts and value < c.max_value and c.permits(value)  # type: ignore[union-attr]
-    text = type(value) is str or type(value) is bytes
+    # the draw at a grown position may be of another kind now (EI replay of a changed
+    # structure: a string where the child draws a boolean)
+    text = (type(value) is str and type(c) is StringConstraints) or (
+        type(value) is bytes and type(c) is BytesConstraints
+    )
     return text and 0 < len(value) < c.max_size and c.permits(value)  # type: ignore[union-attr]
 
 

@@ -31,6 +31,18 @@ def test_a_value_that_cannot_grow_is_changed_instead():
         assert at_bound.draw_boolean() is False  # not a count either
 
 
+def test_a_grown_value_replayed_into_a_draw_of_another_kind_is_drawn_fresh():
+    # the structure changed under the mutation: the grown string or count now meets a
+    # boolean, a float, bytes or a string (found fuzzing a log summariser: an
+    # AttributeError from the generator, one test lost)
+    for seed in range(50):
+        choices = Choices([Grown("abc"), Grown(b"xy"), Grown(7), Grown("q")], seed=seed)
+        assert choices.draw_boolean() in (True, False)
+        assert isinstance(choices.draw_string("ab", 1, 9), str)
+        assert isinstance(choices.draw_float(0.0, 1.0), float)
+        assert isinstance(choices.draw_bytes(0, 4), bytes)
+
+
 def test_a_grown_count_is_larger_by_at_most_itself_and_within_its_bound():
     seen = set()
     for seed in range(200):
