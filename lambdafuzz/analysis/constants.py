@@ -17,14 +17,18 @@ to a name and used in a comparison (`if line in VALID_LINES`, module-level or lo
 dates rendered in every `strptime`/`strftime` format the code uses (`DATE_FORMAT_DATES`
 plus the first and last second of every year-like number the code compares with), the
 near misses of each such format that producers really send (`date_variants`: fractional
-seconds, a `+00:00` offset for a literal `Z`, a time after an ISO date), and the +-1
-neighbours of the numbers compared in conditions.
+seconds, a `+00:00` offset for a literal `Z`, a time after an ISO date), the +-1
+neighbours of the numbers compared in conditions, and strings that the regular expressions
+the code uses match (`re.compile`, `re.search`, `re.findall`, ...: `REGEX_CALLS`), a few
+drawn per pattern (`REGEX_SAMPLES`), so that a log line or a cell holds `user=42` where the
+code looks for `([a-z_]+)=([0-9]+)`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+import zlib
 from collections.abc import Collection
 from dataclasses import dataclass, field
 
@@ -67,6 +71,25 @@ MAX_LEN = 200
 MAX_LOCATIONS = 5
 #: Calls whose format argument is a date format: name -> positional index of the format.
 DATE_FORMAT_CALLS = {"strptime": 1, "strftime": 0}
+#: The `re` functions whose first argument is a pattern the code matches its input with.
+REGEX_CALLS = frozenset(
+    f"re.{name}"
+    for name in (
+        "compile",
+        "match",
+        "search",
+        "fullmatch",
+        "findall",
+        "finditer",
+        "sub",
+        "subn",
+        "split",
+    )
+)
+#: Strings drawn per harvested pattern (distinct ones that it matches are kept), and the
+#: patterns rendered at most: a handler's few parsing patterns, not a vendored library's.
+REGEX_SAMPLES = 4
+MAX_PATTERNS = 32
 #: Dates every harvested date format is rendered with: ordinary, leap day, ends of a month,
 #: a year and a century, the epoch and the 32-bit time limit (UTC, so %z/%Z render).
 DATE_FORMAT_DATES = tuple(
@@ -111,6 +134,8 @@ class ConstantTable:
     numbers: dict[int | float, tuple[set[str], list[str]]] = field(default_factory=dict)
     # date format -> where it is used, rendered at `freeze` (years come from `numbers`)
     date_formats: dict[str, str] = field(default_factory=dict)
+    # regular expression -> where it is used, rendered by `render_patterns`
+    patterns: dict[str, str] = field(default_factory=dict)
 
     def add(self, value: str | int | float, kind: str, where: str) -> None:
         if isinstance(value, bool):
@@ -145,6 +170,27 @@ class ConstantTable:
                     self.add(text, "date", where)
             for text in date_variants(DATE_FORMAT_DATES[0], fmt):
                 self.add(text, "date-variant", where)
+
+    def render_patterns(self) -> None:
+        """`REGEX_SAMPLES` strings drawn for each pattern (`regex_strings`, seeded by the
+        pattern, so the same code gives the same table), kept when the pattern finds a
+        match in them."""
+        from lambdafuzz.generators.core import Choices
+        from lambdafuzz.generators.regex_strings import compile_pattern, regex_strings
+
+        for pattern, where in list(self.patterns.items())[:MAX_PATTERNS]:
+            tree = compile_pattern(pattern)
+            if tree is None:
+                continue
+            for k in range(REGEX_SAMPLES):
+                seed = zlib.crc32(f"{k}:{pattern}".encode("utf-8", "surrogatepass"))
+                text = regex_strings(Choices(seed=seed), tree)
+                try:
+                    matched = re.search(pattern, text) is not None
+                except (re.error, RecursionError):
+                    break
+                if matched and text:
+                    self.add(text, "regex-match", where)
 
     def add_neighbours(self) -> None:
         """n-1 and n+1 of every collected number (an off-by-one boundary is a branch)."""
@@ -188,6 +234,7 @@ def collect_constants(
         )
     if rich:
         table.render_dates()
+        table.render_patterns()
         table.add_neighbours()
     strings, numbers = table.freeze()
     return strings, (numbers if numeric else ())
@@ -378,10 +425,12 @@ class _Collector(cst.CSTVisitor):
         func = node.func
         positional = [a.value for a in node.args if a.keyword is None and not a.star]
         method = func.attr.value if isinstance(func, cst.Attribute) else None
+        qualnames = {q.name for q in self.pm.qualified_names(func)}
         if self.rich:
             self.calls_of.add(func)
             self._rich_call(node, func, method, positional)
-        qualnames = {q.name for q in self.pm.qualified_names(func)}
+            if qualnames & REGEX_CALLS:
+                self._add_pattern(node, positional)
         if qualnames & ENV_GETTERS:
             if len(positional) > 1:
                 self._add_string(positional[1], "env_default")
@@ -428,6 +477,18 @@ class _Collector(cst.CSTVisitor):
             fmt = _string(self._resolved_string(fmt_expr))
             if fmt and "%" in fmt:
                 self.table.date_formats.setdefault(fmt, self._where(node))
+
+    def _add_pattern(self, node: cst.Call, positional: list[cst.BaseExpression]) -> None:
+        """The pattern of an `re` call (`REGEX_CALLS`), a literal or a module constant."""
+        expr = next(
+            (a.value for a in node.args if a.keyword and a.keyword.value == "pattern"),
+            positional[0] if positional else None,
+        )
+        if expr is None:
+            return
+        pattern = _string(self._resolved_string(expr))
+        if pattern:
+            self.table.patterns.setdefault(pattern, self._where(node))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         """`request.region`: a field a parsed model is read for (the `rich` harvest).

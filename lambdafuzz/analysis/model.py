@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 #: Bumped whenever the analysis would produce a different result for the same sources.
-ANALYSIS_VERSION = 3
+ANALYSIS_VERSION = 4
 
 #: The harvest kinds (`constants.py`) of a name the code reads its input by.
 FIELD_KINDS = frozenset({"subscript_key", "dict_key", "attribute", "field_name"})

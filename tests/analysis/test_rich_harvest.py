@@ -140,3 +140,37 @@ def _parses(text: object, fmt: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+REGEX_SOURCE = """\
+import re
+
+INVOICE = re.compile(r"^INV-(\\d{6})-([A-Z]{2})$")
+PAIR = r"([a-z_]+)=([0-9]+)"
+
+
+def handler(event, context):
+    for word in event["body"].split():
+        if INVOICE.match(word):
+            pass
+    totals = re.findall(PAIR, event["body"])
+    return re.sub(pattern="[", repl="", string=event["body"]), totals
+"""
+
+
+def test_strings_the_code_s_regular_expressions_match(analyze_app: AnalyzeT):
+    import re
+
+    from lambdafuzz.analysis.constants import REGEX_SAMPLES
+
+    result = analyze_app({"handler": REGEX_SOURCE}, rich=True)
+    found = [c.value for c in result.constant_details if "regex-match" in c.kinds]
+    invoices = [v for v in found if re.fullmatch(r"INV-\d{6}-[A-Z]{2}", v)]
+    pairs = [v for v in found if re.fullmatch(r"[a-z_]+=[0-9]+", v)]
+    assert 2 <= len(invoices) <= REGEX_SAMPLES  # distinct draws, a literal pattern
+    assert 2 <= len(pairs) <= REGEX_SAMPLES  # a module constant passed by name
+    assert len(found) == len(invoices) + len(pairs)  # `[` is no pattern: nothing for it
+    again = analyze_app({"handler": REGEX_SOURCE}, rich=True)
+    assert [c.value for c in again.constant_details if "regex-match" in c.kinds] == found
+    plain = analyze_app({"handler": REGEX_SOURCE})  # the paper's table: no samples
+    assert not any("regex-match" in c.kinds for c in plain.constant_details)
