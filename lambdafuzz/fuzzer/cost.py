@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lambdafuzz.fuzzer.frontier import Rate
+from lambdafuzz.fuzzer.frontier import MAX_SHARE, MIN_SHARE, Rate
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.model.cost import CostMeasures, Measure
 
@@ -159,9 +159,9 @@ class CostFeedback:
         return out
 
 
-#: Bounds of `GrowthShare.share`: neither kind of child is ever given up.
-MIN_GROW_SHARE = 0.1
-MAX_GROW_SHARE = 0.9
+#: Bounds of `GrowthShare.share` (the frontier's): neither kind of child is ever given up.
+MIN_GROW_SHARE = MIN_SHARE
+MAX_GROW_SHARE = MAX_SHARE
 
 
 class GrowthShare:
@@ -182,8 +182,7 @@ class GrowthShare:
 
     @property
     def share(self) -> float:
-        g, h = self.grown.mean, self.havoc.mean
-        return min(MAX_GROW_SHARE, max(MIN_GROW_SHARE, g / (g + h)))
+        return self.grown.share_against(self.havoc)
 
 
 def describe_raised(raised: Iterable[Any]) -> str:

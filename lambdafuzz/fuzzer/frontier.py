@@ -146,6 +146,12 @@ class Rate:
     def mean(self) -> float:
         return (self.wins + 1.0) / (self.tries + 2.0)  # Laplace: no evidence, 1/2
 
+    def share_against(self, other: Rate) -> float:
+        """This kind's share of the children: its success rate against `other`'s, within
+        [MIN_SHARE, MAX_SHARE] (INITIAL_SHARE before any outcome: both means are 1/2)."""
+        mine = self.mean
+        return min(MAX_SHARE, max(MIN_SHARE, mine / (mine + other.mean)))
+
 
 class FrontierMutator:
     """Random or frontier-targeted children, in a share that adapts to their success."""
@@ -249,10 +255,7 @@ class FrontierMutator:
     @property
     def targeted_share(self) -> float:
         """Targeted children's share: their discounted success rate against random ones'."""
-        t, r = self.targeted_rate.mean, self.random_rate.mean
-        if self.targeted_rate.tries == 0 and self.random_rate.tries == 0:
-            return INITIAL_SHARE
-        return min(MAX_SHARE, max(MIN_SHARE, t / (t + r)))
+        return self.targeted_rate.share_against(self.random_rate)
 
     # ------------------------------------------------------------------ feedback
     def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:

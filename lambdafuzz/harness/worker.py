@@ -764,10 +764,10 @@ class Worker:
             os.kill(proc.pid, HANG_SIGNAL)
         except OSError:
             return self._fault(hang=True)
-        if not _grown(path, start, HANG_SOFT_WAIT_S):
+        if not _dump_written(path, start, HANG_SOFT_WAIT_S):
             with contextlib.suppress(OSError):
                 os.kill(proc.pid, signal.SIGUSR1)
-            _grown(path, start, HANG_DUMP_WAIT_S)
+            _dump_written(path, start, HANG_DUMP_WAIT_S)
         return self._fault(hang=True)
 
     @property
@@ -844,7 +844,7 @@ def _exit_detail(code: int | None) -> str:
     return f"exit {code}"
 
 
-def _grown(path: Path, start: int, wait_s: float) -> bool:
+def _dump_written(path: Path, start: int, wait_s: float) -> bool:
     """Whether `path` grows past `start` within `wait_s` and then stops growing (10 ms
     without a write: faulthandler writes a dump in many small writes)."""
     deadline = time.monotonic() + wait_s
