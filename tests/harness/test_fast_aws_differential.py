@@ -76,3 +76,72 @@ def test_errors_are_the_same_client_errors(env: Env) -> None:
     assert missing_table.value.response["Error"]["Code"] == "ResourceNotFoundException"
     assert type(missing_key.value).__name__ == "NoSuchKey"
     assert missing_key.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
+
+
+def test_json_and_query_services_are_answered_without_an_http_request(env: Env) -> None:
+    """DynamoDB, SQS and SNS calls go straight to moto's handler (no request object, no
+    signing); S3's need moto's HTTP request and keep it."""
+    from lambdafuzz.harness.fast_aws import ANSWERED
+
+    env.fast.seen.clear()
+    direct_before, answered_before = env.fast.answered_direct, env.fast.answered
+    for seed in range(20):
+        run_sequence(env, seed, fast=True)
+    answered = env.fast.answered - answered_before
+    direct = env.fast.answered_direct - direct_before
+    assert 0 < direct < answered
+    s3_calls = {op for service, op in env.fast.seen if service == "s3"}
+    assert s3_calls and s3_calls <= ANSWERED["s3"]
+
+
+def test_direct_calls_reach_the_account_of_the_signing_credentials(env: Env) -> None:
+    """moto picks the account from the access key in the signature; a direct call has no
+    signature, so it must read the same key: a role assumed in another account writes
+    there on both paths, and an unsigned client lands in moto's default account."""
+    import boto3
+    from botocore import UNSIGNED
+    from botocore.config import Config
+
+    run_sequence(env, 0, fast=False)
+    sts = boto3.client("sts", region_name="us-east-1")
+    creds = sts.assume_role(
+        RoleArn="arn:aws:iam::111111111111:role/writer", RoleSessionName="differential"
+    )["Credentials"]
+    other = boto3.Session(
+        aws_access_key_id=creds["AccessKeyId"],
+        aws_secret_access_key=creds["SecretAccessKey"],
+        aws_session_token=creds["SessionToken"],
+        region_name="us-east-1",
+    ).client("dynamodb")
+    other.create_table(
+        TableName="elsewhere",
+        KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+        AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+        BillingMode="PAY_PER_REQUEST",
+    )
+    unsigned = boto3.client(
+        "dynamodb", region_name="us-east-1", config=Config(signature_version=UNSIGNED)
+    )
+    key = _any_key(env)
+    direct_before = env.fast.answered_direct
+    env.fast.enabled = True
+    try:
+        other.put_item(TableName="elsewhere", Item={"pk": {"S": "a"}})
+        unsigned_tables = unsigned.list_tables()["TableNames"]  # not answered: moto's path
+        unsigned_item = unsigned.get_item(TableName="diff-table", Key=key)
+    finally:
+        env.fast.enabled = False
+    assert env.fast.answered_direct == direct_before + 2
+    assert other.get_item(TableName="elsewhere", Key={"pk": {"S": "a"}})["Item"] == {
+        "pk": {"S": "a"}
+    }
+    assert "elsewhere" not in env.ddb.list_tables()["TableNames"]
+    assert "elsewhere" not in unsigned_tables and "diff-table" in unsigned_tables
+    assert "Item" in unsigned_item
+
+
+def _any_key(env: Env) -> dict[str, object]:
+    """The key of an item the sequence's world left in the default account's table."""
+    item = env.ddb.scan(TableName="diff-table", Limit=1)["Items"][0]
+    schema = env.ddb.describe_table(TableName="diff-table")["Table"]["KeySchema"]
+    return {part["AttributeName"]: item[part["AttributeName"]] for part in schema}
