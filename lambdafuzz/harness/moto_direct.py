@@ -50,7 +50,7 @@ def direct_response(
     raw_body = _body_bytes(params["body"])
     body = raw_body.decode("utf-8")
     headers = Headers(params["headers"])
-    _credential_header(signer, headers)
+    credential_header(signer, headers)
     if "host" not in headers:
         headers["Host"] = urlparse(url).netloc
     handler = handler_cls()
@@ -161,10 +161,11 @@ def _form_values(body: bytes, headers: Any) -> Any:
     return MultiDict(parse_qsl(body.decode("utf-8"), keep_blank_values=True))
 
 
-def _credential_header(signer: Any, headers: Any) -> None:
+def credential_header(signer: Any, headers: Any, region: str | None = None) -> None:
     """The part of botocore's SigV4 `Authorization` header moto reads (the access key in
     the credential scope, and the scope's region where the URL names none), added
-    unless the client does not sign."""
+    unless the client does not sign. `region`: the signing region when the endpoint
+    resolution set one (S3's global endpoint signs for us-east-1)."""
     from botocore import UNSIGNED
 
     credentials = getattr(signer, "_credentials", None)
@@ -173,7 +174,8 @@ def _credential_header(signer: Any, headers: Any) -> None:
     if "Authorization" in headers:
         return
     key = credentials.get_frozen_credentials().access_key
-    scope = f"{key}/{time.strftime('%Y%m%d', time.gmtime())}/{signer._region_name}"
+    date = time.strftime("%Y%m%d", time.gmtime())
+    scope = f"{key}/{date}/{region or signer._region_name}"
     headers["Authorization"] = (
         f"AWS4-HMAC-SHA256 Credential={scope}/{signer._signing_name}/aws4_request, "
         "SignedHeaders=host, Signature=unsigned"

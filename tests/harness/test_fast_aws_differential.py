@@ -145,3 +145,26 @@ def _any_key(env: Env) -> dict[str, object]:
     item = env.ddb.scan(TableName="diff-table", Limit=1)["Items"][0]
     schema = env.ddb.describe_table(TableName="diff-table")["Table"]["KeySchema"]
     return {part["AttributeName"]: item[part["AttributeName"]] for part in schema}
+
+
+def test_a_users_request_created_handler_still_sees_every_request(env: Env) -> None:
+    """The fast path skips signing only while botocore's own handlers are the only ones on
+    `request-created`: a handler a user registers still runs (and sees the S3 request)."""
+    import boto3
+
+    run_sequence(env, 0, fast=False)
+    seen: list[str] = []
+    s3 = boto3.Session(region_name="us-east-1").client("s3")
+    s3.meta.events.register(
+        "request-created.s3.GetObject", lambda request, **_: seen.append(request.url)
+    )
+    answered = env.fast.answered
+    env.fast.enabled = True
+    try:
+        body = s3.get_object(Bucket="diff-bucket", Key="a.txt")["Body"].read()
+        plain = env.s3.get_object(Bucket="diff-bucket", Key="a.txt")["Body"].read()
+    finally:
+        env.fast.enabled = False
+    assert env.fast.answered == answered + 2
+    assert len(seen) == 1 and seen[0].endswith("/a.txt")
+    assert body == plain
