@@ -404,6 +404,9 @@ class Engine:
         )
         pool = self._pool_factory(spec, options.workers)
         self._pool = pool
+        warm_spare = getattr(pool, "warm_spare", None)
+        if warm_spare is not None:  # the first new failure's re-run need not wait for it
+            warm_spare()
         self._arms_total = pool.info.app_arms_total
         self._start = self._last_new = time.monotonic()
         self._import_arms = tuple(pool.info.import_coverage)

@@ -1011,19 +1011,26 @@ class WorkerPool:
 
         When the input killed its worker (or hung it), the replacement that starts anyway
         is that fresh worker.  Otherwise it is a spare, started in the background after the
-        previous re-run (the first re-run of a pool waits for one to start); it runs this
-        one input and is discarded, and the worker that ran the input first goes on."""
+        previous re-run started (or by `warm_spare`; without either the re-run waits for
+        one to start); it runs this one input and is discarded, and the worker that ran the
+        input first goes on."""
         last = self._last
         if last is not None and last[0] is request and last[1].vacant:
             return last[1].run(request)
         spare = self._spare or Worker(self.spec, -1)
-        self._spare = None
+        # the next one starts now, while this one runs: new failures come in bursts
+        self._spare = Worker(self.spec, -1, wait=False)
         try:
-            result = spare.run(request)
+            return spare.run(request)
         finally:
             spare.close()
-        self._spare = Worker(self.spec, -1, wait=False)  # ready by the next new failure
-        return result
+
+    def warm_spare(self) -> None:
+        """Start the first re-run's fresh worker now, in the background: a campaign's first
+        new failures come within its first executions, and each re-run waited for a whole
+        worker start (gradebook, 300 executions: 3 re-runs waited 2.9 s of 5.5 s)."""
+        if self._spare is None:
+            self._spare = Worker(self.spec, -1, wait=False)
 
     def run_again(self, request: TestRequest) -> TestResult:
         """Run `request` once more in the worker that just ran it (another sample of a
