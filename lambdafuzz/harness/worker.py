@@ -40,10 +40,12 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     UnsatisfiedAssumption,
 )
+from lambdafuzz.harness.fork_server import adopt_environment, watched_parent, worker_context
 from lambdafuzz.harness.handled import HandledException
 from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
 from lambdafuzz.harness.isolation import IsolationState, isolate_worker
 from lambdafuzz.harness.worker_faults import (
+    EXIT_ORPHANED,
     EXIT_PIPE_LOST,
     HANG_MARK,
     HANG_SIGNAL,
@@ -517,13 +519,19 @@ def _limit_address_space(headroom_mb: int) -> None:
 
 
 def worker_main(
-    conn: Connection, spec: WorkerSpec, worker_dir: str = "", parent_pid: int = 0
+    conn: Connection,
+    spec: WorkerSpec,
+    worker_dir: str = "",
+    parent_pid: int = 0,
+    environment: dict[str, str] | None = None,
 ) -> None:
     """Entry point of a worker process.  `worker_dir` is its temp dir (the campaign names
-    and removes it, the janitor makes it), `parent_pid` the campaign it must not outlive (see `worker_faults`).
+    and removes it, the janitor makes it), `parent_pid` the campaign it must not outlive
+    (see `worker_faults`), `environment` the campaign's at the start (see `fork_server`).
 
     Requests arrive as `(request id, TestRequest)` and results leave as `(request id,
     TestResult)`, so the campaign can drop an answer that is not the one it waits for."""
+    adopt_environment(environment)
     _serve(conn, spec, worker_dir, parent_pid)
     _end_without_teardown()
 
@@ -547,6 +555,9 @@ def _end_without_teardown() -> None:
 def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int) -> None:
     """The worker's life until the campaign stops it (see `worker_main`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides when to stop
+    watched = watched_parent(parent_pid)
+    if watched is None:  # the campaign ended before this worker started
+        exit_now(EXIT_ORPHANED)
     start_janitor(worker_dir, parent_pid)  # removes worker_dir if the campaign cannot
     # handler stdout/stderr into the per-test capture (its thread starts after isolation)
     output = HandlerOutput.install(worker_dir, spec.handler_log)
@@ -563,7 +574,7 @@ def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int)
         ),
         worker_dir=worker_dir,
     )
-    guard = FaultGuard.install(isolation.worker_dir, parent_pid)
+    guard = FaultGuard.install(isolation.worker_dir, watched)
     output.start()
     guard.before_fatal = output.salvage
     conn = guard.protect(conn)
@@ -642,13 +653,15 @@ class Worker:
         self._await_ready()
 
     def _start(self) -> None:
-        ctx = multiprocessing.get_context("spawn")
+        ctx = worker_context()
         parent, child = ctx.Pipe()
         # named here, made by the worker's janitor (see `start_janitor`: a kill of the whole
         # campaign while the worker starts must not leave the dir behind)
         self._dir = os.path.join(tempfile.gettempdir(), f"lambdafuzz-worker-{secrets.token_hex(6)}")
         proc = ctx.Process(
-            target=worker_main, args=(child, self.spec, self._dir, os.getpid()), daemon=True
+            target=worker_main,
+            args=(child, self.spec, self._dir, os.getpid(), dict(os.environ)),
+            daemon=True,
         )
         try:
             with _sigint_ignored():
