@@ -1,0 +1,117 @@
+"""`LAMBDAFUZZ_WORKER_START=forkserver`: workers forked from a preloaded server run tests
+exactly as spawned ones do, see the campaign's environment as it was at their start, and
+end with the campaign; the default stays spawned interpreters."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from lambdafuzz.config import load_config
+from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.harness.fork_server import START_ENV, worker_context
+from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+
+APP = Path(__file__).parent / "aws_path_app"
+
+
+def run_once(seed: int) -> tuple[int, tuple[object, ...]]:
+    """(the worker's parent pid, what a test in it gave)."""
+    worker = Worker(WorkerSpec(target=load_config(APP / "lambdafuzz.yaml")))
+    try:
+        assert worker._proc is not None
+        parent = int(Path(f"/proc/{worker._proc.pid}/stat").read_text().split(")")[1].split()[1])
+        result = worker.run(TestRequest({}, seed, ReplayMode.EXECUTION_INDEXED, want_log=True))
+    finally:
+        worker.close()
+    return parent, (result.status, result.failure, result.return_value, sorted(result.coverage))
+
+
+def test_spawned_by_default_forked_from_the_server_when_asked(monkeypatch) -> None:
+    monkeypatch.delenv(START_ENV, raising=False)
+    assert worker_context().get_start_method() == "spawn"
+    spawned_parent, spawned = run_once(7)
+    monkeypatch.setenv(START_ENV, "forkserver")
+    assert worker_context().get_start_method() == "forkserver"
+    forked_parent, forked = run_once(7)
+    assert spawned_parent == os.getpid()
+    assert forked_parent != os.getpid()  # the server's child
+    assert forked == spawned
+
+
+@pytest.mark.parametrize("value", ["first", "second"])
+def test_a_forked_worker_sees_the_environment_of_its_start(monkeypatch, value) -> None:
+    """The server started with the first test's environment; the second test's worker
+    still reads its own (the handler prints `PROBE_MARK`)."""
+    monkeypatch.setenv(START_ENV, "forkserver")
+    monkeypatch.setenv("PROBE_MARK", value)
+    worker = Worker(WorkerSpec(target=load_config(APP / "lambdafuzz.yaml")))
+    try:
+        result = worker.run(TestRequest({}, 3, ReplayMode.EXECUTION_INDEXED, want_log=True))
+    finally:
+        worker.close()
+    assert f"mark: {value}" in result.log
+
+
+def _children(pid: int) -> set[int]:
+    """Every live descendant of `pid` (from /proc)."""
+    table: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                table[int(entry.name)] = int((entry / "stat").read_text().split(")")[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    found: set[int] = set()
+    frontier = [pid]
+    while frontier:
+        parent = frontier.pop()
+        for child, ppid in table.items():
+            if ppid == parent and child not in found:
+                found.add(child)
+                frontier.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_the_server_and_its_workers_end_with_a_killed_campaign(tmp_path) -> None:
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    app = Path(__file__).parents[2] / "benchmarks" / "lambdas" / "gradebook"
+    env = {**os.environ, START_ENV: "forkserver", "TMPDIR": str(tmp_path)}
+    cmd = [sys.executable, "-m", "lambdafuzz", "fuzz", str(app), "--execs", "100000"]
+    proc = subprocess.Popen(
+        [*cmd, "--out", str(tmp_path / "out"), "--quiet"],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not (tmp_path / "out" / "corpus").is_dir():
+            time.sleep(0.05)
+        time.sleep(1.0)  # tests under way in a worker forked from the server
+        before = _children(proc.pid)
+        assert len(before) >= 2  # the server and a worker (and the resource tracker)
+        os.kill(proc.pid, signal.SIGKILL)  # the campaign alone, not its group
+        proc.wait(timeout=30)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and any(_alive(p) for p in before):
+            time.sleep(0.1)
+        assert [p for p in before if _alive(p)] == []
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
