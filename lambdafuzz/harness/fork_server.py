@@ -1,5 +1,4 @@
-"""How worker processes start: new interpreters, or forked from a server that imported
-boto3 and moto once (`LAMBDAFUZZ_WORKER_START=forkserver`).
+"""How worker processes start: forked from a server that imported boto3 and moto once.
 
 A spawned worker is a new interpreter that imports lambdafuzz's harness, boto3 and moto
 before it can start its emulator and import the handler: 0.61 s a worker for gradebook,
@@ -9,10 +8,12 @@ or hang. multiprocessing's fork server is a clean, single-threaded process, star
 per campaign process, that imports `PRELOAD` and forks a worker per start: 0.15 s each
 after the server's own first start (scratch timing, 3 starts, same machine).
 
-It is not the default: the server listens on a socket file in a `pymp-*` directory the
-campaign makes under $TMPDIR, and a SIGKILL of the campaign's whole process group (the
-server with it) leaves that directory behind; an abstract socket would leave nothing, but
-the server authenticates no one (Python 3.12/3.13) and anyone on the host could reach it.
+The server listens on a socket file in a directory multiprocessing makes under $TMPDIR
+and removes at a normal exit. So that a SIGKILL of the campaign's whole process group
+(the server with it) leaves nothing behind either, that directory is made inside one a
+janitor owns (`janitor.spawn_janitor`: a process in a session of its own that removes it
+once the campaign has exited). An abstract socket would need no file, but the server
+authenticates no one (Python 3.12/3.13) and anyone on the host could reach it.
 
 What a spawned worker got from the campaign at its start, a forked one gets too: the
 start's `sys.path` and working directory travel with the process (multiprocessing's
@@ -21,6 +22,10 @@ place first (`adopt_environment`). The server runs no user code; each worker sti
 isolates itself before it imports the handler. A forked worker is the child of the
 server, not of the campaign: the server ends when the campaign does (the end of its pipe),
 and the worker's parent-death signal and watchdog follow the server (`watched_parent`).
+
+`LAMBDAFUZZ_WORKER_START=spawn` in the campaign's environment starts every worker as a new
+interpreter instead; so does a campaign whose socket directory no janitor can guard, whose
+$TMPDIR is too long for a socket path, or whose server failed to start a worker.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ import multiprocessing
 import os
 from typing import Any
 
-#: Campaign environment variable: "forkserver" forks workers from a preloaded server.
+#: Campaign environment variable: "spawn" starts workers as new interpreters.
 START_ENV = "LAMBDAFUZZ_WORKER_START"
 #: What the server imports once: what every worker imports before its handler.
 PRELOAD = (
@@ -44,19 +49,58 @@ PRELOAD = (
     "moto.sns.models",
 )
 
+#: Longest socket directory: a Unix socket's path has room for 107 bytes, and
+#: multiprocessing adds `/pymp-XXXXXXXX/listener-XXXXXXXX` (32) to it.
+MAX_SOCKET_DIR = 107 - 32 - 1
+
 _context: Any = None
+_guard: int | None = None  # held open while the socket directory is in use (`_guarded`)
+_failed = False  # the server could not start here: spawn from now on (`fall_back`)
 
 
 def worker_context() -> Any:
     """The multiprocessing context workers start from (made once per process)."""
     global _context
-    method = "forkserver" if os.environ.get(START_ENV, "").strip() == "forkserver" else "spawn"
+    wanted = os.environ.get(START_ENV, "").strip() or "forkserver"
+    forked = wanted == "forkserver" and not _failed and _guarded()
+    method = "forkserver" if forked else "spawn"
     if _context is None or _context.get_start_method() != method:
         context = multiprocessing.get_context(method)
         if method == "forkserver":
             context.set_forkserver_preload(list(PRELOAD))
         _context = context
     return _context
+
+
+def _guarded() -> bool:
+    """Whether multiprocessing's temp dir (the server's socket) lies inside a directory
+    a janitor removes once this process has exited, however it ends (made on first use)."""
+    global _guard
+    if _guard is not None:
+        return True
+    import multiprocessing.util
+    import secrets
+    import tempfile
+
+    from lambdafuzz.harness.janitor import spawn_janitor
+
+    base = os.path.join(tempfile.gettempdir(), f"lf-mp-{secrets.token_hex(4)}")
+    if len(os.fsencode(base)) > MAX_SOCKET_DIR:  # a long $TMPDIR: no room for the socket
+        return False
+    guard = spawn_janitor(base)
+    if guard is None:
+        return False
+    saved = tempfile.tempdir
+    tempfile.tempdir = base  # where multiprocessing makes its dir, if it has none yet
+    try:
+        made = multiprocessing.util.get_temp_dir()
+    finally:
+        tempfile.tempdir = saved
+    if os.path.dirname(made) != base:  # made before, elsewhere: no janitor covers it
+        os.close(guard)
+        return False
+    _guard = guard
+    return True
 
 
 def adopt_environment(environment: dict[str, str] | None) -> None:
@@ -81,3 +125,10 @@ def watched_parent(campaign_pid: int) -> int | None:
     except PermissionError:
         pass
     return parent
+
+
+def fall_back() -> None:
+    """The server failed to start a worker (its socket, its process): every later start
+    in this process is a new interpreter."""
+    global _failed
+    _failed = True

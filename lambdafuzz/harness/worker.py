@@ -40,7 +40,12 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     UnsatisfiedAssumption,
 )
-from lambdafuzz.harness.fork_server import adopt_environment, watched_parent, worker_context
+from lambdafuzz.harness.fork_server import (
+    adopt_environment,
+    fall_back,
+    watched_parent,
+    worker_context,
+)
 from lambdafuzz.harness.handled import HandledException
 from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
 from lambdafuzz.harness.isolation import IsolationState, isolate_worker
@@ -658,14 +663,19 @@ class Worker:
         # named here, made by the worker's janitor (see `start_janitor`: a kill of the whole
         # campaign while the worker starts must not leave the dir behind)
         self._dir = os.path.join(tempfile.gettempdir(), f"lambdafuzz-worker-{secrets.token_hex(6)}")
-        proc = ctx.Process(
-            target=worker_main,
-            args=(child, self.spec, self._dir, os.getpid(), dict(os.environ)),
-            daemon=True,
-        )
+        args = (child, self.spec, self._dir, os.getpid(), dict(os.environ))
+        proc = ctx.Process(target=worker_main, args=args, daemon=True)
         try:
             with _sigint_ignored():
-                proc.start()
+                try:
+                    proc.start()
+                except OSError:  # the fork server could not start it: a new interpreter
+                    if ctx.get_start_method() != "forkserver":
+                        raise
+                    fall_back()
+                    ctx = worker_context()
+                    proc = ctx.Process(target=worker_main, args=args, daemon=True)
+                    proc.start()
         except BaseException:
             self._remove_dir()
             raise

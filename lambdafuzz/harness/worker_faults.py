@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.harness.invoke import app_relative, shown_path
+from lambdafuzz.harness.janitor import janitor
 from lambdafuzz.model.outcome import frame_location
 
 #: The dump file in a worker's temp dir.
@@ -330,7 +331,7 @@ def start_janitor(worker_dir: str, campaign_pid: int) -> None:
     if pid == 0:  # the janitor
         try:
             os.close(made_read)
-            _janitor(worker_dir, campaign_pid, read_end, made_write)
+            janitor(worker_dir, campaign_pid, read_end, made_write)
         finally:
             _real_exit(0)
     os.close(read_end)
@@ -342,50 +343,6 @@ def start_janitor(worker_dir: str, campaign_pid: int) -> None:
     # held by the worker (and what it forks) on a high number that a handler closing
     # descriptors does not guess; close-on-exec
     _high_fd(write_end)
-
-
-def _janitor(worker_dir: str, campaign_pid: int, worker_gone: int, made: int) -> None:
-    import select
-    import shutil
-
-    os.setsid()
-    try:
-        os.mkdir(worker_dir, 0o700)
-    except FileExistsError:
-        pass
-    except OSError:
-        return  # the worker makes it, or says why it cannot
-    os.write(made, b"+")
-    os.close(made)
-    try:
-        campaign = os.pidfd_open(campaign_pid)
-    except (OSError, AttributeError):
-        campaign = -1
-    keep = sorted(fd for fd in (worker_gone, campaign) if fd >= 0)
-    low = 0
-    for fd in keep:
-        os.closerange(low, fd)
-        low = fd + 1
-    os.closerange(low, 1 << 16)
-    while os.read(worker_gone, 1):
-        pass
-    while os.path.exists(worker_dir):
-        if campaign >= 0:
-            if select.select([campaign], [], [], 0.1)[0]:
-                break  # the campaign exited
-        else:
-            time.sleep(0.1)
-            if not _running(campaign_pid):
-                break
-    shutil.rmtree(worker_dir, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except (OSError, IndexError):
-        return False
 
 
 def exit_now(status: int) -> None:

@@ -1,6 +1,6 @@
-"""`LAMBDAFUZZ_WORKER_START=forkserver`: workers forked from a preloaded server run tests
-exactly as spawned ones do, see the campaign's environment as it was at their start, and
-end with the campaign; the default stays spawned interpreters."""
+"""Workers forked from a preloaded server (the default) run tests exactly as spawned ones
+(`LAMBDAFUZZ_WORKER_START=spawn`) do, see the campaign's environment as it was at their
+start, and end with the campaign, leaving no directory behind."""
 
 from __future__ import annotations
 
@@ -29,11 +29,11 @@ def run_once(seed: int) -> tuple[int, tuple[object, ...]]:
     return parent, (result.status, result.failure, result.return_value, sorted(result.coverage))
 
 
-def test_spawned_by_default_forked_from_the_server_when_asked(monkeypatch) -> None:
-    monkeypatch.delenv(START_ENV, raising=False)
+def test_forked_from_the_server_by_default_spawned_when_asked(monkeypatch) -> None:
+    monkeypatch.setenv(START_ENV, "spawn")
     assert worker_context().get_start_method() == "spawn"
     spawned_parent, spawned = run_once(7)
-    monkeypatch.setenv(START_ENV, "forkserver")
+    monkeypatch.delenv(START_ENV)
     assert worker_context().get_start_method() == "forkserver"
     forked_parent, forked = run_once(7)
     assert spawned_parent == os.getpid()
@@ -45,7 +45,7 @@ def test_spawned_by_default_forked_from_the_server_when_asked(monkeypatch) -> No
 def test_a_forked_worker_sees_the_environment_of_its_start(monkeypatch, value) -> None:
     """The server started with the first test's environment; the second test's worker
     still reads its own (the handler prints `PROBE_MARK`)."""
-    monkeypatch.setenv(START_ENV, "forkserver")
+    monkeypatch.delenv(START_ENV, raising=False)
     monkeypatch.setenv("PROBE_MARK", value)
     worker = Worker(WorkerSpec(target=load_config(APP / "lambdafuzz.yaml")))
     try:
@@ -90,14 +90,19 @@ def test_the_server_and_its_workers_end_with_a_killed_campaign(tmp_path) -> None
     import time
 
     app = Path(__file__).parents[2] / "benchmarks" / "lambdas" / "gradebook"
-    env = {**os.environ, START_ENV: "forkserver", "TMPDIR": str(tmp_path)}
+    import shutil
+    import tempfile
+
+    short_tmp = Path(tempfile.mkdtemp(prefix="lf", dir="/tmp"))  # room for a socket path
+    env = {**os.environ, "TMPDIR": str(short_tmp)}
+    env.pop(START_ENV, None)
     cmd = [sys.executable, "-m", "lambdafuzz", "fuzz", str(app), "--execs", "100000"]
     proc = subprocess.Popen(
         [*cmd, "--out", str(tmp_path / "out"), "--quiet"],
         env=env,
         start_new_session=True,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=(tmp_path / "err").open("w"),
     )
     try:
         deadline = time.monotonic() + 60
@@ -105,13 +110,43 @@ def test_the_server_and_its_workers_end_with_a_killed_campaign(tmp_path) -> None
             time.sleep(0.05)
         time.sleep(1.0)  # tests under way in a worker forked from the server
         before = _children(proc.pid)
-        assert len(before) >= 2  # the server and a worker (and the resource tracker)
+        commands = [_command(p) for p in before]
+        assert any("multiprocessing.forkserver" in c for c in commands), (
+            commands,
+            (tmp_path / "err").read_text(),
+        )
         os.kill(proc.pid, signal.SIGKILL)  # the campaign alone, not its group
         proc.wait(timeout=30)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline and any(_alive(p) for p in before):
             time.sleep(0.1)
         assert [p for p in before if _alive(p)] == []
+        while time.monotonic() < deadline and any(short_tmp.iterdir()):
+            time.sleep(0.1)
+        assert list(short_tmp.iterdir()) == []  # the server's socket dir included
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
+        shutil.rmtree(short_tmp, ignore_errors=True)
+
+
+def test_a_tmpdir_too_long_for_a_socket_path_starts_new_interpreters(monkeypatch, tmp_path) -> None:
+    import tempfile
+
+    from lambdafuzz.harness import fork_server
+
+    long_dir = tmp_path / ("x" * 80)
+    long_dir.mkdir()
+    monkeypatch.delenv(START_ENV, raising=False)
+    monkeypatch.setattr(tempfile, "tempdir", str(long_dir))
+    monkeypatch.setattr(fork_server, "_guard", None)
+    monkeypatch.setattr(fork_server, "_context", None)
+    assert worker_context().get_start_method() == "spawn"
+    assert list(long_dir.iterdir()) == []
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
