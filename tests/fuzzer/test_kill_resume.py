@@ -156,12 +156,34 @@ class Rounds:
 
 
 def _worker_of(leader: int, deadline: float) -> int | None:
+    """A worker of the campaign: a child of its fork server (or, spawned, of the campaign
+    itself) - not the server, multiprocessing's resource tracker or a janitor."""
     while time.monotonic() < deadline:
-        children = [p for p in _campaign_processes(leader) if _stat(p) and _stat(p)[0] == leader]
-        if children:
-            return children[0]
+        processes = _campaign_processes(leader)
+        servers = {
+            p
+            for p in processes
+            if (info := _stat(p)) and info[0] == leader and "forkserver" in _command(p)
+        }
+        workers = [
+            p
+            for p in sorted(processes)
+            if (info := _stat(p))
+            and (
+                info[0] in servers or (info[0] == leader and "multiprocessing.spawn" in _command(p))
+            )
+        ]
+        if workers:
+            return workers[0]
         time.sleep(0.05)
     return None
+
+
+def _command(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
 
 
 def _one_round(r: Rounds, n: int, mode: str, rng: random.Random) -> None:
