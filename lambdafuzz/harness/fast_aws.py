@@ -20,15 +20,15 @@ with the same botocore parser:
   every service's URL patterns (cached per host), botocore's HTTP-response wrapping and
   history recording, `response-received`.
 
-For DynamoDB, SQS and SNS (JSON and query protocols) the answer goes further: moto's
-handler is called without an HTTP request (`moto_direct.direct_response`): no request
-object, no `request-created` (signing), no werkzeug request. What moto reads from those -
-the operation, body, region and the signature's access key - is set the way moto's
-`setup_class` would set it. S3's handler reads the HTTP request itself (headers, method,
-the `Authorization` header's presence for ACLs) and keeps the path above, but unsigned:
-while `request-created` and `before-sign` hold only botocore's own handlers and the body
-is plain, the parts of a signature moto reads (credential scope, payload digest header)
-are written instead of computing one. Timestamps in answers are parsed once per text.
+While `request-created` and `before-sign` hold only botocore's own handlers (a handler a
+user registers there keeps the path above), no signature is computed. For DynamoDB, SQS
+and SNS (JSON and query protocols) moto's handler is then called without an HTTP request
+(`moto_direct.direct_response`): no request object, no werkzeug request; what moto reads
+from those - the operation, body, region and the signature's access key - is set the way
+moto's `setup_class` would set it. S3's handler reads the HTTP request itself (headers,
+method, the `Authorization` header's presence for ACLs) and keeps it; for a plain body the
+parts of a signature moto reads (credential scope, payload digest header) are written
+instead of computing one. Timestamps in answers are parsed once per text.
 
 Every other operation, and every answered operation whose host moto would not serve,
 falls through to moto unchanged. `tests/harness/test_fast_aws_differential.py` compares
@@ -87,7 +87,6 @@ class FastAws:
 
     def __init__(self) -> None:
         self.enabled = False
-        self.direct = True  # JSON-protocol services answered without an HTTP request
         self.answered = 0
         self.answered_direct = 0  # of `answered`: without an HTTP request
         self.fell_through = 0
@@ -182,24 +181,23 @@ class FastAws:
         if config is not None:
             maybe_compress_request(config, params, model)
         apply_request_checksum(params)
-        direct = self.direct and _direct_allowed(model, params)
+        created = f"request-created.{service_id}.{model.name}"
+        unsigned = _signing_only(emitter, created, f"before-sign.{service_id}.{model.name}")
+        direct = unsigned and _direct_allowed(model, params)
         if direct:
             self.answered_direct += 1
         attempts = 1
         while True:
             if direct:
                 # moto's handler without the HTTP request (harness/moto_direct.py): no
-                # signing, no request objects. Table.put_item 1141 -> 610 us (scratch
-                # profile loop, 300 calls, same machine and run).
+                # signing, no request objects. Table.put_item 1141 -> 628 us (scratch
+                # loop, 300 calls, same machine and run).
                 url = params["url"]
                 status, headers, body = direct_response(handler.__self__, model, params, signer)
             else:
                 request = create_request_object(params)
                 request.stream_output = model.has_streaming_output or model.has_event_stream_output
-                created = f"request-created.{service_id}.{model.name}"
-                if _signing_only(emitter, created, f"before-sign.{service_id}.{model.name}") and (
-                    _plain_body(params, context)
-                ):
+                if unsigned and _plain_body(params, context):
                     # What moto reads of a signature, without computing one: S3 GetObject
                     # 1242 -> 1073 us per call (scratch loop, 300 calls).
                     signing = context.get("signing") or {}

@@ -168,3 +168,30 @@ def test_a_users_request_created_handler_still_sees_every_request(env: Env) -> N
     assert env.fast.answered == answered + 2
     assert len(seen) == 1 and seen[0].endswith("/a.txt")
     assert body == plain
+
+
+def test_a_users_request_created_handler_keeps_dynamodb_on_the_http_path(env: Env) -> None:
+    """A direct answer has no request to show a `request-created` handler, so a client
+    with one is answered through moto's HTTP-shaped dispatch, and the handler runs."""
+    import boto3
+
+    run_sequence(env, 0, fast=False)
+    seen: list[str] = []
+    ddb = boto3.Session(region_name="us-east-1").client("dynamodb")
+    ddb.meta.events.register(
+        "request-created.dynamodb.ListTables", lambda request, **_: seen.append(request.url)
+    )
+    key = _any_key(env)
+    answered, direct = env.fast.answered, env.fast.answered_direct
+    env.fast.enabled = True
+    try:
+        got = ddb.get_item(TableName="diff-table", Key=key)["Item"]  # no handler for it
+        ddb.meta.events.register(
+            "request-created.dynamodb.GetItem", lambda request, **_: seen.append(request.url)
+        )
+        again = ddb.get_item(TableName="diff-table", Key=key)["Item"]
+    finally:
+        env.fast.enabled = False
+    assert env.fast.answered == answered + 2
+    assert env.fast.answered_direct == direct + 1
+    assert len(seen) == 1 and got == again
