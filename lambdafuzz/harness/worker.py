@@ -1041,9 +1041,10 @@ class WorkerPool:
         if last is not None and last[0] is request and last[1].vacant:
             return last[1].run(request)
         spare = self._spare or Worker(self.spec, -1)
-        # the next one starts now, while this one runs: new failures come in bursts
-        self._spare = Worker(self.spec, -1, wait=False)
+        self._spare = None
         try:
+            # the next one starts now, while this one runs: new failures come in bursts
+            self._spare = Worker(self.spec, -1, wait=False)
             return spare.run(request)
         finally:
             spare.close()
