@@ -277,11 +277,26 @@ def _signing_only(emitter: Any, *events: str) -> bool:
             if handlers is None:
                 handlers = inner._lookup_cache[name] = inner._handlers.prefix_search(name)
             for handler in handlers:
-                if getattr(handler, "__func__", handler) not in builtin:
+                function = getattr(handler, "__func__", handler)
+                if function not in builtin and not _user_agent_only(function):
                     return False
     except AttributeError:  # another emitter than botocore's: keep the full path
         return False
     return True
+
+
+#: (module, function name) of handlers other libraries register on `request-created`
+#: that only append to the User-Agent header, which moto does not read: Powertools
+#: registers one on every botocore session as soon as a handler imports it.
+USER_AGENT_HANDLERS = frozenset(
+    (("aws_lambda_powertools.shared.user_agent", "add_powertools_feature"),)
+)
+
+
+def _user_agent_only(function: Any) -> bool:
+    return (getattr(function, "__module__", None), getattr(function, "__name__", None)) in (
+        USER_AGENT_HANDLERS
+    )
 
 
 def _payload_header(signer: Any, request: Any, region: str | None) -> None:

@@ -195,3 +195,23 @@ def test_a_users_request_created_handler_keeps_dynamodb_on_the_http_path(env: En
     assert env.fast.answered == answered + 2
     assert env.fast.answered_direct == direct + 1
     assert len(seen) == 1 and got == again
+
+
+def test_powertools_user_agent_handler_keeps_the_direct_path(env: Env) -> None:
+    """Powertools registers a `request-created` handler on every session once imported;
+    it only appends to the User-Agent, so calls are still answered directly."""
+    import boto3
+    from aws_lambda_powertools.shared.user_agent import register_feature_to_client
+
+    run_sequence(env, 0, fast=False)
+    ddb = boto3.Session(region_name="us-east-1").client("dynamodb")
+    register_feature_to_client(ddb, "differential")
+    key = _any_key(env)
+    direct = env.fast.answered_direct
+    env.fast.enabled = True
+    try:
+        got = ddb.get_item(TableName="diff-table", Key=key)["Item"]
+    finally:
+        env.fast.enabled = False
+    assert env.fast.answered_direct == direct + 1
+    assert got == env.ddb.get_item(TableName="diff-table", Key=key)["Item"]
