@@ -34,46 +34,10 @@ MODES = ("group", "main", "worker")
 #: Copies of the saved inputs (other seeds) added to corpus/ so a resume has work to do.
 EXTRA_INPUTS = 12
 
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from process_table import alive, campaign_processes, command, stat  # noqa: E402
+
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
-
-
-# =========================================================================== processes
-def _stat(pid: int) -> tuple[int, int, str] | None:
-    """(ppid, session id, state) of a live process, None when it is gone or a zombie."""
-    try:
-        text = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = text[text.rindex(")") + 2 :].split()
-    state, ppid, session = fields[0], int(fields[1]), int(fields[3])
-    return None if state in ("Z", "X") else (ppid, session, state)
-
-
-def _processes() -> dict[int, tuple[int, int, str]]:
-    table = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit() and (info := _stat(int(name))) is not None:
-            table[int(name)] = info
-    return table
-
-
-def _campaign_processes(leader: int) -> set[int]:
-    """The campaign's processes: descendants of `leader`, and its session's members."""
-    table = _processes()
-    found = {pid for pid, (_, session, _) in table.items() if session == leader}
-    frontier = [leader]
-    while frontier:
-        parent = frontier.pop()
-        for pid, (ppid, _, _) in table.items():
-            if ppid == parent and pid not in found:
-                found.add(pid)
-                frontier.append(pid)
-    found.discard(leader)
-    return found
-
-
-def _alive(pids: set[int]) -> set[int]:
-    return {pid for pid in pids if _stat(pid) is not None}
 
 
 # =========================================================================== the out dir
@@ -159,31 +123,24 @@ def _worker_of(leader: int, deadline: float) -> int | None:
     """A worker of the campaign: a child of its fork server (or, spawned, of the campaign
     itself) - not the server, multiprocessing's resource tracker or a janitor."""
     while time.monotonic() < deadline:
-        processes = _campaign_processes(leader)
+        processes = campaign_processes(leader)
         servers = {
             p
             for p in processes
-            if (info := _stat(p)) and info[0] == leader and "forkserver" in _command(p)
+            if (info := stat(p)) and info[0] == leader and "forkserver" in command(p)
         }
         workers = [
             p
             for p in sorted(processes)
-            if (info := _stat(p))
+            if (info := stat(p))
             and (
-                info[0] in servers or (info[0] == leader and "multiprocessing.spawn" in _command(p))
+                info[0] in servers or (info[0] == leader and "multiprocessing.spawn" in command(p))
             )
         ]
         if workers:
             return workers[0]
         time.sleep(0.05)
     return None
-
-
-def _command(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
 
 
 def _one_round(r: Rounds, n: int, mode: str, rng: random.Random) -> None:
@@ -194,9 +151,9 @@ def _one_round(r: Rounds, n: int, mode: str, rng: random.Random) -> None:
     delay = rng.uniform(0.2, 2.0)  # before, during or after the resume
     deadline = time.monotonic() + delay
     while time.monotonic() < deadline and proc.poll() is None:
-        seen |= _campaign_processes(proc.pid)
+        seen |= campaign_processes(proc.pid)
         time.sleep(0.05)
-    seen |= _campaign_processes(proc.pid)
+    seen |= campaign_processes(proc.pid)
     what = mode
     if mode == "group":
         os.killpg(proc.pid, signal.SIGKILL)
@@ -211,7 +168,7 @@ def _one_round(r: Rounds, n: int, mode: str, rng: random.Random) -> None:
             seen.add(worker)
             os.kill(worker, signal.SIGKILL)
             time.sleep(rng.uniform(0.3, 0.8))  # the campaign replaces it and goes on
-            seen |= _campaign_processes(proc.pid)
+            seen |= campaign_processes(proc.pid)
             proc.send_signal(signal.SIGINT)  # then stops the way a user stops it
     try:
         code = proc.wait(timeout=30)
@@ -226,9 +183,9 @@ def _one_round(r: Rounds, n: int, mode: str, rng: random.Random) -> None:
         if not (code == 128 + signal.SIGINT or (code == 2 and "Traceback" not in err)):
             r.bad_exits.append(f"round {n} ({what}): exit {code} after SIGINT: {err[-2000:]}")
     deadline = time.monotonic() + 5  # a worker notices the closed pipe and exits
-    while _alive(seen | _campaign_processes(proc.pid)) and time.monotonic() < deadline:
+    while alive(seen | campaign_processes(proc.pid)) and time.monotonic() < deadline:
         time.sleep(0.05)
-    left = _alive(seen | _campaign_processes(proc.pid))
+    left = alive(seen | campaign_processes(proc.pid))
     if left:
         r.orphans.append(f"round {n} ({what}): {sorted(left)} outlived the campaign")
         for pid in left:
@@ -313,7 +270,7 @@ def test_a_group_kill_while_a_worker_starts_leaves_no_temp_dir(tmp_path):
     for n in range(6):
         proc = _fuzz(tmp_path / "out", tmpdir, tmp_path / f"start{n}", "--execs", "100000")
         deadline = time.monotonic() + 30
-        while not _campaign_processes(proc.pid) and time.monotonic() < deadline:
+        while not campaign_processes(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.002)
         time.sleep(rng.uniform(0, 0.15))
         os.killpg(proc.pid, signal.SIGKILL)

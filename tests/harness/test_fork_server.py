@@ -5,6 +5,7 @@ start, and end with the campaign, leaving no directory behind."""
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,8 @@ from lambdafuzz.harness.fork_server import START_ENV, worker_context
 from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
 
 APP = Path(__file__).parent / "aws_path_app"
+sys.path.insert(0, str(Path(__file__).parents[1]))
+from process_table import alive, campaign_processes, command  # noqa: E402
 
 
 def run_once(seed: int) -> tuple[int, tuple[object, ...]]:
@@ -55,34 +58,6 @@ def test_a_forked_worker_sees_the_environment_of_its_start(monkeypatch, value) -
     assert f"mark: {value}" in result.log
 
 
-def _children(pid: int) -> set[int]:
-    """Every live descendant of `pid` (from /proc)."""
-    table: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                table[int(entry.name)] = int((entry / "stat").read_text().split(")")[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue
-    found: set[int] = set()
-    frontier = [pid]
-    while frontier:
-        parent = frontier.pop()
-        for child, ppid in table.items():
-            if ppid == parent and child not in found:
-                found.add(child)
-                frontier.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
-
-
 def test_the_server_and_its_workers_end_with_a_killed_campaign(tmp_path) -> None:
     import signal
     import subprocess
@@ -109,8 +84,8 @@ def test_the_server_and_its_workers_end_with_a_killed_campaign(tmp_path) -> None
         while time.monotonic() < deadline and not (tmp_path / "out" / "corpus").is_dir():
             time.sleep(0.05)
         time.sleep(1.0)  # tests under way in a worker forked from the server
-        before = _children(proc.pid)
-        commands = [_command(p) for p in before]
+        before = campaign_processes(proc.pid)
+        commands = [command(p) for p in before]
         assert any("multiprocessing.forkserver" in c for c in commands), (
             commands,
             (tmp_path / "err").read_text(),
@@ -118,9 +93,9 @@ def test_the_server_and_its_workers_end_with_a_killed_campaign(tmp_path) -> None
         os.kill(proc.pid, signal.SIGKILL)  # the campaign alone, not its group
         proc.wait(timeout=30)
         deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and any(_alive(p) for p in before):
+        while time.monotonic() < deadline and alive(before):
             time.sleep(0.1)
-        assert [p for p in before if _alive(p)] == []
+        assert alive(before) == set()
         while time.monotonic() < deadline and any(short_tmp.iterdir()):
             time.sleep(0.1)
         assert list(short_tmp.iterdir()) == []  # the server's socket dir included
@@ -143,10 +118,3 @@ def test_a_tmpdir_too_long_for_a_socket_path_starts_new_interpreters(monkeypatch
     monkeypatch.setattr(fork_server, "_context", None)
     assert worker_context().get_start_method() == "spawn"
     assert list(long_dir.iterdir()) == []
-
-
-def _command(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
-    except OSError:
-        return ""
