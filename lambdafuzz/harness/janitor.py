@@ -29,7 +29,10 @@ def janitor(worker_dir: str, campaign_pid: int, worker_gone: int, made: int) -> 
         pass
     except OSError:
         return  # the worker makes it, or says why it cannot
-    os.write(made, b"+")
+    try:
+        os.write(made, b"+")
+    except OSError:  # the owner died before it could read this: clean up all the same
+        pass
     os.close(made)
     try:
         campaign = os.pidfd_open(campaign_pid)
