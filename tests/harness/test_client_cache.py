@@ -45,6 +45,17 @@ def test_a_client_the_handler_changed_is_not_handed_out_again(cached: Any) -> No
     assert cached.client("s3") is not second
 
 
+def test_a_client_that_met_an_error_is_handed_out_again(cached: Any) -> None:
+    """botocore fills `client._exceptions` lazily, on the first error (its error path reads
+    `client.exceptions`, as handlers' `except client.exceptions.X` do): a handler whose
+    calls fail now and then must not pay a new client after each failure."""
+    first = cached.client("s3")
+    assert first.exceptions.NoSuchKey is not None  # what the error path reads
+    assert cached.client("s3") is first
+    first._exceptions = None  # but a handler's own change to it still counts
+    assert cached.client("s3") is not first
+
+
 def test_an_environment_change_makes_a_new_client(cached: Any) -> None:
     first = cached.client("s3")
     os.environ["AWS_DEFAULT_REGION"] = "eu-west-1"
