@@ -47,6 +47,7 @@ PRELOAD = (
     "moto.dynamodb.models",
     "moto.sqs.models",
     "moto.sns.models",
+    "lambdafuzz.harness.server_warmup",  # last: what a worker's first test loads
 )
 
 #: Longest socket directory: a Unix socket's path has room for 107 bytes, and
