@@ -80,7 +80,7 @@ def world(
             document["invalid"] = str(exc)
         else:
             loaded = synthetic_loaded_world(generated.world)
-            document["choices"] = len(choices.choices)
+            document["choices"] = choices.count
             document["trigger"] = target.trigger.kind.value
             document["world"] = summarize(generated.world)
             event = generated.render_event(loaded)

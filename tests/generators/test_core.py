@@ -251,6 +251,19 @@ def test_a_pickled_recording_is_unpacked_only_when_read():
     assert pickle.loads(pickle.dumps(ChoiceSequence(()))).choices == ()
 
 
+def test_a_recording_pickled_straight_from_its_draws_equals_one_read_first():
+    """`Choices.recording` keeps the draws as plain rows; packed unread or read first, the
+    same sequence arrives."""
+    _, choices = generate(6)
+    unread = pickle.loads(pickle.dumps(choices.recording()))
+    read = choices.recording()
+    assert read.choices == tuple(choices.choices)  # made into `Choice`s on reading
+    assert unread == pickle.loads(pickle.dumps(read)) == read
+    assert len(read) == choices.count > 0
+    empty = Choices(seed=0).recording()
+    assert pickle.loads(pickle.dumps(empty)).choices == () == empty.choices
+
+
 def test_a_forged_recording_blob_reads_as_an_empty_recording():
     for blob in (b"not a pickle", pickle.dumps((1, 2)), pickle.dumps("text")):
         assert ChoiceSequence.packed(blob).choices == ()

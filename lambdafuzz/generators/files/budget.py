@@ -12,7 +12,7 @@ from lambdafuzz.generators.core import Choices
 
 def room(choices: Choices) -> int:
     """Draws left before `Choices.max_choices`."""
-    return choices.max_choices - len(choices.choices)
+    return choices.max_choices - choices.count
 
 
 def fits(choices: Choices, needed: int) -> bool:
