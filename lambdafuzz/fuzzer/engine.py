@@ -28,6 +28,7 @@ import random
 import time
 from collections import deque
 from collections.abc import Callable, Generator, Iterator
+from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -283,6 +284,21 @@ class ChildTested:
     skipped: bool  # a zero mutation: identical to the parent, not run
 
 
+@dataclass(slots=True)
+class PendingRerun:
+    """A new failure whose re-run in a fresh worker runs in the background: saved (or
+    found flaky) when it is answered, with the hits its signature had meanwhile."""
+
+    request: TestRequest
+    result: TestResult
+    tag: Tag
+    now: float
+    info: FailureInfo
+    rerun: Future[TestResult]
+    execs: int  # the campaign's executions when it was found
+    hits: int = 0
+
+
 #: Builds the worker pool of a campaign; tests pass a fake to drive `_handle` directly.
 PoolFactoryT = Callable[[WorkerSpec, int], WorkerPool]
 
@@ -323,6 +339,8 @@ class Engine:
         self.handled: dict[str, FailureRecord] = {}  # exceptions the application caught
         self._handled_inputs: dict[str, SavedInput] = {}
         self.failure_reruns = 0
+        # new failures whose re-run is still running, by signature, oldest first
+        self._pending_reruns: dict[str, PendingRerun] = {}
         self.execs = 0
         self.requested = 0
         self.valid_execs = 0
@@ -429,12 +447,15 @@ class Engine:
         try:
             for request, result in pool.imap(self._requests()):
                 yield from self._handle(request, result)
+                if self._pending_reruns:
+                    yield from self._settle_reruns(wait=False)
                 now = time.monotonic()
                 if now - last_report >= REPORT_INTERVAL_S:
                     last_report = now
                     stats = self.stats()
                     self._write_reports(stats)
                     yield Progress(stats)
+            yield from self._settle_reruns(wait=True)
         finally:
             pool.close()
             stats = self.stats()
@@ -878,15 +899,22 @@ class Engine:
         return again(request)
 
     def _record(
-        self, signature: str, info: FailureInfo, result: TestResult, now: float, **more: Any
+        self,
+        signature: str,
+        info: FailureInfo,
+        result: TestResult,
+        now: float,
+        execs: int | None = None,
+        **more: Any,
     ) -> FailureRecord:
-        """A new failure or handled record, first seen at this execution."""
+        """A new failure or handled record, first seen at execution `execs` (default: this
+        one; a failure confirmed by a background re-run was seen some executions ago)."""
         return FailureRecord(
             signature=signature,
             info=info,
             status=result.status.name,
             file_name=failure_slug(signature) + ".json",
-            first_exec=self.execs,
+            first_exec=self.execs if execs is None else execs,
             first_time_s=now,
             **more,
         )
@@ -1032,11 +1060,69 @@ class Engine:
         if record is not None:
             record.hits += 1
             return
+        pending = self._pending_reruns.get(signature)
+        if pending is not None:
+            pending.hits += 1
+            return
         flaky = self.flaky.get(signature)
         if flaky is not None and flaky.reruns >= MAX_FLAKY_RERUNS:
             flaky.hits += 1
             return
-        rerun = self._rerun(request)
+        later = getattr(self._pool, "rerun_later", None)
+        future = later(request) if later is not None else None
+        if future is not None:
+            self.failure_reruns += 1
+            self._pending_reruns[signature] = PendingRerun(
+                request, result, tag, now, info, future, self.execs
+            )
+            return
+        yield from self._confirm(request, result, tag, now, info, flaky, self._rerun(request))
+
+    def _settle_reruns(self, *, wait: bool) -> Iterator[EventT]:
+        """Confirm the new failures whose background re-run has answered, oldest first
+        (the order they were found in, whenever their answers came); `wait`: all of them,
+        waiting for each."""
+        pending = self._pending_reruns
+        while pending:
+            signature, first = next(iter(pending.items()))
+            if not wait and not first.rerun.done():
+                return
+            del pending[signature]
+            rerun = first.rerun.result()
+            forget = getattr(self._pool, "forget", None)
+            flaky = self.flaky.get(signature)
+            yield from self._confirm(
+                first.request,
+                first.result,
+                first.tag,
+                first.now,
+                first.info,
+                flaky,
+                rerun,
+                execs=first.execs,
+            )
+            if forget is not None:
+                forget(first.request)
+            record = self.failures.get(signature) or self.flaky.get(signature)
+            if record is not None:
+                record.hits += first.hits
+
+    def _confirm(
+        self,
+        request: TestRequest,
+        result: TestResult,
+        tag: Tag,
+        now: float,
+        info: FailureInfo,
+        flaky: FailureRecord | None,
+        rerun: TestResult | None,
+        *,
+        execs: int | None = None,
+    ) -> Iterator[EventT]:
+        """Save a new failure that failed the same way in a fresh worker (or could not be
+        re-run); one that did not is flaky."""
+        assert result.failure is not None
+        signature = info.signature
         outcome = None
         if rerun is not None:
             outcome = RerunOutcome(
@@ -1056,13 +1142,14 @@ class Engine:
             if reproduced:
                 self.stable += 1
             else:
-                yield from self._flaky(request, result, tag, now, info, flaky, outcome)
+                yield from self._flaky(request, result, tag, now, info, flaky, outcome, execs)
                 return
         record = self._record(
             signature,
             info,
             result,
             now,
+            execs,
             reruns=0 if outcome is None else 1,
             rerun=outcome,
             world_inconsistency=result.world_inconsistency,
@@ -1082,10 +1169,11 @@ class Engine:
         info: FailureInfo,
         record: FailureRecord | None,
         outcome: RerunOutcome,
+        execs: int | None = None,
     ) -> Iterator[EventT]:
         signature = info.signature
         if record is None:
-            record = self._record(signature, info, result, now, hits=0, flaky=True)
+            record = self._record(signature, info, result, now, execs, hits=0, flaky=True)
             self.flaky[signature] = record
             self._flaky_inputs[signature] = self._failure_input(request, result, tag, record)
         record.hits += 1
@@ -1116,12 +1204,13 @@ class Engine:
         """`info`, generalized when its site already has MAX_SHAPES_PER_SITE signatures
         and this one is new (a value in the message that masking did not recognise)."""
         signature = info.signature
-        if signature in self.failures or signature in self.flaky:
+        pending = self._pending_reruns
+        if signature in self.failures or signature in self.flaky or signature in pending:
             return info
         site = info.site
         known = sum(
             1 for r in (*self.failures.values(), *self.flaky.values()) if r.info.site == site
-        )
+        ) + sum(1 for p in pending.values() if p.info.site == site)
         return info.generalized() if known >= MAX_SHAPES_PER_SITE else info
 
     def _failure_input(

@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from multiprocessing.connection import Connection, wait
@@ -831,6 +832,14 @@ class Worker:
             else:
                 return self.expire()
 
+    def kill(self) -> None:
+        """Stop the process at once, from a thread other than the one waiting on it (a
+        background re-run's): that wait ends with the pipe, and its thread closes up."""
+        starting = self._starting
+        for proc in (self._proc, starting[1] if starting is not None else None):
+            if proc is not None and proc.is_alive():
+                proc.kill()
+
     def close(self) -> None:
         if self._starting is not None:  # never used: no need to wait for it
             parent, starting = self._starting
@@ -974,6 +983,10 @@ class WorkerPool:
         self.workers: list[Worker] = []
         self._last: tuple[TestRequest, Worker] | None = None  # the last result's worker
         self._spare: Worker | None = None  # a fresh worker for the next re-run
+        # re-runs in the background (`rerun_later`): one thread waits on their spares
+        self._later: ThreadPoolExecutor | None = None
+        self._in_flight: set[Worker] = set()  # spares running a background re-run
+        self._ran_by: dict[int, Worker] = {}  # id(request) -> its worker, re-run pending
         try:
             for i in range(max(1, size)):
                 self.workers.append(Worker(spec, i))
@@ -1040,14 +1053,45 @@ class WorkerPool:
         last = self._last
         if last is not None and last[0] is request and last[1].vacant:
             return last[1].run(request)
-        spare = self._spare or Worker(self.spec, -1)
-        self._spare = None
+        spare = self._take_spare()
         try:
-            # the next one starts now, while this one runs: new failures come in bursts
-            self._spare = Worker(self.spec, -1, wait=False)
             return spare.run(request)
         finally:
             spare.close()
+
+    def _take_spare(self) -> Worker:
+        """The spare for a re-run (started now if there is none), and the next one started
+        in the background at once: new failures come in bursts.  Processes are started
+        from the campaign's main thread only (`_sigint_ignored`)."""
+        spare = self._spare or Worker(self.spec, -1, wait=False)
+        self._spare = Worker(self.spec, -1, wait=False)
+        return spare
+
+    def rerun_later(self, request: TestRequest) -> Future[TestResult] | None:
+        """`rerun`, answered in the background while the campaign goes on: a re-run waits
+        for its spare's start and its first test (what a fresh worker's first test loads),
+        100-500 ms each on gradebook, 3-5 re-runs in a campaign's first 300 executions;
+        a hang's re-run waits for the whole timeout.  None when the input killed or hung
+        its worker: the fresh worker that starts anyway runs it, now (`rerun`)."""
+        last = self._last
+        if last is not None and last[0] is request and last[1].vacant:
+            return None
+        if last is not None and last[0] is request:
+            self._ran_by[id(request)] = last[1]
+        if self._later is None:
+            self._later = ThreadPoolExecutor(1, thread_name_prefix="lambdafuzz-rerun")
+        spare = self._take_spare()
+        self._in_flight.add(spare)
+
+        def run() -> TestResult:
+            try:
+                return spare.run(request)
+            finally:
+                spare.close()
+
+        future = self._later.submit(run)
+        future.add_done_callback(lambda _: self._in_flight.discard(spare))
+        return future
 
     def warm_spare(self) -> None:
         """Start the first re-run's fresh worker now, in the background: a campaign's first
@@ -1069,14 +1113,26 @@ class WorkerPool:
         """Replace the worker that ran `request` by a fresh one (the input failed there and
         not in a fresh worker: that worker's state is suspect)."""
         last = self._last
-        if last is not None and last[0] is request and last[1].pending is None:
-            last[1].recycle()
+        worker = self._ran_by.pop(id(request), None)
+        if worker is None and last is not None and last[0] is request:
+            worker = last[1]
+        if worker is not None and worker.pending is None:
+            worker.recycle()
+
+    def forget(self, request: TestRequest) -> None:
+        """`request`'s background re-run is settled: its worker need not be remembered."""
+        self._ran_by.pop(id(request), None)
 
     @property
     def stray(self) -> int:
         return sum(w.stray for w in self.workers)
 
     def close(self) -> None:
+        if self._later is not None:  # re-runs not waited for: their spares are killed
+            for spare in list(self._in_flight):
+                spare.kill()
+            self._later.shutdown(wait=True, cancel_futures=True)
+            self._later = None
         for worker in self.workers:
             worker.close()
         if self._spare is not None:

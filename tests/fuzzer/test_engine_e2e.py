@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -17,6 +18,7 @@ from lambdafuzz.cli.main import cli
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.harness.worker import TestRequest, WorkerPool, WorkerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = Path(__file__).parent / "planted"
@@ -125,6 +127,60 @@ def test_same_seed_same_budget_is_deterministic(tmp_path):
         )
     assert runs[0] == runs[1]
     assert runs[0][0] > 0
+
+
+class _WatchedReruns(WorkerPool):
+    """A real pool that notes how many results arrived while a background re-run ran."""
+
+    def __init__(self, spec: WorkerSpec, size: int = 1) -> None:
+        super().__init__(spec, size)
+        self.futures: list[Any] = []
+        self.overlapped = 0
+
+    def rerun_later(self, request: TestRequest) -> Any:
+        future = super().rerun_later(request)
+        if future is not None:
+            self.futures.append(future)
+        return future
+
+    def imap(self, requests: Any) -> Any:
+        for pair in super().imap(requests):
+            if any(not future.done() for future in self.futures):
+                self.overlapped += 1
+            yield pair
+
+
+class _WaitedReruns(WorkerPool):
+    """A real pool whose re-runs the campaign waits for, as it did before."""
+
+    rerun_later = None
+
+
+def test_background_reruns_save_what_waited_reruns_save(tmp_path):
+    """New failures are confirmed by re-runs in the background while the campaign goes on,
+    and saved exactly as a campaign that waits for each re-run saves them: the same
+    signatures, first executions, hits and re-run outcomes."""
+    records = []
+    pools: list[WorkerPool] = []
+    for name, pool in (("later", _WatchedReruns), ("waited", _WaitedReruns)):
+        engine = build_engine(
+            load_config(GRADEBOOK), out_dir=tmp_path / name, strategy="zest", seed=5, max_execs=120
+        )
+        engine._pool_factory = lambda spec, size, pool=pool: (
+            pools.append(pool(spec, size)) or pools[-1]
+        )
+        list(engine.run())
+        records.append(
+            sorted(
+                (r.signature, r.first_exec, r.hits, r.rerun.status if r.rerun else None)
+                for r in engine.failures.values()
+            )
+        )
+        assert not engine.flaky
+        assert engine.failure_reruns == len(engine.failures) > 0
+    assert records[0] == records[1]
+    assert sum(r[2] for r in records[0]) > len(records[0])  # later hits were counted
+    assert pools[0].overlapped > 0  # tests ran while a re-run was out
 
 
 def test_broken_config_exits_2(tmp_path):
