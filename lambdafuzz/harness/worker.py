@@ -1067,15 +1067,13 @@ class WorkerPool:
         self._spare = Worker(self.spec, -1, wait=False)
         return spare
 
-    def rerun_later(self, request: TestRequest) -> Future[TestResult] | None:
+    def rerun_later(self, request: TestRequest) -> Future[TestResult]:
         """`rerun`, answered in the background while the campaign goes on: a re-run waits
         for its spare's start and its first test (what a fresh worker's first test loads),
         100-500 ms each on gradebook, 3-5 re-runs in a campaign's first 300 executions;
-        a hang's re-run waits for the whole timeout.  None when the input killed or hung
-        its worker: the fresh worker that starts anyway runs it, now (`rerun`)."""
+        a hang's re-run waits for the whole timeout.  Always in a spare: a worker the input
+        killed or hung starts again for the campaign's next test."""
         last = self._last
-        if last is not None and last[0] is request and last[1].vacant:
-            return None
         if last is not None and last[0] is request:
             self._ran_by[id(request)] = last[1]
         if self._later is None:
