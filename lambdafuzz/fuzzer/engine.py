@@ -445,16 +445,23 @@ class Engine:
         yield from notices
         last_report = self._start
         try:
-            for request, result in pool.imap(self._requests()):
-                yield from self._handle(request, result)
-                if self._pending_reruns:
-                    yield from self._settle_reruns(wait=False)
-                now = time.monotonic()
-                if now - last_report >= REPORT_INTERVAL_S:
-                    last_report = now
-                    stats = self.stats()
-                    self._write_reports(stats)
-                    yield Progress(stats)
+            while True:
+                answered = False
+                for request, result in pool.imap(self._requests()):
+                    answered = True
+                    yield from self._handle(request, result)
+                    if self._pending_reruns:
+                        yield from self._settle_reruns(wait=False)
+                    now = time.monotonic()
+                    if now - last_report >= REPORT_INTERVAL_S:
+                        last_report = now
+                        stats = self.stats()
+                        self._write_reports(stats)
+                        yield Progress(stats)
+                # a pool that takes tests ahead (several workers, Ray's batches) may bring
+                # back zero mutations after the stream ended: their budget is spent anew
+                if not answered or not self._budget_left():
+                    break
             yield from self._settle_reruns(wait=True)
         finally:
             pool.close()

@@ -25,6 +25,7 @@ replacement and, if that is lost too, is counted in `lost` (never as a handler f
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -65,6 +66,13 @@ PLACEMENT_TIMEOUT_S = 120.0
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
 #: Times a lost test is run: once, and once more on a replacement actor.
 ATTEMPTS = 2
+#: Tests sent to an actor in one call, the next call sent before the campaign reads the
+#: last one's results: a call's round trip (0.9 ms on one machine, a network's on a
+#: cluster) and the campaign's reading of results (1-2 ms a test) no longer leave an actor
+#: idle.  On this 2-core machine (gradebook, 2 actors, 1000 executions) the actors were
+#: busy 97% of the campaign with it, and batches of 4 against 1 measured the same within
+#: the noise (128-130 against 114-132 execs/s): the round trips it saves are a cluster's.
+BATCH = 4
 
 
 def import_ray() -> Any:
@@ -196,10 +204,15 @@ class WorkerHost:
         # a handler that cannot be imported is the campaign's error to report, as it would
         # be with a local worker, not a crashed actor
         self.error: LambdafuzzError | None = None
+        # the actor is threaded (a re-run runs beside the tests): tests and recycling its
+        # worker take turns; a re-run uses spares only
+        self._turn = threading.Lock()
         try:
             self.pool = WorkerPool(self.spec, 1)
         except LambdafuzzError as exc:
             self.error = exc
+        else:
+            self.pool.warm_spare()  # the first new failure's re-run need not wait for it
 
     def hello(self) -> tuple[WorkerInfo | None, str, str, LambdafuzzError | None]:
         """The worker's info, where the code is on this node, the node's Ray id, and the
@@ -211,23 +224,24 @@ class WorkerHost:
             return None, self.root, node, self.error
         return self.pool.info, self.root, node, None
 
-    def run(self, request: TestRequest) -> tuple[TestResult, int, int]:
-        """The result and the worker's restarts and stray answers so far."""
+    def run(self, requests: list[TestRequest]) -> tuple[list[TestResult], int, int]:
+        """The results, in order, and the worker's restarts and stray answers so far."""
         if self.error is not None:  # a replacement whose worker could not start
             raise self.error
-        self.last = request
-        for _, result in self.pool.imap([request]):
-            return result, self.pool.restarts, self.pool.stray
-        raise AssertionError("a one-request imap yields one result")
+        with self._turn:
+            self.last = requests[-1]
+            results = [result for _, result in self.pool.imap(requests)]
+            return results, self.pool.restarts, self.pool.stray
 
-    def rerun(self, request: TestRequest, is_last: bool) -> TestResult:
-        if is_last and self.last is not None:
-            request = self.last  # the pool knows it by identity (did it kill the worker?)
-        return self.pool.rerun(request)
+    def rerun(self, request: TestRequest) -> TestResult:
+        """`request` in a fresh worker (a spare), beside the tests the actor goes on
+        running: by then it runs the campaign's next batch already."""
+        return self.pool.rerun_later(request).result()
 
     def recycle(self) -> None:
-        if self.last is not None:
-            self.pool.recycle(self.last)
+        with self._turn:
+            if self.last is not None:
+                self.pool.recycle(self.last)
 
     def pid(self) -> int:
         return os.getpid()
@@ -281,7 +295,7 @@ class _Slot:
     restarts: int = 0  # its worker's, as last reported
     stray: int = 0
     ref: Any = None
-    request: TestRequest | None = None
+    requests: list[TestRequest] | None = None  # the batch it runs
     attempt: int = 0
     deadline: float = 0.0
 
@@ -299,6 +313,7 @@ class RayWorkerPool:
             num_cpus=1,
             max_restarts=0,  # replaced by the pool, which knows the test it was running
             scheduling_strategy="SPREAD",
+            max_concurrency=2,  # a failure's re-run beside the tests (`rerun_later`)
         )
         self._relative_root = shipped_root(spec.target)
         self.replaced = 0  # actors lost and replaced
@@ -307,6 +322,7 @@ class RayWorkerPool:
         self._restarts_gone = 0  # worker restarts of actors that are gone
         self._stray_gone = 0
         self._last: tuple[TestRequest, _Slot] | None = None
+        self._reran_on: dict[int, _Slot] = {}  # id(request) -> its slot, re-run pending
         self.slots: list[_Slot] = []
         try:
             self.slots = [
@@ -345,15 +361,14 @@ class RayWorkerPool:
         return self._stray_gone + sum(s.stray for s in self.slots)
 
     # ------------------------------------------------------------------ running
-    def _submit(self, slot: _Slot, request: TestRequest, attempt: int = 1) -> None:
-        slot.request, slot.attempt = request, attempt
-        slot.ref = slot.actor.run.remote(request)
-        # the worker enforces the test's own deadline; this one catches a lost actor or
+    def _submit(self, slot: _Slot, requests: list[TestRequest], attempt: int = 1) -> None:
+        slot.requests, slot.attempt = requests, attempt
+        slot.ref = slot.actor.run.remote(requests)
+        # the worker enforces each test's own deadline; this one catches a lost actor or
         # node that Ray has not noticed yet (and a replacement still being placed)
         slot.deadline = (
             time.monotonic()
-            + self.spec.target.timeout_s
-            + HANG_GRACE_S
+            + len(requests) * (self.spec.target.timeout_s + HANG_GRACE_S)
             + STARTUP_TIMEOUT_S
             + (PLACEMENT_TIMEOUT_S if not slot.root else 0.0)
         )
@@ -370,35 +385,35 @@ class RayWorkerPool:
         slot.root, slot.restarts, slot.stray = "", 0, 0
         self.replaced += 1
 
-    def _finish(self, slot: _Slot) -> TestResult | None:
-        """The slot's result, or None when its actor was lost (the test is then resubmitted
-        once, or counted in `lost`)."""
+    def _finish(self, slot: _Slot) -> list[TestResult] | None:
+        """The slot's results, or None when its actor was lost (the batch is then
+        resubmitted once, or counted in `lost`)."""
         ray = self.ray
-        request = slot.request
-        assert request is not None
+        requests = slot.requests
+        assert requests is not None
         try:
-            result, restarts, stray = ray.get(slot.ref)
+            results, restarts, stray = ray.get(slot.ref)
         except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError):
-            result = None
+            results = None
         except ray.exceptions.RayTaskError as exc:  # the host itself failed: our bug
             raise BackendError(f"a Ray worker actor failed: {exc}") from None
         else:
             slot.restarts, slot.stray = restarts, stray
             if not slot.root:
                 slot.root = ray.get(slot.actor.hello.remote())[1]
-            slot.ref = slot.request = None
-            return self._mapped(slot, result)
-        return self._lost(slot, request)
+            slot.ref = slot.requests = None
+            return [self._mapped(slot, result) for result in results]
+        return self._lost(slot, requests)
 
-    def _lost(self, slot: _Slot, request: TestRequest) -> None:
+    def _lost(self, slot: _Slot, requests: list[TestRequest]) -> None:
         attempt = slot.attempt
-        slot.ref = slot.request = None
+        slot.ref = slot.requests = None
         self._replace(slot)
         if attempt < ATTEMPTS:
-            self.retried += 1
-            self._submit(slot, request, attempt + 1)
+            self.retried += len(requests)
+            self._submit(slot, requests, attempt + 1)
         else:
-            self.lost += 1
+            self.lost += len(requests)
         return None
 
     def _mapped(self, slot: _Slot, result: TestResult) -> TestResult:
@@ -425,14 +440,22 @@ class RayWorkerPool:
         source = iter(requests)
         exhausted = False
         idle = list(self.slots)
-        while True:
+
+        def refill() -> None:
+            nonlocal exhausted
             while idle and not exhausted:
-                try:
-                    request = next(source)
-                except StopIteration:
-                    exhausted = True
-                    break
-                self._submit(idle.pop(), request)
+                batch = []
+                for _ in range(BATCH):
+                    try:
+                        batch.append(next(source))
+                    except StopIteration:
+                        exhausted = True
+                        break
+                if batch:
+                    self._submit(idle.pop(), batch)
+
+        while True:
+            refill()
             busy = [s for s in self.slots if s.ref is not None]
             if not busy:
                 return
@@ -441,44 +464,62 @@ class RayWorkerPool:
             ready_ids = {r.hex() for r in ready}
             now = time.monotonic()
             for slot in busy:
-                request = slot.request
-                assert request is not None
+                batch = slot.requests
+                assert batch is not None
                 if slot.ref.hex() in ready_ids:
-                    result = self._finish(slot)
+                    results = self._finish(slot)
                 elif slot.deadline <= now:
-                    result = self._lost(slot, request)
+                    results = self._lost(slot, batch)
                 else:
                     continue
-                if result is None:
-                    if slot.ref is None:  # lost for good: the slot takes the next request
+                if results is None:
+                    if slot.ref is None:  # lost for good: the slot takes the next batch
                         idle.append(slot)
                     continue
                 idle.append(slot)
-                self._last = (request, slot)
-                yield request, result
+                # the actor's next batch goes out before the campaign reads these results
+                # (1-2 ms each): an actor that waited for that idled most of the campaign
+                refill()
+                for request, result in zip(batch, results, strict=True):
+                    self._last = (request, slot)
+                    yield request, result
 
     def rerun(self, request: TestRequest) -> TestResult:
         """Run `request` again in a fresh worker on the actor that ran it (its own spare);
         an actor lost meanwhile: on a replacement."""
         last = self._last
         slot = last[1] if last is not None else self.slots[0]
-        is_last = last is not None and last[0] is request
         for _ in range(ATTEMPTS):
             try:
-                result = self.ray.get(slot.actor.rerun.remote(request, is_last))
+                result = self.ray.get(slot.actor.rerun.remote(request))
                 return self._mapped(slot, result)
             except (self.ray.exceptions.RayActorError, self.ray.exceptions.ObjectLostError):
                 self._replace(slot)
-                is_last = False
         raise BackendError("--ray: the actor re-running a failure was lost twice")
 
-    def recycle(self, request: TestRequest) -> None:
+    def rerun_later(self, request: TestRequest) -> _RayRerun:
+        """`rerun`, answered in the background: the actor that ran `request` re-runs it
+        in one of its spares while the campaign (and that actor) go on."""
         last = self._last
-        if last is not None and last[0] is request:
+        slot = last[1] if last is not None else self.slots[0]
+        self._reran_on[id(request)] = slot
+        return _RayRerun(self, slot, slot.actor, request, slot.actor.rerun.remote(request))
+
+    def recycle(self, request: TestRequest) -> None:
+        """Replace the worker of the actor that ran `request` (its one worker ran it)."""
+        slot = self._reran_on.pop(id(request), None)
+        last = self._last
+        if slot is None and last is not None and last[0] is request:
+            slot = last[1]
+        if slot is not None:
             try:
-                self.ray.get(last[1].actor.recycle.remote())
+                self.ray.get(slot.actor.recycle.remote())
             except (self.ray.exceptions.RayActorError, self.ray.exceptions.ObjectLostError):
-                self._replace(last[1])
+                self._replace(slot)
+
+    def forget(self, request: TestRequest) -> None:
+        """`request`'s background re-run is settled."""
+        self._reran_on.pop(id(request), None)
 
     def close(self) -> None:
         ray = self.ray
@@ -498,6 +539,29 @@ class RayWorkerPool:
                 ray.kill(slot.actor, no_restart=True)
             except Exception:  # noqa: BLE001
                 pass
+
+
+class _RayRerun:
+    """A background re-run on an actor, answered as a `concurrent.futures.Future` is
+    (`done`, `result`); an actor lost meanwhile re-runs it on a replacement, waited for."""
+
+    def __init__(
+        self, pool: RayWorkerPool, slot: _Slot, actor: Any, request: TestRequest, ref: Any
+    ) -> None:
+        self.pool, self.slot, self.actor, self.request, self.ref = pool, slot, actor, request, ref
+
+    def done(self) -> bool:
+        ready, _ = self.pool.ray.wait([self.ref], num_returns=1, timeout=0)
+        return bool(ready)
+
+    def result(self) -> TestResult:
+        pool, ray = self.pool, self.pool.ray
+        try:
+            return pool._mapped(self.slot, ray.get(self.ref))
+        except (ray.exceptions.RayActorError, ray.exceptions.ObjectLostError):
+            if self.slot.actor is self.actor:  # not replaced yet by the tests' loss
+                pool._replace(self.slot)
+            return pool.rerun(self.request)
 
 
 def _setup_error(ray: Any, exc: BaseException) -> BaseException:

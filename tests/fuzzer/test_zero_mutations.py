@@ -281,3 +281,44 @@ def test_other_values_that_make_the_same_input_are_a_zero_mutation_for_a_real_wo
         assert result.identical and result.timings.handler_s == 0
     finally:
         worker.close()
+
+
+class LookaheadPool(GeneratingPool):
+    """Takes the whole stream of tests before it answers any (as Ray's batches and several
+    workers take some ahead), and answers the last of its first stream as a zero mutation."""
+
+    gave_back = False
+
+    def imap(self, requests: Iterable[TestRequest]) -> Iterator[tuple[TestRequest, TestResult]]:
+        taken = list(requests)
+        self.sent += taken
+        for i, request in enumerate(taken):
+            if i == len(taken) - 1 and not self.gave_back:
+                self.gave_back = True
+                yield request, TestResult(Status.VALID, ChoiceSequence(()), {}, identical=True)
+            else:
+                yield request, self.run(request)
+
+
+def test_zero_mutations_answered_after_the_stream_ended_give_their_budget_back(tmp_path):
+    """A pool that takes tests ahead can answer zero mutations after the engine's stream
+    of tests has ended; the budget they gave back is still run."""
+    options = CampaignOptions(
+        target=load_target(PLANTED),
+        out_dir=tmp_path / "out",
+        seed=11,
+        max_execs=150,
+        mode=ReplayMode.LINEAR,
+        stability_check=False,
+        change_mutated_draws=False,  # plain draws: many zero mutations
+    )
+    pools: list[LookaheadPool] = []
+
+    def factory(spec: WorkerSpec, workers: int) -> LookaheadPool:
+        pools.append(LookaheadPool(spec))
+        return pools[-1]
+
+    engine = Engine(options, catalog=ArmCatalog(files=()), pool_factory=factory)
+    list(engine.run())
+    assert engine.zero_mutations_skipped > 0
+    assert engine.execs == 150
