@@ -284,18 +284,26 @@ class ChildTested:
     skipped: bool  # a zero mutation: identical to the parent, not run
 
 
-@dataclass(slots=True)
-class PendingRerun:
-    """A new failure whose re-run in a fresh worker runs in the background: saved (or
-    found flaky) when it is answered, with the hits its signature had meanwhile."""
+@dataclass(slots=True, frozen=True)
+class FoundFailure:
+    """A test that failed with a new signature, as it was found: what its re-run in a
+    fresh worker confirms (or finds flaky)."""
 
     request: TestRequest
     result: TestResult
     tag: Tag
-    now: float
-    info: FailureInfo
-    rerun: Future[TestResult]
+    now: float  # seconds into the campaign
+    info: FailureInfo  # its failure, keyed (`Engine._keyed`)
     execs: int  # the campaign's executions when it was found
+
+
+@dataclass(slots=True)
+class PendingRerun:
+    """A new failure whose re-run runs in the background: saved (or found flaky) when it
+    is answered, with the hits its signature had meanwhile."""
+
+    found: FoundFailure
+    rerun: Future[TestResult]
     hits: int = 0
 
 
@@ -1075,15 +1083,14 @@ class Engine:
         if flaky is not None and flaky.reruns >= MAX_FLAKY_RERUNS:
             flaky.hits += 1
             return
+        found = FoundFailure(request, result, tag, now, info, self.execs)
         later = getattr(self._pool, "rerun_later", None)
         future = later(request) if later is not None else None
         if future is not None:
             self.failure_reruns += 1
-            self._pending_reruns[signature] = PendingRerun(
-                request, result, tag, now, info, future, self.execs
-            )
+            self._pending_reruns[signature] = PendingRerun(found, future)
             return
-        yield from self._confirm(request, result, tag, now, info, flaky, self._rerun(request))
+        yield from self._confirm(found, flaky, self._rerun(request))
 
     def _settle_reruns(self, *, wait: bool) -> Iterator[EventT]:
         """Confirm the new failures whose background re-run has answered, oldest first
@@ -1096,38 +1103,20 @@ class Engine:
                 return
             del pending[signature]
             rerun = first.rerun.result()
+            yield from self._confirm(first.found, self.flaky.get(signature), rerun)
             forget = getattr(self._pool, "forget", None)
-            flaky = self.flaky.get(signature)
-            yield from self._confirm(
-                first.request,
-                first.result,
-                first.tag,
-                first.now,
-                first.info,
-                flaky,
-                rerun,
-                execs=first.execs,
-            )
             if forget is not None:
-                forget(first.request)
+                forget(first.found.request)
             record = self.failures.get(signature) or self.flaky.get(signature)
             if record is not None:
                 record.hits += first.hits
 
     def _confirm(
-        self,
-        request: TestRequest,
-        result: TestResult,
-        tag: Tag,
-        now: float,
-        info: FailureInfo,
-        flaky: FailureRecord | None,
-        rerun: TestResult | None,
-        *,
-        execs: int | None = None,
+        self, found: FoundFailure, flaky: FailureRecord | None, rerun: TestResult | None
     ) -> Iterator[EventT]:
         """Save a new failure that failed the same way in a fresh worker (or could not be
         re-run); one that did not is flaky."""
+        request, result, tag, info = found.request, found.result, found.tag, found.info
         assert result.failure is not None
         signature = info.signature
         outcome = None
@@ -1149,14 +1138,14 @@ class Engine:
             if reproduced:
                 self.stable += 1
             else:
-                yield from self._flaky(request, result, tag, now, info, flaky, outcome, execs)
+                yield from self._flaky(found, flaky, outcome)
                 return
         record = self._record(
             signature,
             info,
             result,
-            now,
-            execs,
+            found.now,
+            found.execs,
             reruns=0 if outcome is None else 1,
             rerun=outcome,
             world_inconsistency=result.world_inconsistency,
@@ -1168,21 +1157,18 @@ class Engine:
         yield NewFailure(record)
 
     def _flaky(
-        self,
-        request: TestRequest,
-        result: TestResult,
-        tag: Tag,
-        now: float,
-        info: FailureInfo,
-        record: FailureRecord | None,
-        outcome: RerunOutcome,
-        execs: int | None = None,
+        self, found: FoundFailure, record: FailureRecord | None, outcome: RerunOutcome
     ) -> Iterator[EventT]:
+        request, info = found.request, found.info
         signature = info.signature
         if record is None:
-            record = self._record(signature, info, result, now, execs, hits=0, flaky=True)
+            record = self._record(
+                signature, info, found.result, found.now, found.execs, hits=0, flaky=True
+            )
             self.flaky[signature] = record
-            self._flaky_inputs[signature] = self._failure_input(request, result, tag, record)
+            self._flaky_inputs[signature] = self._failure_input(
+                request, found.result, found.tag, record
+            )
         record.hits += 1
         record.reruns += 1
         record.rerun = outcome
@@ -1217,7 +1203,7 @@ class Engine:
         site = info.site
         known = sum(
             1 for r in (*self.failures.values(), *self.flaky.values()) if r.info.site == site
-        ) + sum(1 for p in pending.values() if p.info.site == site)
+        ) + sum(1 for p in pending.values() if p.found.info.site == site)
         return info.generalized() if known >= MAX_SHAPES_PER_SITE else info
 
     def _failure_input(
