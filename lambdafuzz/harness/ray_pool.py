@@ -18,8 +18,9 @@ directory holding every campaign's code root as `working_dir`, lambdafuzz itself
 `py_modules` entry), never through a shared disk: the actor rebases the target's paths onto
 where Ray unpacked them, and the campaign maps them back in failure reports.
 
-An actor (or its node) that dies is replaced; its in-flight test runs once more on the
-replacement and, if that is lost too, is counted in `lost` (never as a handler failure).
+Tests travel in batches (`BATCH`). An actor (or its node) that dies is replaced; its
+in-flight batch runs once more on the replacement and, if that is lost too, its tests are
+counted in `lost` (never as handler failures).
 """
 
 from __future__ import annotations
@@ -478,7 +479,7 @@ class RayWorkerPool:
                     continue
                 idle.append(slot)
                 # the actor's next batch goes out before the campaign reads these results
-                # (1-2 ms each): an actor that waited for that idled most of the campaign
+                # (1-2 ms each), so the actor does not wait for that (see `BATCH`)
                 refill()
                 for request, result in zip(batch, results, strict=True):
                     self._last = (request, slot)

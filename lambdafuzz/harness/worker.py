@@ -1061,8 +1061,9 @@ class WorkerPool:
 
     def _take_spare(self) -> Worker:
         """The spare for a re-run (started now if there is none), and the next one started
-        in the background at once: new failures come in bursts.  Processes are started
-        from the campaign's main thread only (`_sigint_ignored`)."""
+        in the background at once: new failures come in bursts.  Both start in the
+        caller's thread (the campaign's main thread, where `_sigint_ignored` applies), a
+        background re-run only waits on them."""
         spare = self._spare or Worker(self.spec, -1, wait=False)
         self._spare = Worker(self.spec, -1, wait=False)
         return spare
