@@ -1103,19 +1103,23 @@ class Engine:
                 return
             del pending[signature]
             rerun = first.rerun.result()
-            yield from self._confirm(first.found, self.flaky.get(signature), rerun)
+            flaky = self.flaky.get(signature)
+            yield from self._confirm(first.found, flaky, rerun, hits=1 + first.hits)
             forget = getattr(self._pool, "forget", None)
             if forget is not None:
                 forget(first.found.request)
-            record = self.failures.get(signature) or self.flaky.get(signature)
-            if record is not None:
-                record.hits += first.hits
 
     def _confirm(
-        self, found: FoundFailure, flaky: FailureRecord | None, rerun: TestResult | None
+        self,
+        found: FoundFailure,
+        flaky: FailureRecord | None,
+        rerun: TestResult | None,
+        *,
+        hits: int = 1,
     ) -> Iterator[EventT]:
         """Save a new failure that failed the same way in a fresh worker (or could not be
-        re-run); one that did not is flaky."""
+        re-run); one that did not is flaky.  `hits`: the found test's and those its
+        signature had while the re-run ran."""
         request, result, tag, info = found.request, found.result, found.tag, found.info
         assert result.failure is not None
         signature = info.signature
@@ -1138,7 +1142,7 @@ class Engine:
             if reproduced:
                 self.stable += 1
             else:
-                yield from self._flaky(found, flaky, outcome)
+                yield from self._flaky(found, flaky, outcome, hits)
                 return
         record = self._record(
             signature,
@@ -1146,6 +1150,7 @@ class Engine:
             result,
             found.now,
             found.execs,
+            hits=hits,
             reruns=0 if outcome is None else 1,
             rerun=outcome,
             world_inconsistency=result.world_inconsistency,
@@ -1157,7 +1162,7 @@ class Engine:
         yield NewFailure(record)
 
     def _flaky(
-        self, found: FoundFailure, record: FailureRecord | None, outcome: RerunOutcome
+        self, found: FoundFailure, record: FailureRecord | None, outcome: RerunOutcome, hits: int
     ) -> Iterator[EventT]:
         request, info = found.request, found.info
         signature = info.signature
@@ -1169,7 +1174,7 @@ class Engine:
             self._flaky_inputs[signature] = self._failure_input(
                 request, found.result, found.tag, record
             )
-        record.hits += 1
+        record.hits += hits
         record.reruns += 1
         record.rerun = outcome
         self.out.save_flaky(record, self._flaky_inputs[signature])
