@@ -19,7 +19,7 @@ def measure(make_choices, seconds: float) -> tuple[float, float]:
         for _ in range(200):
             choices = make_choices(values)
             file_attributes(choices)
-            draws += len(choices.choices)
+            draws += choices.count
             values += 1
     return draws / elapsed, values / elapsed
 

@@ -37,7 +37,7 @@ def _generate(target, seeds: range, edge: bool) -> tuple[float, int]:
     for seed in seeds:
         choices = Choices(seed=seed, dictionary=target.dictionary, edge_values=edge)
         generate_input(choices, target)
-        draws += len(choices.choices)
+        draws += choices.count
     return time.process_time() - start, draws
 
 

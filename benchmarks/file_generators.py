@@ -68,7 +68,7 @@ def measure(fmt: str, draws: int) -> dict[str, object]:
         file = draw_file(choices, fmt, erroneous_p=0)
         files.append(file)
         sizes.append(len(file.data))
-        lengths.append(len(choices.choices))
+        lengths.append(choices.count)
         if fmt in IMAGE_FORMATS:
             for c in choices.choices:
                 pixels += labels.IMAGE_PIXELS in c.labels
