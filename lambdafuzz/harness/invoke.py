@@ -230,7 +230,7 @@ def classify_exception(
 def failure_info(exc: BaseException, app_dirs: Sequence[str]) -> FailureInfo:
     message = safe_str(exc)[:2000]
     try:
-        tb_text = "".join(traceback.format_exception(exc))
+        tb_text = formatted_traceback(exc, app_dirs)
     except BaseException as err:  # noqa: BLE001 - e.g. a hostile __notes__
         tb_text = f"{_type_name(exc)}: {message}\n(no traceback: formatting it raised {err!r})"
     location = failure_location(exc, app_dirs)
@@ -251,6 +251,27 @@ def failure_info(exc: BaseException, app_dirs: Sequence[str]) -> FailureInfo:
         detail=detail,
         shape=shape,
     )
+
+
+def formatted_traceback(exc: BaseException, app_dirs: Sequence[str]) -> str:
+    """`traceback.format_exception(exc)`, with the `^^^` position markers under the
+    application's own lines only.  Python 3.11+ parses each shown line's source to place
+    them, on every failing test (gradebook fails on ~95% of its inputs, deep in botocore);
+    the frames people read in a failure are the application's.  A 10-frame botocore
+    traceback with 2 application frames: 1.18 -> 0.47 ms (timeit, 300 runs)."""
+    shown = traceback.TracebackException.from_exception(exc, compact=True)
+    pending, seen = [shown], set()
+    while pending:
+        part = pending.pop()
+        if id(part) in seen:
+            continue
+        seen.add(id(part))
+        for frame in part.stack:
+            if app_relative(frame.filename, app_dirs) is None:
+                frame.colno = frame.end_colno = None
+        pending += [p for p in (part.__cause__, part.__context__) if p is not None]
+        pending += getattr(part, "exceptions", None) or ()
+    return "".join(shown.format())
 
 
 def _type_name(exc: BaseException) -> str:
@@ -314,11 +335,19 @@ def _import_roots(entries: tuple[str, ...], app_dirs: tuple[str, ...]) -> tuple[
     return tuple(sorted((r for r in roots if r and r != os.sep), key=len, reverse=True))
 
 
+@functools.lru_cache(maxsize=4096)
+def _real_path(filename: str) -> str:
+    """`os.path.realpath` of an absolute source path, once per process: it stats every
+    component (~22 us a frame), and every failing test's traceback is walked frame by
+    frame (10 frames: 0.22 -> 0.01 ms, timeit, 300 runs)."""
+    return os.path.realpath(filename)
+
+
 def app_relative(filename: str, app_dirs: Sequence[str]) -> str | None:
     """`filename` relative to the parent of the application directory holding it (how
     locations are shown: `app/handler.py`), or None outside the application."""
     try:
-        path = os.path.realpath(filename)
+        path = _real_path(filename) if os.path.isabs(filename) else os.path.realpath(filename)
     except (OSError, ValueError):
         return None
     for root in app_dirs:
