@@ -975,6 +975,14 @@ def _sigint_ignored() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+def _run_once(worker: Worker, request: TestRequest) -> TestResult:
+    """`request` in `worker`, which is closed after it (a re-run's spare)."""
+    try:
+        return worker.run(request)
+    finally:
+        worker.close()
+
+
 class WorkerPool:
     """N workers kept busy from one stream of requests."""
 
@@ -1053,11 +1061,7 @@ class WorkerPool:
         last = self._last
         if last is not None and last[0] is request and last[1].vacant:
             return last[1].run(request)
-        spare = self._take_spare()
-        try:
-            return spare.run(request)
-        finally:
-            spare.close()
+        return _run_once(self._take_spare(), request)
 
     def _take_spare(self) -> Worker:
         """The spare for a re-run (started now if there is none), and the next one started
@@ -1081,14 +1085,7 @@ class WorkerPool:
             self._later = ThreadPoolExecutor(1, thread_name_prefix="lambdafuzz-rerun")
         spare = self._take_spare()
         self._in_flight.add(spare)
-
-        def run() -> TestResult:
-            try:
-                return spare.run(request)
-            finally:
-                spare.close()
-
-        future = self._later.submit(run)
+        future = self._later.submit(_run_once, spare, request)
         future.add_done_callback(lambda _: self._in_flight.discard(spare))
         return future
 
