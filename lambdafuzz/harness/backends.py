@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 from lambdafuzz.errors import BackendError
 from lambdafuzz.harness.loaders import Boto3Loader, MotoDirectLoader, WorldLoader
+from lambdafuzz.harness.moto_speedups import speed_up_moto
 from lambdafuzz.harness.safety import FAKE_CREDENTIALS, check_endpoint
 from lambdafuzz.model.world import LoadedWorld, World
 
@@ -170,50 +171,6 @@ class MotoBackend:
 def _backend_dict(service: str) -> Any:
     module = __import__(f"moto.{service}.models", fromlist=[f"{service}_backends"])
     return getattr(module, f"{service}_backends")
-
-
-def speed_up_moto() -> None:
-    """Speed-ups of moto that change no result, applied once per process (idempotent).
-
-    Measured on this project's 2-core machine, moto 5.2.5, CPython 3.13:
-    * `camelcase_to_underscores` walks its argument char by char (~10 us a call) and runs
-      on every attribute of every SQS queue and on every request's action name: 16% of
-      moto-server's CPU while reading a world, and half the cost of CreateQueue. Memoized
-      (LRU, 4096 names) in moto.core.utils and every moto module that imported it;
-      so is `method_names_from_class` (an `inspect.getmembers` per request, 5% of it),
-      whose one caller only tests membership in the list.
-    * SQS receipt handles are 185 `random.choice` calls (~0.1 ms a message received):
-      replaced by the same alphabet and length from moto's seeded random in one call.
-    * moto's server lists and stats its own package directory on every request to find
-      the service of a host name (~180 `stat` calls, 4 ms of a 30 ms request): listed once.
-    """
-    import functools
-    import sys
-
-    import moto.backends as moto_backends
-    import moto.core.utils as core_utils
-    import moto.sqs.models as sqs_models
-
-    from lambdafuzz.harness.loaders import fast_receipt_handle
-
-    for function in ("camelcase_to_underscores", "method_names_from_class"):
-        original = getattr(core_utils, function)
-        if hasattr(original, "cache_info"):
-            continue
-        memo = functools.lru_cache(maxsize=4096)(original)
-        setattr(core_utils, function, memo)
-        for name, module in list(sys.modules.items()):
-            if name.startswith("moto.") and getattr(module, function, None) is original:
-                setattr(module, function, memo)
-    sqs_models.generate_receipt_handle = fast_receipt_handle
-    if not getattr(moto_backends.list_of_moto_modules, "lambdafuzz_cached", False):
-        modules = tuple(moto_backends.list_of_moto_modules())
-
-        def cached() -> tuple[str, ...]:
-            return modules
-
-        cached.lambdafuzz_cached = True  # type: ignore[attr-defined]
-        moto_backends.list_of_moto_modules = cached
 
 
 def _tracked_model_lists() -> tuple[int, list[Any]]:

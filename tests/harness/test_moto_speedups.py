@@ -1,0 +1,245 @@
+"""moto's speed-ups change no answer: responses serialized with the remembered member names
+equal moto's own, and request ids keep their alphabet, length and seeded determinism."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import string
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from botocore.model import Shape
+from moto import mock_aws
+from moto.core import serialize
+from moto.moto_api._internal import mock_random
+
+from lambdafuzz.harness.moto_speedups import memoize_possible_keys, one_call_random_strings
+from lambdafuzz.harness.safety import FAKE_CREDENTIALS
+
+REGION = "eu-west-1"
+
+
+@pytest.fixture(autouse=True)
+def _fake_credentials(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    for name, value in FAKE_CREDENTIALS.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv("AWS_DEFAULT_REGION", REGION)
+    yield
+
+
+def _plain(value: Any) -> Any:
+    """A response without what changes from run to run (timestamps, request metadata)."""
+    if isinstance(value, dict):
+        return {
+            k: _plain(v)
+            for k, v in value.items()
+            if k != "ResponseMetadata"
+            and "Timestamp" not in k  # SQS's epoch-millisecond attributes
+            and not isinstance(v, datetime.datetime)
+        }
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _error(call: Any, **kwargs: Any) -> dict[str, Any]:
+    try:
+        call(**kwargs)
+    except ClientError as exc:
+        return {"code": exc.response["Error"]["Code"], "message": str(exc)}
+    raise AssertionError("the call was expected to fail")
+
+
+def _conversation() -> list[Any]:
+    """DynamoDB, SQS and SNS calls whose answers go through moto's response serializer:
+    nested structures, lists, maps, errors and renamed members."""
+    answers: list[Any] = []
+    with mock_aws():
+        mock_random.seed(7)
+        ddb = boto3.client("dynamodb", region_name=REGION)
+        answers.append(
+            ddb.create_table(
+                TableName="grades",
+                KeySchema=[
+                    {"AttributeName": "student", "KeyType": "HASH"},
+                    {"AttributeName": "course", "KeyType": "RANGE"},
+                ],
+                AttributeDefinitions=[
+                    {"AttributeName": "student", "AttributeType": "S"},
+                    {"AttributeName": "course", "AttributeType": "S"},
+                    {"AttributeName": "term", "AttributeType": "N"},
+                ],
+                GlobalSecondaryIndexes=[
+                    {
+                        "IndexName": "by-term",
+                        "KeySchema": [{"AttributeName": "term", "KeyType": "HASH"}],
+                        "Projection": {"ProjectionType": "ALL"},
+                    }
+                ],
+                BillingMode="PAY_PER_REQUEST",
+            )
+        )
+        for i in range(4):
+            item = {
+                "student": {"S": f"s{i % 2}"},
+                "course": {"S": f"c{i}"},
+                "term": {"N": str(i % 3)},
+                "marks": {"L": [{"N": str(i)}, {"M": {"late": {"BOOL": i % 2 == 0}}}]},
+                "tags": {"SS": ["a", f"t{i}"]},
+            }
+            answers.append(ddb.put_item(TableName="grades", Item=item, ReturnValues="ALL_OLD"))
+        key = {"student": {"S": "s0"}, "course": {"S": "c0"}}
+        answers.append(ddb.get_item(TableName="grades", Key=key, ReturnConsumedCapacity="TOTAL"))
+        answers.append(
+            ddb.update_item(
+                TableName="grades",
+                Key=key,
+                UpdateExpression="SET term = term + :one",
+                ExpressionAttributeValues={":one": {"N": "1"}},
+                ReturnValues="ALL_NEW",
+            )
+        )
+        answers.append(
+            ddb.query(
+                TableName="grades",
+                KeyConditionExpression="student = :s",
+                ExpressionAttributeValues={":s": {"S": "s1"}},
+            )
+        )
+        answers.append(ddb.scan(TableName="grades", Limit=3))
+        answers.append(
+            ddb.batch_get_item(
+                RequestItems={"grades": {"Keys": [key, {**key, "course": {"S": "c2"}}]}}
+            )
+        )
+        answers.append(ddb.describe_table(TableName="grades"))
+        answers.append(ddb.list_tables())
+        answers.append(
+            _error(
+                ddb.put_item,
+                TableName="grades",
+                Item={"student": {"S": "s0"}, "course": {"S": "c0"}},
+                ConditionExpression="attribute_not_exists(student)",
+            )
+        )
+        answers.append(_error(ddb.get_item, TableName="missing", Key=key))
+
+        sqs = boto3.client("sqs", region_name=REGION)
+        url = sqs.create_queue(QueueName="jobs", Attributes={"VisibilityTimeout": "5"})["QueueUrl"]
+        answers.append(
+            sqs.send_message(
+                QueueUrl=url,
+                MessageBody=json.dumps({"job": 1}),
+                MessageAttributes={"kind": {"DataType": "String", "StringValue": "grade"}},
+            )
+        )
+        answers.append(
+            sqs.send_message_batch(
+                QueueUrl=url, Entries=[{"Id": str(i), "MessageBody": f"m{i}"} for i in range(3)]
+            )
+        )
+        received = sqs.receive_message(
+            QueueUrl=url,
+            MaxNumberOfMessages=10,
+            MessageAttributeNames=["All"],
+            AttributeNames=["All"],
+        )
+        answers.append(received)
+        answers.append(
+            sqs.delete_message_batch(
+                QueueUrl=url,
+                Entries=[
+                    {"Id": str(i), "ReceiptHandle": m["ReceiptHandle"]}
+                    for i, m in enumerate(received["Messages"])
+                ],
+            )
+        )
+        answers.append(sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"]))
+        answers.append(sqs.list_queues())
+        answers.append(_error(sqs.get_queue_url, QueueName="nope"))
+
+        sns = boto3.client("sns", region_name=REGION)
+        arn = sns.create_topic(Name="grades")["TopicArn"]
+        queue_arn = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["QueueArn"])
+        answers.append(
+            sns.subscribe(
+                TopicArn=arn, Protocol="sqs", Endpoint=queue_arn["Attributes"]["QueueArn"]
+            )
+        )
+        answers.append(sns.publish(TopicArn=arn, Message="hello", Subject="s"))
+        answers.append(sns.list_subscriptions_by_topic(TopicArn=arn))
+        answers.append(sns.get_topic_attributes(TopicArn=arn))
+        answers.append(_error(sns.publish, TopicArn=arn + "x", Message="m"))
+    return [_plain(a) for a in answers]
+
+
+def test_remembered_member_names_serialize_what_moto_serializes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    picker = serialize.XFormedAttributePicker
+    current = picker.get_possible_keys
+    original = getattr(current, "lambdafuzz_original", current)
+    monkeypatch.setattr(picker, "get_possible_keys", original)
+    mokos_own = _conversation()
+
+    memoize_possible_keys()
+    memo = picker.get_possible_keys.lambdafuzz_memo
+    memo.clear()
+    remembered = _conversation()
+    assert len(memo) > 50  # the answers above did go through the memo
+    assert remembered == mokos_own
+    again = _conversation()  # now every name comes from the memo
+    assert again == mokos_own
+
+
+def test_memoizing_twice_keeps_one_memo() -> None:
+    memoize_possible_keys()
+    first = serialize.XFormedAttributePicker.get_possible_keys
+    memoize_possible_keys()
+    assert serialize.XFormedAttributePicker.get_possible_keys is first
+
+
+def test_request_ids_keep_their_alphabet_length_and_seed() -> None:
+    one_call_random_strings()
+    mock_random.seed(3)
+    ids = [mock_random.get_random_string(52) for _ in range(200)]
+    mock_random.seed(3)
+    assert [mock_random.get_random_string(52) for _ in range(200)] == ids
+    assert len(set(ids)) == 200
+    assert all(len(i) == 52 for i in ids)
+    letters_and_digits = set(string.ascii_letters + string.digits)
+    assert set("".join(ids)) == letters_and_digits  # every character is drawn, none else
+    letters = {mock_random.get_random_string(30, include_digits=False) for _ in range(50)}
+    assert set("".join(letters)) <= set(string.ascii_letters)
+    lower = mock_random.get_random_string(40, lower_case=True)
+    assert lower == lower.lower() and len(lower) == 40
+
+
+def test_the_same_member_name_under_other_shapes_is_looked_up_under_their_names() -> None:
+    """Two members called alike whose shapes serialize them under other names (a query
+    protocol's `locationName`): each is read under its own name, memo or not."""
+    memoize_possible_keys()
+    picker = serialize.XFormedAttributePicker()
+    result = {"alpha": 1, "beta": 2}
+    shapes = [
+        Shape("First", {"type": "string", "locationName": "alpha"}),
+        Shape("Second", {"type": "string", "locationName": "beta"}),
+    ]
+
+    def read(shape: Shape) -> Any:
+        context = serialize.AttributePickerContext(
+            obj=result,
+            key="Value",
+            shape=shape,
+            operation_model=None,
+            service_model=None,
+            key_path="Result",
+        )
+        return picker(context)
+
+    assert [read(s) for s in shapes] == [1, 2]
+    assert [read(s) for s in shapes] == [1, 2]  # the second time from the memo
