@@ -54,6 +54,7 @@ from lambdafuzz.generators.files.json_files import (
     RECORD_CONSTANT_SITE,
     RECORD_FIELD_SITE,
     RECORD_KIND_SHARES,
+    RECORD_LIST_SITE,
     RECORD_NUMBER_SITE,
     RECORD_VALUE_SITE,
     json_objects,
@@ -446,8 +447,9 @@ class _EdgePlan:
                 for n in rng.sample(others, min(OTHER_CONSTANTS, len(others))):
                     add(i, n, constant=True)
                 continue
-            if site == RECORD_FIELD_SITE and c.value is False:
-                # a field the record left out: put it in, with a few fresh values
+            if site in (RECORD_FIELD_SITE, RECORD_LIST_SITE) and c.value is False:
+                # a field the record left out: put it in, with a few fresh values; a
+                # plural field of another value: a list of records (line items)
                 add(i, True, PUT_IN_STEPS, constant=True, opens=True)
                 continue
             if site == RECORD_CONSTANT_SITE:
@@ -490,9 +492,16 @@ class _EdgePlan:
         return cls(parent, selectors, steps)
 
 
-#: The call sites of a record's own draws (presence, constant or not, which constant, kind).
+#: The call sites of a record's own draws (presence, constant or not, which constant, a
+#: list of records or not, kind).
 _RECORD_SITES = frozenset(
-    {RECORD_FIELD_SITE, RECORD_CONSTANT_SITE, RECORD_NUMBER_SITE, *RECORD_KIND_SHARES}
+    {
+        RECORD_FIELD_SITE,
+        RECORD_CONSTANT_SITE,
+        RECORD_LIST_SITE,
+        RECORD_NUMBER_SITE,
+        *RECORD_KIND_SHARES,
+    }
 )
 
 

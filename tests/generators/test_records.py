@@ -4,6 +4,7 @@ dictionary strings embedded in other characters and mutated to another constant.
 from __future__ import annotations
 
 import json
+import random
 
 from lambdafuzz.generators.core import Changed, Choices
 from lambdafuzz.generators.files import json_files
@@ -78,3 +79,97 @@ def test_a_mutated_constant_often_becomes_another_constant():
         assert value != "c3"
         others += value in dictionary
     assert 0.4 < others / 1000 < 0.65  # DICTIONARY_NEIGHBOUR_P, plus fresh dictionary picks
+
+
+def test_plural_names_are_told_from_singular_ones():
+    plural = ("lines", "Items", "order_lines", "lineItems", "Records", "Contents", "ITEMS")
+    singular = ("status", "address", "analysis", "qty", "css", "js", "items2", "bonus")
+    assert all(json_files.is_plural_name(n) for n in plural)
+    assert not any(json_files.is_plural_name(n) for n in singular)
+
+
+ORDER_FIELDS = ("customer_id", "lines", "price", "qty", "sku")
+
+
+def _document(choices: Choices) -> object:
+    """The document's value; None for one written in another encoding (an edge value)."""
+    try:
+        return json.loads(json_documents(choices))
+    except ValueError:
+        return None
+
+
+def _line_items(fields: tuple[str, ...]) -> tuple[int, list[dict]]:
+    """How many of DRAWS order documents hold `lines`: a non-empty list whose items are all
+    records with a quantity, and those documents."""
+    found = []
+    for seed in range(DRAWS):
+        value = _document(Choices(seed=seed, fields=fields, edge_values=True))
+        lines = value.get("lines") if isinstance(value, dict) else None
+        if (
+            isinstance(lines, list)
+            and lines
+            and all(isinstance(line, dict) and "qty" in line for line in lines)
+        ):
+            found.append(value)
+    return len(found), found
+
+
+def test_a_plural_field_is_often_a_list_of_records_of_scalars():
+    """`for line in order["lines"]: int(line["qty"])`: line items with their fields, as
+    often as ~1 document in 30 (it was 2 in 3,000)."""
+    count, _ = _line_items(ORDER_FIELDS)
+    assert count / DRAWS > 0.03
+    for seed in range(300):  # the list itself: records of the names, holding no records
+        lines = json_files._records(Choices(seed=seed, edge_values=True), ORDER_FIELDS)
+        assert lines and all(set(line) <= set(ORDER_FIELDS) for line in lines)
+        values = [v for line in lines for v in line.values()]
+        assert not any(isinstance(v, list) and v for v in values)
+        # a scalar's edge values include a confused type (`{}`, `{"value": 1}`), never a record
+        assert not any(isinstance(v, dict) and set(v) & set(ORDER_FIELDS) for v in values)
+    singular = tuple(f if f != "lines" else "line" for f in ORDER_FIELDS)
+    values = [
+        _document(Choices(seed=seed, fields=singular, edge_values=True)) for seed in range(DRAWS)
+    ]
+    lists_of_records = [
+        v["line"]
+        for v in values
+        if isinstance(v, dict)
+        and isinstance(v.get("line"), list)
+        and v["line"]
+        and all(isinstance(x, dict) and "qty" in x for x in v["line"])
+    ]
+    assert len(lists_of_records) < count / 5  # a singular name: no list draw of its own
+
+
+def test_the_edge_plan_turns_a_plural_field_into_line_items():
+    """A frontier edge plan puts a list of records into a plural field that holds another
+    value (the `records?` draw), and the child replays with that field changed."""
+    from lambdafuzz.fuzzer.frontier import _EdgePlan
+    from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
+
+    for seed in range(DRAWS):
+        choices = Choices(seed=seed, fields=ORDER_FIELDS, edge_values=True)
+        value = _document(choices)
+        listed = [c.value for c in choices.choices if c.ei[-1][0] == json_files.RECORD_LIST_SITE]
+        if isinstance(value, dict) and listed == [False]:
+            break
+    else:
+        raise AssertionError("no order whose lines are an ordinary value")
+    parent = ChoiceSequence(tuple(choices.choices))
+    sites = [c.ei[-1][0] for c in parent.choices]
+    at = sites.index(json_files.RECORD_LIST_SITE)
+    plan = _EdgePlan.of(parent, random.Random(0))
+    steps = [step for step in plan.steps if step[0] == at]
+    assert steps and all(v is True and opens for _, v, opens in steps)
+    prefix = parent.by_ei()
+    prefix[parent.choices[at].ei] = True
+    child = Choices(
+        prefix, mode=ReplayMode.EXECUTION_INDEXED, fields=ORDER_FIELDS, edge_values=True
+    )
+    changed = _document(child)
+    assert isinstance(changed, dict)
+    assert isinstance(changed["lines"], list) and all(isinstance(x, dict) for x in changed["lines"])
+    assert {k: v for k, v in changed.items() if k != "lines"} == {
+        k: v for k, v in value.items() if k != "lines"
+    }

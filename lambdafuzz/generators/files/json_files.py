@@ -20,12 +20,14 @@ object is now and then a *record* of them: each name present or not, with any va
 time-named field, `deliveredAt`, often a written date: `dates.date_texts`).  A
 handler that checks `contact_id` and `name` before its main path needs both keys in one
 body; as free keys each is a dictionary draw among dozens of constants (~1 in 300 keys),
-so the main path was almost never reached.
+so the main path was almost never reached. A field named as a plural (`lines`) is now and
+then a list of such records (line items), whose own fields hold plain values.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -62,6 +64,16 @@ RECORD_WORD_SITE: Final = "constant"
 RECORD_NUMBER_SITE: Final = "constant-number"
 #: The execution-index key of a present field's draws, followed by the field's name.
 RECORD_VALUE_SITE: Final = "field:"
+#: A record's field named as a plural (`lines`, `Items`, `orderLines`) is, this often, a
+#: list of records of the same names: the line items a handler iterates and reads by name
+#: (`for line in order["lines"]: int(line["qty"])`). As an ordinary value such a field
+#: was a non-empty list of objects with the inner name in 2 of 3,000 generated order
+#: bodies (an SQS order-intake handler: no campaign of 6,000 executions got past it).
+RECORD_LIST_P: Final = 0.3
+RECORD_LIST_SITE: Final = "records?"
+_SINGULAR_ENDINGS: Final = ("ss", "us", "is")
+#: A name's last word: `Items`, `lines` of `order_lines`, `Items` of `lineItems`.
+_LAST_WORD: Final = re.compile(r"[A-Z]?[a-z]+$|[A-Z]+$")
 #: Strings: free text plus characters JSON must escape.
 STRING_ALPHABET: Final = FREE_TEXT + "\t\n\r\b\f\x00\x1f\u2028\U0001f600"
 
@@ -253,10 +265,41 @@ def _record(choices: Choices, names: tuple[str, ...], max_depth: int) -> dict[st
                 result[name] = date_texts(choices, site="date-field")
             elif choices.draw_boolean(RECORD_CONSTANT_P, site=RECORD_CONSTANT_SITE):
                 result[name] = _constant(choices)
+            elif (
+                max_depth > 0
+                and is_plural_name(name)
+                and choices.draw_boolean(RECORD_LIST_P, site=RECORD_LIST_SITE)
+            ):
+                result[name] = _records(choices, names)
             else:
                 site = "field-kind" if max_depth > 0 else "field-scalar-kind"
                 result[name] = json_values(choices, max_depth=max(max_depth, 0), kind_site=site)
     return result
+
+
+def _records(choices: Choices, names: tuple[str, ...]) -> list[Any]:
+    """A list of one or more records of `names` whose values are scalars: line items hold
+    quantities, prices and names; nested further, a record of twenty names grew the
+    campaign's inputs until generating them took 12.7 ms a test instead of 2.5."""
+    n = choices.draw_geometric(0.5, min_value=1, max_value=10, site="length")
+    found = []
+    for _ in range(n):
+        if not fits(choices, 64):
+            break
+        with choices.scope(labels.JSON_OBJECT):
+            found.append(_record(choices, names, 0))
+    return found
+
+
+def is_plural_name(name: str) -> bool:
+    """Whether a field's name reads as a plural (`lines`, `Items`, `order_lines`,
+    `lineItems`): its last word, of four letters or more, ends in `s` (not `ss`, `us` or
+    `is`: `address`, `status`, `analysis`)."""
+    last = _LAST_WORD.search(name)
+    if last is None:
+        return False
+    word = last.group(0).lower()
+    return len(word) >= 4 and word.endswith("s") and not word.endswith(_SINGULAR_ENDINGS)
 
 
 def _constant(choices: Choices) -> Any:
