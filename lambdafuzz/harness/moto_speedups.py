@@ -89,16 +89,8 @@ def memoize_possible_keys() -> None:
     def get_possible_keys(self: Any, context: Any) -> Any:
         if self.alias_providers is not defaults:  # a picker of its own: moto's own way
             return original(self, context)
-        obj, shape = context.obj, context.shape
         try:
-            key = (
-                type(self),
-                obj.__class__,
-                getattr(obj, "Meta", None),
-                shape,
-                getattr(shape, "parent", None),
-                context.key,
-            )
+            key = _member_key(type(self), context.obj, context.shape, context.key)
             return memo[key]
         except KeyError:
             pass
@@ -116,6 +108,55 @@ def memoize_possible_keys() -> None:
     get_possible_keys.lambdafuzz_memo = memo  # type: ignore[attr-defined]
     get_possible_keys.lambdafuzz_original = original  # type: ignore[attr-defined]
     picker.get_possible_keys = get_possible_keys  # type: ignore[method-assign]
+    _pick_members_by_remembered_names(memo)
+
+
+def _pick_members_by_remembered_names(memo: dict[tuple[Any, ...], tuple[str, ...]]) -> None:
+    """The serializer's `get_value` builds a context object per member and hands it to the
+    picker, which walks the names; with no response transformers (most services) and the
+    names remembered, the value is looked up under them directly, first found first, as
+    the picker would. A Scan of 11 items with nested maps, fast path, 1000 calls, two
+    runs each: 4598/4520 -> 3302/3434 us (GetItem 633/637 -> 588/604 us)."""
+    from moto.core import serialize
+    from moto.core.utils import get_value as look_up
+
+    serializer = serialize.ResponseSerializer
+    if getattr(serializer.get_value, "lambdafuzz_original", None) is not None:
+        return
+    original = serializer.get_value
+    picker_class = serialize.XFormedAttributePicker
+    defaults = serialize.DEFAULT_ALIAS_PROVIDERS
+    missing = object()
+
+    def get_value(self: Any, value: Any, key: str, shape: Any) -> Any:
+        picker = self._value_picker
+        if (
+            type(picker) is picker_class
+            and not picker.response_transformers
+            and picker.alias_providers is defaults
+        ):
+            try:
+                names = memo.get(_member_key(picker_class, value, shape, key))
+            except TypeError:
+                names = None
+            if names is not None:
+                for name in names:
+                    found = look_up(value, name, missing)
+                    if found is not missing:
+                        return found
+                return None
+        return original(self, value, key, shape)  # the first time: remembers the names
+
+    get_value.lambdafuzz_original = original  # type: ignore[attr-defined]
+    serializer.get_value = get_value  # type: ignore[method-assign]
+
+
+def _member_key(picker_type: type, obj: Any, shape: Any, key: str) -> tuple[Any, ...]:
+    """What a member's candidate names depend on: the picker, the result object's class and
+    `Meta` (explicit aliases, class-name prefixes), the member's shape and the structure
+    holding it (model names, shape-name prefixes), and the member's key."""
+    parent = getattr(shape, "parent", None)
+    return (picker_type, obj.__class__, getattr(obj, "Meta", None), shape, parent, key)
 
 
 def one_call_random_strings() -> None:

@@ -15,9 +15,9 @@ from typing import Any
 import boto3
 import pytest
 from botocore.exceptions import ClientError
-from botocore.model import Shape
 from moto import mock_aws
 from moto.core import serialize
+from moto.core.model import Shape, ShapeResolver
 from moto.moto_api._internal import mock_random
 
 from lambdafuzz.harness.moto_speedups import memoize_possible_keys, one_call_random_strings
@@ -180,17 +180,40 @@ def _conversation() -> list[Any]:
     return [_plain(a) for a in answers]
 
 
+#: What `memoize_possible_keys` replaces: the picker's names and the serializer's lookup.
+_REPLACED = (
+    (serialize.XFormedAttributePicker, "get_possible_keys"),
+    (serialize.ResponseSerializer, "get_value"),
+)
+
+
+class _Switch:
+    """moto's own member lookup, or the remembered names, switched within one test."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        memoize_possible_keys()
+        self.monkeypatch = monkeypatch
+        self.memoized = [(cls, name, getattr(cls, name)) for cls, name in _REPLACED]
+        self.memo = serialize.XFormedAttributePicker.get_possible_keys.lambdafuzz_memo
+
+    def mokos_own(self) -> None:
+        for cls, name, replaced in self.memoized:
+            self.monkeypatch.setattr(cls, name, replaced.lambdafuzz_original)
+
+    def remembered(self) -> None:
+        for cls, name, replaced in self.memoized:
+            self.monkeypatch.setattr(cls, name, replaced)
+
+
 def test_remembered_member_names_serialize_what_moto_serializes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    picker = serialize.XFormedAttributePicker
-    current = picker.get_possible_keys
-    original = getattr(current, "lambdafuzz_original", current)
-    monkeypatch.setattr(picker, "get_possible_keys", original)
+    switch = _Switch(monkeypatch)
+    switch.mokos_own()
     mokos_own = _conversation()
 
-    memoize_possible_keys()
-    memo = picker.get_possible_keys.lambdafuzz_memo
+    switch.remembered()
+    memo = switch.memo
     memo.clear()
     remembered = _conversation()
     assert len(memo) > 50  # the answers above did go through the memo
@@ -222,60 +245,46 @@ def test_request_ids_keep_their_alphabet_length_and_seed() -> None:
     assert lower == lower.lower() and len(lower) == 40
 
 
-def test_the_same_member_name_under_other_shapes_is_looked_up_under_their_names() -> None:
+def _picker_reads() -> Any:
+    """`read(result, key, shape)` through the picker (the remembered names)."""
+    picker = serialize.XFormedAttributePicker()
+
+    def read(result: Any, key: str, shape: Shape) -> Any:
+        return picker(serialize.AttributePickerContext(obj=result, key=key, shape=shape))
+
+    return read
+
+
+def _serializer_reads() -> Any:
+    """`read(result, key, shape)` through a response serializer's member lookup (the
+    names remembered, looked up without the picker)."""
+    from moto.core.utils import get_service_model
+
+    operation = get_service_model("dynamodb").operation_model("GetItem")
+    serializer = serialize.JSONSerializer(
+        operation_model=operation, value_picker=serialize.XFormedAttributePicker()
+    )
+    return serializer.get_value
+
+
+READERS = pytest.mark.parametrize("reader", [_picker_reads, _serializer_reads])
+
+
+@READERS
+def test_the_same_member_name_under_other_shapes_is_looked_up_under_their_names(
+    reader: Any,
+) -> None:
     """Two members called alike whose shapes serialize them under other names (a query
     protocol's `locationName`): each is read under its own name, memo or not."""
     memoize_possible_keys()
-    picker = serialize.XFormedAttributePicker()
+    read = reader()
     result = {"alpha": 1, "beta": 2}
     shapes = [
         Shape("First", {"type": "string", "locationName": "alpha"}),
         Shape("Second", {"type": "string", "locationName": "beta"}),
     ]
-
-    def read(shape: Shape) -> Any:
-        context = serialize.AttributePickerContext(
-            obj=result,
-            key="Value",
-            shape=shape,
-            operation_model=None,
-            service_model=None,
-            key_path="Result",
-        )
-        return picker(context)
-
-    assert [read(s) for s in shapes] == [1, 2]
-    assert [read(s) for s in shapes] == [1, 2]  # the second time from the memo
-
-
-def test_the_differential_sequences_answer_alike_with_remembered_names(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The fast-path differential suite's seeded sequences (resource APIs, paginators,
-    waiters, errors) on moto's full path: equal outcomes and state with moto's own member
-    lookup and with the memo (`benchmarks/aws_path.py`'s generator; 2,000 sequences gave
-    0 differences when this was written)."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from fast_aws_sequences import Env, run_sequence
-
-    memoize_possible_keys()
-    picker = serialize.XFormedAttributePicker
-    memoized = picker.get_possible_keys
-    original = memoized.lambdafuzz_original
-    saved = dict(os.environ)
-    env = Env()
-    try:
-        for seed in range(60):
-            monkeypatch.setattr(picker, "get_possible_keys", original)
-            mokos_own = run_sequence(env, seed, fast=False)
-            monkeypatch.setattr(picker, "get_possible_keys", memoized)
-            assert run_sequence(env, seed, fast=False) == mokos_own, f"sequence {seed}"
-    finally:
-        env.fast.uninstall()
-        env.backend.stop()
-        os.environ.clear()
-        os.environ.update(saved)
-    assert memoized.lambdafuzz_memo
+    for _ in range(2):  # the second time from the memo
+        assert [read(result, "Value", s) for s in shapes] == [1, 2]
 
 
 class Value:
@@ -288,22 +297,81 @@ class _Aliases:
     serialization_aliases = {"ValueLimit": "gamma"}
 
 
-def test_the_same_member_on_another_kind_of_result_is_looked_up_its_way() -> None:
+@READERS
+def test_the_same_member_on_another_kind_of_result_is_looked_up_its_way(reader: Any) -> None:
     """The names depend on the result's class and on its `Meta` (moto's
     `serialization_aliases`), even one an object carries itself."""
     memoize_possible_keys()
-    picker = serialize.XFormedAttributePicker()
+    read = reader()
     shape = Shape("Plain", {"type": "string"})
-
-    def read(result: Any, key: str = "ValueLimit") -> Any:
-        context = serialize.AttributePickerContext(obj=result, key=key, shape=shape)
-        return picker(context)
-
     renamed = Value()
     renamed.Meta = _Aliases  # type: ignore[attr-defined]
     renamed.gamma = 3  # type: ignore[attr-defined]
     for _ in range(2):  # the second time from the memo
-        assert read({"ValueLimit": 1}) == 1
-        assert read({"ValueLimit": 1, "Other": 2}, "Other") == 2  # one shape, two members
-        assert read(Value()) == 5
-        assert read(renamed) == 3
+        assert read({"ValueLimit": 1}, "ValueLimit", shape) == 1
+        assert read({"ValueLimit": 1, "Other": 2}, "Other", shape) == 2  # one shape, 2 members
+        assert read({"Other": 2}, "ValueLimit", shape) is None  # found under no name
+        assert read(Value(), "ValueLimit", shape) == 5
+        assert read(renamed, "ValueLimit", shape) == 3
+
+
+def test_the_differential_sequences_answer_alike_with_remembered_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The fast-path differential suite's seeded sequences (resource APIs, paginators,
+    waiters, errors) on moto's full path: equal outcomes and state with moto's own member
+    lookup and with the memo (`benchmarks/aws_path.py`'s generator; 2,000 sequences gave
+    0 differences when this was written)."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    from fast_aws_sequences import Env, run_sequence
+
+    switch = _Switch(monkeypatch)
+    saved = dict(os.environ)
+    env = Env()
+    try:
+        for seed in range(60):
+            switch.mokos_own()
+            mokos_own = run_sequence(env, seed, fast=False)
+            switch.remembered()
+            assert run_sequence(env, seed, fast=False) == mokos_own, f"sequence {seed}"
+            assert run_sequence(env, seed, fast=False) == mokos_own, f"sequence {seed}, again"
+    finally:
+        env.fast.uninstall()
+        env.backend.stop()
+        os.environ.clear()
+        os.environ.update(saved)
+    assert switch.memo
+
+
+def test_a_remembered_member_is_read_without_the_picker(monkeypatch: pytest.MonkeyPatch) -> None:
+    memoize_possible_keys()
+    read = _serializer_reads()
+    shape = Shape("Plain", {"type": "string"})
+    assert read({"ValueLimit": 1}, "ValueLimit", shape) == 1  # names worked out, remembered
+
+    def unused(self: Any, context: Any) -> Any:
+        raise AssertionError("the picker was asked again")
+
+    monkeypatch.setattr(serialize.XFormedAttributePicker, "__call__", unused)
+    assert read({"ValueLimit": 7}, "ValueLimit", shape) == 7
+
+
+@READERS
+def test_a_member_under_another_structure_is_looked_up_its_way(reader: Any) -> None:
+    """The structure holding a member decides a shortened name (moto's `ShapePrefixAlias`:
+    `ItemCount` of an `Item` is also looked up as `Count`)."""
+    memoize_possible_keys()
+    read = reader()
+    resolver = ShapeResolver(
+        {
+            "Item": {"type": "structure", "members": {"ItemCount": {"shape": "Number"}}},
+            "Other": {"type": "structure", "members": {"ItemCount": {"shape": "Number"}}},
+            "Number": {"type": "integer"},
+        }
+    )
+    member = Shape("Number", {"type": "integer"})
+    for _ in range(2):  # the second time from the memo
+        member.parent = resolver.get_shape_by_name("Item")  # type: ignore[attr-defined]
+        assert read({"Count": 5}, "ItemCount", member) == 5
+        member.parent = resolver.get_shape_by_name("Other")  # type: ignore[attr-defined]
+        assert read({"Count": 5}, "ItemCount", member) is None
