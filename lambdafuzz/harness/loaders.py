@@ -25,6 +25,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from lambdafuzz.errors import BackendError
+from lambdafuzz.harness.moto_speedups import fast_receipt_handle
 from lambdafuzz.harness.safety import FAKE_ACCESS_KEY_ID, FAKE_SECRET_ACCESS_KEY, FAKE_SESSION_TOKEN
 from lambdafuzz.harness.world_checks import (
     MAX_ITEM_BYTES,
@@ -47,16 +48,6 @@ from lambdafuzz.model.world import (
 )
 
 _RECEIVE_BATCH = 10  # SQS's maximum per ReceiveMessage
-_HANDLE_LENGTH = 185  # moto's receipt handles: 185 lowercase letters
-_LOWERCASE = bytes(ord("a") + b % 26 for b in range(256))
-
-
-def fast_receipt_handle() -> str:
-    """A receipt handle like moto's (185 lowercase letters from its seeded random), in one
-    `randbytes` call instead of 185 `random.choice` calls."""
-    from moto.moto_api._internal import mock_random
-
-    return mock_random.randbytes(_HANDLE_LENGTH).translate(_LOWERCASE).decode()
 
 
 class WorldLoader(Protocol):
