@@ -59,6 +59,7 @@ from lambdafuzz.harness.worker import (
     TestResult,
     WorkerPool,
     WorkerSpec,
+    regenerated_recording,
 )
 from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.outcome import FailureInfo, Status
@@ -368,6 +369,11 @@ class Engine:
         self._arms_total = 0
         self._catalog = catalog  # the application's arms; scanned once, on first use
         self._pool: WorkerPool | None = None
+        self._spec: WorkerSpec | None = None
+        # the pool's workers keep their tests' recordings until asked (`_recorded`)
+        self._withhold_recordings = False
+        self._recorded_last: tuple[TestRequest, TestResult] | None = None
+        self.recordings_fetched = self.recordings_regenerated = 0
         self._failure_inputs: dict[str, SavedInput] = {}
         self._flaky_inputs: dict[str, SavedInput] = {}
         self._import_arms: tuple[Any, ...] = ()
@@ -430,6 +436,12 @@ class Engine:
         )
         pool = self._pool_factory(spec, options.workers)
         self._pool = pool
+        self._spec = spec
+        # the study's observer reads every child's recording, and a pool without
+        # `recording` (a test double) is sent them all; Ray's answers None: regenerated
+        self._withhold_recordings = self.child_observer is None and callable(
+            getattr(pool, "recording", None)
+        )
         warm_spare = getattr(pool, "warm_spare", None)
         if warm_spare is not None:  # the first new failure's re-run need not wait for it
             warm_spare()
@@ -601,7 +613,13 @@ class Engine:
         parent_digest: bytes | None = None,
         mode: ReplayMode | None = None,
     ) -> TestRequest:
-        request = TestRequest(prefix, seed, mode or self.options.mode, parent_digest=parent_digest)
+        request = TestRequest(
+            prefix,
+            seed,
+            mode or self.options.mode,
+            parent_digest=parent_digest,
+            want_recording=not self._withhold_recordings,
+        )
         self._tags[id(request)] = tag
         return request
 
@@ -713,7 +731,7 @@ class Engine:
         ):
             # the new value was accepted and kept the parent's path: try its edge classes
             # (a rejected input's fields mostly never reach the code that trips on them)
-            self.mutator.follow(mutation, result.recording)
+            self.mutator.follow(mutation, self._recorded(request, result).recording)
         self._tell(tag, request, result, saved=saved)
         if saved:
             yield from self._keep(request, result, tag, new_arms, new_valid=new_valid)
@@ -730,6 +748,7 @@ class Engine:
         """Queue and save an input that covered something new."""
         targeted = tag.mutation.targeted if tag.mutation is not None else None
         self._last_new = time.monotonic()
+        result = self._recorded(request, result)
         entry = self._save(request, result, tag, new_arms=bool(new_arms), new_valid=new_valid)
         for arm in new_arms:
             self.responsible[arm] = entry.id
@@ -761,7 +780,7 @@ class Engine:
                 raised_in=caught.raised_in,
             )
             self.handled[signature] = record
-            saved = self._failure_input(request, result, tag, record)
+            saved = self._failure_input(request, self._recorded(request, result), tag, record)
             self.out.save_handled(record, saved)
             self._handled_inputs[signature] = saved
             yield NewHandled(record)
@@ -817,6 +836,7 @@ class Engine:
         if tag.grown is not None:
             self.growth.observe(tag.grown, bool(queued))
         if queued:
+            result = self._recorded(request, result)
             entry = Entry(
                 id=len(self.cost_queue),
                 name=f"cost-{len(self.cost_queue):06d}",
@@ -875,6 +895,7 @@ class Engine:
             first_time_s=now,
             hits=current.hits if current is not None else 1,
         )
+        result = self._recorded(request, result)
         saved = SavedInput(
             name=f"cost-{measure.value}",
             sequence=result.recording,
@@ -1083,7 +1104,7 @@ class Engine:
         if flaky is not None and flaky.reruns >= MAX_FLAKY_RERUNS:
             flaky.hits += 1
             return
-        found = FoundFailure(request, result, tag, now, info, self.execs)
+        found = FoundFailure(request, self._recorded(request, result), tag, now, info, self.execs)
         later = getattr(self._pool, "rerun_later", None)
         future = later(request) if later is not None else None
         if future is not None:
@@ -1226,6 +1247,27 @@ class Engine:
             log=result.log,  # what the handler printed and logged (the worker's tail)
             extra={"return_value": result.return_value} if result.return_value else {},
         )
+
+    def _recorded(self, request: TestRequest, result: TestResult) -> TestResult:
+        """`result` with its recording, which the worker that ran it keeps unless asked
+        (`TestRequest.want_recording`); regenerated here when the worker cannot give it.
+        Called right after the result came, before that worker gets another test."""
+        if result.recording is not None:
+            return result
+        last = self._recorded_last
+        if last is not None and last[0] is request:
+            return last[1]
+        fetch = getattr(self._pool, "recording", None)
+        recording = fetch(request) if fetch is not None else None
+        if recording is not None:
+            self.recordings_fetched += 1
+        else:
+            assert self._spec is not None
+            self.recordings_regenerated += 1
+            recording = regenerated_recording(self._spec, request)
+        result = replace(result, recording=recording)
+        self._recorded_last = (request, result)
+        return result
 
     def _world_summary(self, recording: ChoiceSequence) -> Any:
         from lambdafuzz.fuzzer.world_summary import summarize_recording

@@ -1,4 +1,5 @@
 """Order intake: each SQS record is an order; reserve stock, record the order, announce low stock."""
+
 import json
 import os
 from decimal import Decimal

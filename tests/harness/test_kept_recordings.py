@@ -1,0 +1,79 @@
+"""A worker answers without the test's recording unless asked for it, and keeps it until
+its next test: the campaign fetches the few it keeps, or regenerates one it cannot fetch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lambdafuzz.config import load_target
+from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.harness.worker import (
+    TestRequest,
+    Worker,
+    WorkerSpec,
+    regenerated_recording,
+)
+
+PLANTED = Path(__file__).parents[1] / "fuzzer" / "planted"
+
+
+@pytest.fixture(scope="module")
+def worker():
+    made = Worker(WorkerSpec(target=load_target(PLANTED)))
+    yield made
+    made.close()
+
+
+def _request(seed: int, *, want: bool) -> TestRequest:
+    return TestRequest((), seed, ReplayMode.LINEAR, want_recording=want)
+
+
+def test_the_answer_comes_without_the_recording_and_the_worker_gives_it_back(worker):
+    full = worker.run(_request(11, want=True))
+    assert full.recording is not None and len(full.recording) > 0
+    request = _request(11, want=False)
+    short = worker.run(request)
+    assert short.recording is None
+    assert (short.status, short.coverage, short.input_digest) == (
+        full.status,
+        full.coverage,
+        full.input_digest,
+    )
+    assert worker.recording(request) == full.recording
+    assert worker.recording(request) == full.recording  # asked twice: still kept
+
+
+def test_only_the_last_test_s_recording_is_kept(worker):
+    first, second = _request(21, want=False), _request(22, want=False)
+    worker.run(first)
+    worker.run(second)
+    assert worker.recording(first) is None  # another test ran since
+    assert worker.recording(second) is not None
+    # a test that sent its recording leaves nothing kept
+    worker.run(_request(23, want=True))
+    assert worker.recording(second) is None
+
+
+def test_a_regenerated_recording_equals_the_kept_one(worker):
+    spec = WorkerSpec(target=load_target(PLANTED))
+    for seed in (31, 32, 33):
+        request = _request(seed, want=False)
+        worker.run(request)
+        assert regenerated_recording(spec, request) == worker.recording(request)
+
+
+def test_a_worker_that_died_after_its_answer_gives_none_and_the_next_test_goes_on():
+    target = load_target(PLANTED)
+    worker = Worker(WorkerSpec(target=target))
+    try:
+        request = _request(41, want=False)
+        worker.run(request)
+        worker.kill()
+        assert worker.recording(request) is None
+        worker.run(_request(42, want=True))  # found dead by this test, which starts another
+        result = worker.run(_request(43, want=True))
+        assert result.recording is not None and worker.restarts == 1
+    finally:
+        worker.close()
