@@ -59,7 +59,7 @@ from lambdafuzz.harness.worker import (
     TestResult,
     WorkerPool,
     WorkerSpec,
-    regenerated_recording,
+    regenerated_input,
 )
 from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.outcome import FailureInfo, Status
@@ -437,10 +437,10 @@ class Engine:
         pool = self._pool_factory(spec, options.workers)
         self._pool = pool
         self._spec = spec
-        # the study's observer reads every child's recording, and a pool without
-        # `recording` (a test double) is sent them all; Ray's answers None: regenerated
+        # the study's observer reads every child's recording, and a pool without `kept`
+        # (a test double) is sent them all; Ray's answers None: regenerated here
         self._withhold_recordings = self.child_observer is None and callable(
-            getattr(pool, "recording", None)
+            getattr(pool, "kept", None)
         )
         warm_spare = getattr(pool, "warm_spare", None)
         if warm_spare is not None:  # the first new failure's re-run need not wait for it
@@ -903,7 +903,7 @@ class Engine:
             mode=request.mode,
             outcome=result.status.name,
             provenance=str(Provenance(tag, failure=True)),
-            world=self._world_summary(result.recording),
+            world=self._world_summary(result),
             event=result.event,
             extra={"return_value": result.return_value} if result.return_value else {},
         )
@@ -1054,7 +1054,7 @@ class Engine:
             mode=request.mode if resumed is None else resumed.mode,
             outcome=result.status.name,
             provenance=provenance,
-            world=self._world_summary(result.recording),
+            world=self._world_summary(result),
             event=result.event,
             extra={
                 "arms": len(entry.arms),
@@ -1242,7 +1242,7 @@ class Engine:
             mode=request.mode,
             outcome=result.status.name,
             provenance=str(Provenance(tag, failure=True)),
-            world=self._world_summary(result.recording),
+            world=self._world_summary(result),
             event=result.event,
             log=result.log,  # what the handler printed and logged (the worker's tail)
             extra={"return_value": result.return_value} if result.return_value else {},
@@ -1257,23 +1257,28 @@ class Engine:
         last = self._recorded_last
         if last is not None and last[0] is request:
             return last[1]
-        fetch = getattr(self._pool, "recording", None)
-        recording = fetch(request) if fetch is not None else None
-        if recording is not None:
+        fetch = getattr(self._pool, "kept", None)
+        kept = fetch(request) if fetch is not None else None
+        if kept is not None:
             self.recordings_fetched += 1
         else:
             assert self._spec is not None
             self.recordings_regenerated += 1
-            recording = regenerated_recording(self._spec, request)
-        result = replace(result, recording=recording)
+            kept = regenerated_input(self._spec, request)
+        result = replace(result, recording=kept.recording, world_summary=kept.world)
         self._recorded_last = (request, result)
         return result
 
-    def _world_summary(self, recording: ChoiceSequence) -> Any:
+    def _world_summary(self, result: TestResult) -> Any:
+        """The summary of the world `result` tested: the one its worker made when it gave
+        it (`_recorded`), else regenerated from its recording."""
+        if result.world_summary is not None:
+            return result.world_summary
         from lambdafuzz.fuzzer.world_summary import summarize_recording
 
+        assert result.recording is not None
         return summarize_recording(
-            recording,
+            result.recording,
             self.options.target,
             self.options.dictionary,
             numbers=self.options.numbers,

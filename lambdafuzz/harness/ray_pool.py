@@ -485,7 +485,7 @@ class RayWorkerPool:
                     self._last = (request, slot)
                     yield request, result
 
-    def recording(self, request: TestRequest) -> None:
+    def kept(self, request: TestRequest) -> None:
         """None: the campaign regenerates the recordings of the inputs it keeps (0.1-2.6%
         of the tests of three bundled lambdas, 1,000 executions each) from their requests.
         An actor's worker keeps only its last test's, and by the time the campaign reads a

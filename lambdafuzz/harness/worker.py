@@ -147,8 +147,18 @@ class TestRequest:
     # False: the answer comes without its recording, which the worker keeps until its next
     # test (`Worker.recording` asks for it).  The campaign needs the recordings of the few
     # tests it keeps, and pickling every one (8-440 KB) cost the worker 0.2-0.4 ms a test
-    # (see `KEPT_RECORDING`)
+    # (see `KEPT_RECORDING`); with it the worker gives the world's summary (`KeptInput`)
     want_recording: bool = True
+
+
+@dataclass(slots=True, frozen=True)
+class KeptInput:
+    """What the campaign fetches of a test it keeps whose answer went without it: the
+    recording, and the summary of the world the worker generated from it (None when the
+    generation stopped before a world), so the campaign need not generate it again."""
+
+    recording: ChoiceSequence
+    world: dict[str, Any] | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -188,6 +198,8 @@ class TestResult:
     # exceptions the application caught during the handler call (`harness.handled`),
     # one per signature; they do not change `status`
     handled: tuple[HandledException, ...] = ()
+    # the summary of the world this test generated, when the worker gave it (`KeptInput`)
+    world_summary: dict[str, Any] | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -306,8 +318,9 @@ class WorkerRuntime:
         refuse_native_code()
         self._guard = next_record()  # violations count for the test during which they happen
         self._tidied = False  # sandbox and emulator already fresh for the next test (`tidy`)
-        # the last test's recording when its answer went without it (`want_recording`)
-        self.kept_recording: ChoiceSequence | None = None
+        # the last test's recording and world when its answer went without them
+        self._kept: tuple[ChoiceSequence, World | None] | None = None
+        self._world: World | None = None  # what the test running now generated
         self._threads_at_ready = threading.active_count()  # the worker's own (`ready`)
         total = spec.app_arms_total
         self.info = WorkerInfo(
@@ -362,12 +375,26 @@ class WorkerRuntime:
 
     def run(self, request: TestRequest) -> TestResult:
         """One test; its recording kept here instead when the request does not want it."""
+        self._world = self._kept = None
         result = self._run(request)
-        self.kept_recording = None
         if request.want_recording or result.recording is None:
             return result
-        self.kept_recording = result.recording
+        self._kept = (result.recording, self._world)
         return replace(result, recording=None)
+
+    def kept_input(self) -> KeptInput | None:
+        """The last test's recording and world summary (`TestRequest.want_recording`);
+        summarised only now: the campaign asks for the few inputs it keeps."""
+        if self._kept is None:
+            return None
+        from lambdafuzz.model.world_summary import summarize_world
+
+        recording, world = self._kept
+        try:
+            summary = summarize_world(world) if world is not None else None
+        except Exception:  # noqa: BLE001 - the campaign summarises it itself
+            summary = None
+        return KeptInput(recording, summary)
 
     def _run(self, request: TestRequest) -> TestResult:
         from lambdafuzz.generators.aws.delivery import FILTERED_OUT, delivered_event
@@ -396,6 +423,7 @@ class WorkerRuntime:
                 {},
                 generator_error=f"{type(exc).__name__}: {exc}",
             )
+        self._world = generated.world
         digest = input_digest(generated)
         t1 = time.perf_counter()
         if request.parent_digest == digest:  # a zero mutation: the parent's own input
@@ -634,7 +662,7 @@ def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int)
         request_id, request = message
         if request == KEPT_RECORDING:  # asked after the answer of the test it belongs to
             try:
-                conn.send((request_id, runtime.kept_recording))
+                conn.send((request_id, runtime.kept_input()))
             except OSError as exc:
                 guard.note(f"the worker lost its pipe to the campaign ({exc})")
                 exit_now(EXIT_PIPE_LOST)
@@ -771,8 +799,8 @@ class Worker:
             if not self.conn.poll(0):
                 return None
 
-    def recording(self, request: TestRequest) -> ChoiceSequence | None:
-        """The recording the worker kept of `request`, the last test it answered
+    def kept(self, request: TestRequest) -> KeptInput | None:
+        """What the worker kept of `request`, the last test it answered
         (`TestRequest.want_recording`); None when it cannot give it (another test since, no
         answer within `RECORDING_WAIT_S`, or dead): the caller regenerates the input.  A
         worker that died meanwhile is found by the next test, as when it dies between
@@ -789,7 +817,7 @@ class Worker:
                 message = conn.recv()
                 if type(message) is tuple and len(message) == 2 and message[0] == ident:
                     kept = message[1]
-                    return kept if isinstance(kept, ChoiceSequence) else None
+                    return kept if isinstance(kept, KeptInput) else None
                 self.stray += 1
         except Exception:  # noqa: BLE001 - a dead worker or bytes that are no message
             return None
@@ -954,17 +982,23 @@ def _dump_written(path: Path, start: int, wait_s: float) -> bool:
     return size > start
 
 
-def regenerated_recording(spec: WorkerSpec, request: TestRequest) -> ChoiceSequence:
-    """The recording of `request`'s input made again in this process (generation is pure,
-    see `choices_for`): for a test whose worker no longer holds it."""
+def regenerated_input(spec: WorkerSpec, request: TestRequest) -> KeptInput:
+    """What a worker keeps of `request` (`WorkerRuntime.kept_input`), made again in this
+    process (generation is pure, see `choices_for`): for a test whose worker no longer
+    holds it."""
     from lambdafuzz.generators.aws.world_generator import generate_input
+    from lambdafuzz.model.world_summary import summarize_world
 
     choices = choices_for(spec, request)
     try:
-        generate_input(choices, spec.target)
+        world = generate_input(choices, spec.target).world
     except Exception:  # noqa: BLE001 - the recording so far is the input, as in the worker
-        pass
-    return choices.recording()
+        return KeptInput(choices.recording())
+    try:
+        summary = summarize_world(world)
+    except Exception:  # noqa: BLE001 - the campaign summarises it itself
+        summary = None
+    return KeptInput(choices.recording(), summary)
 
 
 def _lost_result(
@@ -1123,13 +1157,13 @@ class WorkerPool:
                 self._last = (request, worker)
                 yield request, result
 
-    def recording(self, request: TestRequest) -> ChoiceSequence | None:
-        """The recording kept by the worker that answered `request` last (see
-        `Worker.recording`); None when there is none to ask."""
+    def kept(self, request: TestRequest) -> KeptInput | None:
+        """What the worker that answered `request` last kept of it (see `Worker.kept`);
+        None when there is none to ask."""
         last = self._last
         if last is None or last[0] is not request:
             return None
-        return last[1].recording(request)
+        return last[1].kept(request)
 
     def rerun(self, request: TestRequest) -> TestResult:
         """Run `request` again in a fresh worker, one that has run no other test, so

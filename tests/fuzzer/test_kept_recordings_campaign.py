@@ -1,6 +1,7 @@
 """A seeded campaign whose workers keep their recordings saves exactly what one that is sent
-every recording saves: the same corpus, failures and recordings, whether the campaign
-fetches the kept recordings or, when a worker cannot give one, regenerates it."""
+every recording saves: the same corpus, failures, recordings and world summaries, whether
+the campaign fetches the kept recordings (with the summaries the workers made) or, when a
+worker cannot give one, regenerates it."""
 
 from __future__ import annotations
 
@@ -52,7 +53,7 @@ def test_fetched_recordings_save_the_same_campaign(tmp_path, sent_every_recordin
 
 
 def test_regenerated_recordings_save_the_same_campaign(tmp_path, sent_every_recording, monkeypatch):
-    monkeypatch.setattr(WorkerPool, "recording", lambda self, request: None)
+    monkeypatch.setattr(WorkerPool, "kept", lambda self, request: None)
     engine = _campaign(tmp_path)
     assert engine.recordings_regenerated >= 3 and engine.recordings_fetched == 0
     assert _saved(tmp_path) == sent_every_recording

@@ -1,5 +1,6 @@
-"""A worker answers without the test's recording unless asked for it, and keeps it until
-its next test: the campaign fetches the few it keeps, or regenerates one it cannot fetch."""
+"""A worker answers without the test's recording unless asked for it, and keeps it (with
+its world) until its next test: the campaign fetches the few it keeps, with the world's
+summary, or regenerates one it cannot fetch."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from lambdafuzz.config import load_target
+from lambdafuzz.fuzzer.world_summary import summarize_recording
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.harness.worker import (
     TestRequest,
     Worker,
     WorkerSpec,
-    regenerated_recording,
+    regenerated_input,
 )
 
 PLANTED = Path(__file__).parents[1] / "fuzzer" / "planted"
@@ -41,27 +43,31 @@ def test_the_answer_comes_without_the_recording_and_the_worker_gives_it_back(wor
         full.coverage,
         full.input_digest,
     )
-    assert worker.recording(request) == full.recording
-    assert worker.recording(request) == full.recording  # asked twice: still kept
+    kept = worker.kept(request)
+    assert kept is not None and kept.recording == full.recording
+    # the world the worker generated, summarised as the campaign would from the recording
+    assert kept.world is not None and kept.world["buckets"]
+    assert kept.world == summarize_recording(full.recording, load_target(PLANTED))
+    assert worker.kept(request) == kept  # asked twice: still kept
 
 
 def test_only_the_last_test_s_recording_is_kept(worker):
     first, second = _request(21, want=False), _request(22, want=False)
     worker.run(first)
     worker.run(second)
-    assert worker.recording(first) is None  # another test ran since
-    assert worker.recording(second) is not None
+    assert worker.kept(first) is None  # another test ran since
+    assert worker.kept(second) is not None
     # a test that sent its recording leaves nothing kept
     worker.run(_request(23, want=True))
-    assert worker.recording(second) is None
+    assert worker.kept(second) is None
 
 
-def test_a_regenerated_recording_equals_the_kept_one(worker):
+def test_a_regenerated_input_equals_the_kept_one(worker):
     spec = WorkerSpec(target=load_target(PLANTED))
     for seed in (31, 32, 33):
         request = _request(seed, want=False)
         worker.run(request)
-        assert regenerated_recording(spec, request) == worker.recording(request)
+        assert regenerated_input(spec, request) == worker.kept(request)
 
 
 def test_a_worker_that_died_after_its_answer_gives_none_and_the_next_test_goes_on():
@@ -71,7 +77,7 @@ def test_a_worker_that_died_after_its_answer_gives_none_and_the_next_test_goes_o
         request = _request(41, want=False)
         worker.run(request)
         worker.kill()
-        assert worker.recording(request) is None
+        assert worker.kept(request) is None
         worker.run(_request(42, want=True))  # found dead by this test, which starts another
         result = worker.run(_request(43, want=True))
         assert result.recording is not None and worker.restarts == 1
