@@ -86,6 +86,9 @@ MAX_FLAKY_RERUNS = 3
 #: Distinct details/shapes kept per failure site (type, location, cause); more are keyed
 #: together as `FailureInfo.generalized()` (values masking could not recognise).
 MAX_SHAPES_PER_SITE = 10
+#: A new failure's traceback when the worker that ran it was gone before the campaign asked
+#: for it (`TestRequest.want_recording`); its re-run in a fresh worker then gives one.
+NO_TRACEBACK = "(no traceback: the worker that ran the test was gone before it was asked for)"
 #: Unreadable saved files listed one by one when resuming; the rest are counted.
 MAX_CORRUPT_NOTICES = 20
 #: Children of one cost-queue parent (PerfFuzz gives its favoured inputs a fixed energy).
@@ -438,7 +441,7 @@ class Engine:
         self._pool = pool
         self._spec = spec
         # the study's observer reads every child's recording, and a pool without `kept`
-        # (a test double) is sent them all; Ray's answers None: regenerated here
+        # (a test double, Ray's actors, which run a batch ahead) is sent them all
         self._withhold_recordings = self.child_observer is None and callable(
             getattr(pool, "kept", None)
         )
@@ -1104,7 +1107,10 @@ class Engine:
         if flaky is not None and flaky.reruns >= MAX_FLAKY_RERUNS:
             flaky.hits += 1
             return
-        found = FoundFailure(request, self._recorded(request, result), tag, now, info, self.execs)
+        result = self._recorded(request, result)  # with the traceback the answer left out
+        assert result.failure is not None
+        info = replace(info, traceback=result.failure.traceback)
+        found = FoundFailure(request, result, tag, now, info, self.execs)
         later = getattr(self._pool, "rerun_later", None)
         future = later(request) if later is not None else None
         if future is not None:
@@ -1165,6 +1171,9 @@ class Engine:
             else:
                 yield from self._flaky(found, flaky, outcome, hits)
                 return
+            again = rerun.failure
+            if info.traceback.endswith(NO_TRACEBACK) and again is not None and again.traceback:
+                info = replace(info, traceback=again.traceback)  # the re-run's answer has one
         record = self._record(
             signature,
             info,
@@ -1249,9 +1258,10 @@ class Engine:
         )
 
     def _recorded(self, request: TestRequest, result: TestResult) -> TestResult:
-        """`result` with its recording, which the worker that ran it keeps unless asked
-        (`TestRequest.want_recording`); regenerated here when the worker cannot give it.
-        Called right after the result came, before that worker gets another test."""
+        """`result` with its recording and its failure's traceback, which the worker that
+        ran it keeps unless asked (`TestRequest.want_recording`); the recording regenerated
+        here when the worker cannot give it.  Called right after the result came, before
+        that worker gets another test."""
         if result.recording is not None:
             return result
         last = self._recorded_last
@@ -1265,7 +1275,13 @@ class Engine:
             assert self._spec is not None
             self.recordings_regenerated += 1
             kept = regenerated_input(self._spec, request)
-        result = replace(result, recording=kept.recording, world_summary=kept.world)
+        failure = result.failure
+        if failure is not None and not failure.traceback:
+            text = kept.traceback or f"{failure.exception_type}: {failure.message}\n{NO_TRACEBACK}"
+            failure = replace(failure, traceback=text)
+        result = replace(
+            result, recording=kept.recording, world_summary=kept.world, failure=failure
+        )
         self._recorded_last = (request, result)
         return result
 

@@ -485,14 +485,6 @@ class RayWorkerPool:
                     self._last = (request, slot)
                     yield request, result
 
-    def kept(self, request: TestRequest) -> None:
-        """None: the campaign regenerates the recordings of the inputs it keeps (0.1-2.6%
-        of the tests of three bundled lambdas, 1,000 executions each) from their requests.
-        An actor's worker keeps only its last test's, and by the time the campaign reads a
-        batch the actor runs the next; results without recordings are 1.2-1.8 KB instead of
-        10-26 KB (median; 25-40 KB mean, up to 440 KB) to pickle and ship per test."""
-        return None
-
     def rerun(self, request: TestRequest) -> TestResult:
         """Run `request` again in a fresh worker on the actor that ran it (its own spare);
         an actor lost meanwhile: on a replacement."""

@@ -147,18 +147,22 @@ class TestRequest:
     # False: the answer comes without its recording, which the worker keeps until its next
     # test (`Worker.recording` asks for it).  The campaign needs the recordings of the few
     # tests it keeps, and pickling every one (8-440 KB) cost the worker 0.2-0.4 ms a test
-    # (see `KEPT_RECORDING`); with it the worker gives the world's summary (`KeptInput`)
+    # (see `KEPT_RECORDING`); with it the worker gives the world's summary and the
+    # failure's traceback, which the answer leaves empty (`KeptInput`)
     want_recording: bool = True
 
 
 @dataclass(slots=True, frozen=True)
 class KeptInput:
     """What the campaign fetches of a test it keeps whose answer went without it: the
-    recording, and the summary of the world the worker generated from it (None when the
-    generation stopped before a world), so the campaign need not generate it again."""
+    recording, the summary of the world the worker generated from it (None when the
+    generation stopped before a world), so the campaign need not generate it again, and the
+    traceback of its failure, which the answer left empty."""
 
     recording: ChoiceSequence
     world: dict[str, Any] | None = None
+    # the failure's traceback, formatted when asked for (`TestRequest.want_recording`)
+    traceback: str = ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -321,6 +325,7 @@ class WorkerRuntime:
         # the last test's recording and world when its answer went without them
         self._kept: tuple[ChoiceSequence, World | None] | None = None
         self._world: World | None = None  # what the test running now generated
+        self._failed: BaseException | None = None  # its failure, traceback not formatted
         self._threads_at_ready = threading.active_count()  # the worker's own (`ready`)
         total = spec.app_arms_total
         self.info = WorkerInfo(
@@ -375,7 +380,7 @@ class WorkerRuntime:
 
     def run(self, request: TestRequest) -> TestResult:
         """One test; its recording kept here instead when the request does not want it."""
-        self._world = self._kept = None
+        self._world = self._kept = self._failed = None
         result = self._run(request)
         if request.want_recording or result.recording is None:
             return result
@@ -387,6 +392,7 @@ class WorkerRuntime:
         summarised only now: the campaign asks for the few inputs it keeps."""
         if self._kept is None:
             return None
+        from lambdafuzz.harness.invoke import traceback_text
         from lambdafuzz.model.world_summary import summarize_world
 
         recording, world = self._kept
@@ -394,7 +400,9 @@ class WorkerRuntime:
             summary = summarize_world(world) if world is not None else None
         except Exception:  # noqa: BLE001 - the campaign summarises it itself
             summary = None
-        return KeptInput(recording, summary)
+        failed = self._failed
+        text = traceback_text(failed, self.app_dirs) if failed is not None else ""
+        return KeptInput(recording, summary, text)
 
     def _run(self, request: TestRequest) -> TestResult:
         from lambdafuzz.generators.aws.delivery import FILTERED_OUT, delivered_event
@@ -486,6 +494,10 @@ class WorkerRuntime:
         if meter is not None:
             meter.begin()
         escaped: BaseException | None = None
+        failed: BaseException | None = None
+        # the traceback is formatted here only when the answer carries the recording: else
+        # for the few failures the campaign keeps, when it asks (`kept_input`)
+        formatted = request.want_recording
         try:
             try:
                 value = self.handler(event, context)
@@ -495,12 +507,17 @@ class WorkerRuntime:
             status, failure = classify_return(value, target.outcomes)
             return_value = _short_repr(value)
             if guard.violations:  # the handler swallowed the refusal; still a violation
+                failed = guard.violations[0]
                 status, failure = classify_exception(
-                    guard.violations[0], target.outcomes, self.app_dirs
+                    failed, target.outcomes, self.app_dirs, formatted=formatted
                 )
         except BaseException as exc:  # noqa: BLE001 - SystemExit included: the handler's, not ours
-            escaped = exc
-            status, failure = classify_exception(exc, target.outcomes, self.app_dirs)
+            escaped = failed = exc
+            status, failure = classify_exception(
+                exc, target.outcomes, self.app_dirs, formatted=formatted
+            )
+        if failure is not None and not formatted:
+            self._failed = failed  # its frames live until the next test
         branch_hits = collector.end()
         handled = collector.handled.take(escaped) if collector.handled is not None else ()
         escaped = None  # its traceback holds the handler's frames
@@ -1086,9 +1103,15 @@ def _sigint_ignored() -> Iterator[None]:
 def _run_once(worker: Worker, request: TestRequest) -> TestResult:
     """`request` in `worker`, which is closed after it (a re-run's spare)."""
     try:
-        return worker.run(request)
+        return worker.run(_whole(request))
     finally:
         worker.close()
+
+
+def _whole(request: TestRequest) -> TestRequest:
+    """A re-run's request: its answer carries the recording and the failure's traceback
+    (the worker that ran it may be closed, or run another test, before anyone asks)."""
+    return request if request.want_recording else replace(request, want_recording=True)
 
 
 class WorkerPool:
@@ -1176,7 +1199,7 @@ class WorkerPool:
         input first goes on."""
         last = self._last
         if last is not None and last[0] is request and last[1].vacant:
-            return last[1].run(request)
+            return last[1].run(_whole(request))
         return _run_once(self._take_spare(), request)
 
     def _take_spare(self) -> Worker:

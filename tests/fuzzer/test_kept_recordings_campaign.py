@@ -1,5 +1,6 @@
 """A seeded campaign whose workers keep their recordings saves exactly what one that is sent
-every recording saves: the same corpus, failures, recordings and world summaries, whether
+every recording saves: the same corpus, failures (with their tracebacks), recordings and
+world summaries, whether
 the campaign fetches the kept recordings (with the summaries the workers made) or, when a
 worker cannot give one, regenerates it."""
 
@@ -33,9 +34,14 @@ def _campaign(out: Path, *, every_recording: bool = False) -> Engine:
 
 def _saved(out: Path) -> dict[str, tuple]:
     """Every saved input (corpus and failures) by name: its recording and what it was."""
-    saved = [*iter_inputs(out / "corpus"), *(f.saved for f in OutDir(out).read().failures)]
-    assert saved and all(isinstance(s, SavedInput) for s in saved)
-    return {s.name: (s.sequence, s.seed, s.outcome, s.world, s.event) for s in saved}
+    failures = OutDir(out).read().failures
+    saved = [*iter_inputs(out / "corpus"), *(f.saved for f in failures)]
+    assert saved and failures and all(isinstance(s, SavedInput) for s in saved)
+    inputs = {s.name: (s.sequence, s.seed, s.outcome, s.world, s.event) for s in saved}
+    # the failures' tracebacks, which workers that keep recordings format only when asked
+    tracebacks = {f.signature: f.record.info.traceback for f in failures}
+    assert all("Traceback (most recent call last)" in t for t in tracebacks.values())
+    return inputs | tracebacks
 
 
 @pytest.fixture(scope="module")

@@ -83,3 +83,30 @@ def test_a_worker_that_died_after_its_answer_gives_none_and_the_next_test_goes_o
         assert result.recording is not None and worker.restarts == 1
     finally:
         worker.close()
+
+
+GRADEBOOK = Path(__file__).parents[2] / "benchmarks" / "lambdas" / "gradebook"
+
+
+def test_a_failure_s_traceback_is_formatted_when_asked_for():
+    """gradebook fails on most inputs: the answer keys the failure as before, with an empty
+    traceback, and the worker formats the same traceback when the campaign asks."""
+    worker = Worker(WorkerSpec(target=load_target(GRADEBOOK)))
+    try:
+        compared = 0
+        for seed in range(12):
+            full = worker.run(_request(seed, want=True))
+            if full.failure is None:
+                continue
+            request = _request(seed, want=False)
+            short = worker.run(request)
+            assert short.failure is not None and short.failure.traceback == ""
+            assert short.failure.signature == full.failure.signature
+            assert short.failure.message == full.failure.message
+            kept = worker.kept(request)
+            assert kept is not None and kept.traceback == full.failure.traceback
+            assert "Traceback (most recent call last)" in kept.traceback
+            compared += 1
+        assert compared >= 5
+    finally:
+        worker.close()
