@@ -838,6 +838,9 @@ class Worker:
                 self.stray += 1
         except Exception:  # noqa: BLE001 - a dead worker or bytes that are no message
             return None
+        # still formatting a hostile exception's traceback: the next test starts afresh
+        # rather than wait for it and be blamed for a hang
+        self._replace()
         return None
 
     def _died(self, request: TestRequest, garbled: str = "") -> TestResult:

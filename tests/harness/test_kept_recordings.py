@@ -110,3 +110,23 @@ def test_a_failure_s_traceback_is_formatted_when_asked_for():
         assert compared >= 5
     finally:
         worker.close()
+
+
+def test_a_worker_still_formatting_a_traceback_is_replaced_and_the_next_test_runs(monkeypatch):
+    """Formatting a hostile exception's traceback outlasts the wait: the campaign goes on
+    without it, and the next test runs in a fresh worker instead of being blamed for the
+    stuck one."""
+    import lambdafuzz.harness.worker as worker_module
+
+    monkeypatch.setattr(worker_module, "RECORDING_WAIT_S", 0.5)
+    worker = Worker(WorkerSpec(target=load_target(Path(__file__).parent / "slow_traceback")))
+    try:
+        request = _request(51, want=False)
+        failed = worker.run(request)
+        assert failed.failure is not None and failed.failure.exception_type.endswith("SlowNotes")
+        assert failed.timings.handler_s < 1.0  # nothing was formatted during the test
+        assert worker.kept(request) is None and worker.restarts == 1
+        after = worker.run(_request(52, want=False))
+        assert after.failure is not None and after.failure.exception_type.endswith("SlowNotes")
+    finally:
+        worker.close()
