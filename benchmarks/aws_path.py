@@ -37,6 +37,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests" / "harness"))
 
+from benchmarks.study.inprocess import finished_campaign  # noqa: E402
+
 BUCKET, TABLE, QUEUE, TOPIC = "bench-bucket", "bench-table", "bench-queue", "bench-topic"
 
 
@@ -270,7 +272,6 @@ def _campaign(execs: int, path: str) -> dict[str, Any]:
     """One seeded gradebook campaign on `path`: its rate, coverage and failures."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished
 
     target = load_config(REPO / "benchmarks" / "lambdas" / "gradebook")
     with tempfile.TemporaryDirectory() as tmp:
@@ -283,12 +284,7 @@ def _campaign(execs: int, path: str) -> dict[str, Any]:
             workers=1,
             aws_path=path,
         )
-        finished = None
-        for event in engine.run():
-            if isinstance(event, CampaignFinished):
-                finished = event
-    assert finished is not None
-    stats = finished.stats
+        stats = finished_campaign(engine).stats
     return {
         "execs": stats.execs,
         "execs_per_sec": stats.execs_per_sec,

@@ -29,6 +29,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.study import machine  # noqa: E402
+from benchmarks.study.inprocess import finished_campaign  # noqa: E402
 from benchmarks.study.layout import LAMBDAS_DIR  # noqa: E402
 
 TARGET_RATIO = 1.6
@@ -38,17 +39,12 @@ def campaign(lambda_name: str, out_dir: Path, *, execs: int, seed: int, **option
     """One zest campaign in this process: its final stats, checked for completeness."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished
 
     target = load_config(LAMBDAS_DIR / lambda_name)
     engine = build_engine(
         target, out_dir=out_dir, strategy="zest", seed=seed, max_execs=execs, **options
     )
-    finished = None
-    for event in engine.run():
-        if isinstance(event, CampaignFinished):
-            finished = event
-    assert finished is not None
+    finished = finished_campaign(engine)
     stats = finished.stats
     corpus = len(list((out_dir / "corpus").glob("*.json")))
     failures = len(list((out_dir / "failures").glob("*.json")))

@@ -36,7 +36,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.study import machine  # noqa: E402
-from benchmarks.study.inprocess import child_env  # noqa: E402
+from benchmarks.study.inprocess import child_env, finished_campaign  # noqa: E402
 from benchmarks.study.layout import LAMBDAS_DIR, REPO, all_lambdas  # noqa: E402
 from benchmarks.study.tables import markdown_table  # noqa: E402
 
@@ -47,19 +47,13 @@ def campaign(
     """One zest campaign in this process (its workers are child processes): final stats."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished
 
     target = load_config(LAMBDAS_DIR / lambda_name)
     engine = build_engine(
         target, out_dir=out_dir, strategy="zest", seed=seed, max_execs=execs, workers=workers
     )
     t0 = time.perf_counter()
-    finished = None
-    for event in engine.run():
-        if isinstance(event, CampaignFinished):
-            finished = event
-    assert finished is not None
-    stats = finished.stats.to_json()
+    stats = finished_campaign(engine).stats.to_json()
     stats["wall_with_startup_s"] = round(time.perf_counter() - t0, 3)
     return stats
 

@@ -41,3 +41,15 @@ def child_env() -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
     env.setdefault("PYTHONHASHSEED", "0")
     return env
+
+
+def finished_campaign(engine: Any) -> Any:
+    """Run a campaign's engine in this process to its end: its `CampaignFinished` event."""
+    from lambdafuzz.fuzzer.engine import CampaignFinished
+
+    finished = None
+    for event in engine.run():
+        if isinstance(event, CampaignFinished):
+            finished = event
+    assert finished is not None, "the campaign ended without its CampaignFinished event"
+    return finished
