@@ -145,7 +145,7 @@ class TestRequest:
     # running the handler
     parent_digest: bytes | None = None
     # False: the answer comes without its recording, which the worker keeps until its next
-    # test (`Worker.recording` asks for it).  The campaign needs the recordings of the few
+    # test (`Worker.kept` asks for it).  The campaign needs the recordings of the few
     # tests it keeps, and pickling every one (8-440 KB) cost the worker 0.2-0.4 ms a test
     # (see `KEPT_RECORDING`); with it the worker gives the world's summary and the
     # failure's traceback, which the answer leaves empty (`KeptInput`)
@@ -393,16 +393,11 @@ class WorkerRuntime:
         if self._kept is None:
             return None
         from lambdafuzz.harness.invoke import traceback_text
-        from lambdafuzz.model.world_summary import summarize_world
 
         recording, world = self._kept
-        try:
-            summary = summarize_world(world) if world is not None else None
-        except Exception:  # noqa: BLE001 - the campaign summarises it itself
-            summary = None
         failed = self._failed
         text = traceback_text(failed, self.app_dirs) if failed is not None else ""
-        return KeptInput(recording, summary, text)
+        return KeptInput(recording, _summary(world), text)
 
     def _run(self, request: TestRequest) -> TestResult:
         from lambdafuzz.generators.aws.delivery import FILTERED_OUT, delivered_event
@@ -728,7 +723,7 @@ class Worker:
         self._starting: tuple[Connection, multiprocessing.process.BaseProcess] | None = None
         self._request_id = 0
         self.pending: TestRequest | None = None
-        self.ran: TestRequest | None = None  # the last test it answered (`recording`)
+        self.ran: TestRequest | None = None  # the last test it answered (`kept`)
         self.deadline = 0.0
         self._start()
         if wait:
@@ -1007,18 +1002,26 @@ def regenerated_input(spec: WorkerSpec, request: TestRequest) -> KeptInput:
     process (generation is pure, see `choices_for`): for a test whose worker no longer
     holds it."""
     from lambdafuzz.generators.aws.world_generator import generate_input
-    from lambdafuzz.model.world_summary import summarize_world
 
     choices = choices_for(spec, request)
     try:
         world = generate_input(choices, spec.target).world
     except Exception:  # noqa: BLE001 - the recording so far is the input, as in the worker
         return KeptInput(choices.recording())
+    return KeptInput(choices.recording(), _summary(world))
+
+
+def _summary(world: World | None) -> dict[str, Any] | None:
+    """`summarize_world`, or None (no world, or summarising it failed: the campaign then
+    summarises the input from its recording itself)."""
+    from lambdafuzz.model.world_summary import summarize_world
+
+    if world is None:
+        return None
     try:
-        summary = summarize_world(world)
-    except Exception:  # noqa: BLE001 - the campaign summarises it itself
-        summary = None
-    return KeptInput(choices.recording(), summary)
+        return summarize_world(world)
+    except Exception:  # noqa: BLE001
+        return None
 
 
 def _lost_result(
