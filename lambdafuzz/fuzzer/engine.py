@@ -441,7 +441,8 @@ class Engine:
         self._pool = pool
         self._spec = spec
         # the study's observer reads every child's recording, and a pool without `kept`
-        # (a test double, Ray's actors, which run a batch ahead) is sent them all
+        # (a test double) is sent them all; Ray's `kept` gives nothing (its actors run a
+        # batch ahead), so what the campaign keeps is regenerated here
         self._withhold_recordings = self.child_observer is None and callable(
             getattr(pool, "kept", None)
         )

@@ -23,7 +23,7 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'lamb
 from lambdafuzz.config import load_config  # noqa: E402
 from lambdafuzz.fuzzer.campaign import build_engine  # noqa: E402
 from lambdafuzz.fuzzer.corpus import iter_inputs  # noqa: E402
-from lambdafuzz.fuzzer.engine import CampaignFinished  # noqa: E402
+from lambdafuzz.fuzzer.engine import NO_TRACEBACK, CampaignFinished  # noqa: E402
 from lambdafuzz.harness import ray_pool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,7 +107,7 @@ def _campaign(out: Path, execs: int, seed: int = 0, loss=None, **options):
 
 
 class _Loss:
-    """Loses one actor with a test surely in flight: from the 15th test sent on, the first
+    """Loses one actor with a test surely in flight: once 15 tests were sent, the first
     actor `chosen` accepts is paused (SIGSTOP) before its next test is sent, so that test
     cannot end first; then `lose(slot)` takes the actor (or its node) away.
 
@@ -125,7 +125,7 @@ class _Loss:
         sent = [0]
 
         def submit_and_lose(slot, request, attempt=1):
-            sent[0] += 1
+            sent[0] += len(request)  # a batch of tests
             if self.done or sent[0] < 15 or not self.chosen(pool, slot):
                 submit(slot, request, attempt)
                 return
@@ -235,6 +235,14 @@ def test_ray_campaign_finds_what_a_local_campaign_finds(connected, tmp_path):
     recorded = json.loads((tmp_path / "ray" / "campaign.json").read_text())
     assert recorded["deterministic"] is False and recorded["ray"] == connected.address
     assert json.loads((tmp_path / "local" / "campaign.json").read_text())["deterministic"]
+    # the actors answered without recordings: the campaign regenerated the inputs it kept,
+    # and every failure saved has the traceback its actor fetched (or its re-run's)
+    assert on_ray.recordings_regenerated >= 1 and on_ray.recordings_fetched == 0
+    for path in (tmp_path / "ray" / "failures").glob("*.json"):
+        record = json.loads(path.read_text())
+        text = record["failure"]["traceback"]
+        assert text.startswith("Traceback (most recent call last)"), path.name
+        assert NO_TRACEBACK not in text
 
 
 def test_a_killed_actor_loses_nothing(connected, tmp_path):

@@ -130,3 +130,37 @@ def test_a_worker_still_formatting_a_traceback_is_replaced_and_the_next_test_run
         assert after.failure is not None and after.failure.exception_type.endswith("SlowNotes")
     finally:
         worker.close()
+
+
+def test_a_ray_actor_sends_a_failure_new_to_it_with_its_traceback_and_recording():
+    """An actor's worker has moved on by the time the campaign reads a batch, so the
+    actor itself asks for the kept input of a failure whose signature it has not seen: that
+    answer carries the recording, the world's summary and the traceback (as the campaign
+    would regenerate and format them); a repeated signature's answer stays short."""
+    from lambdafuzz.harness.ray_pool import WorkerHost
+
+    spec = WorkerSpec(target=load_target(GRADEBOOK))
+    host = WorkerHost(spec, str(GRADEBOOK))  # no Ray needed: the actor's body in-process
+    try:
+        requests = [_request(seed, want=False) for seed in range(16)]
+        results, _, _ = host.run(requests)
+    finally:
+        host.close()
+    new, repeated = 0, 0
+    seen: set[str] = set()
+    for request, result in zip(requests, results, strict=True):
+        failure = result.failure
+        if failure is None:
+            assert result.recording is None
+            continue
+        if failure.signature in seen:
+            repeated += 1
+            assert result.recording is None and failure.traceback == ""
+            continue
+        seen.add(failure.signature)
+        new += 1
+        again = regenerated_input(spec, request)
+        assert result.recording == again.recording
+        assert result.world_summary == again.world
+        assert failure.traceback.startswith("Traceback (most recent call last)")
+    assert new >= 2 and repeated >= 1
