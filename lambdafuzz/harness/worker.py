@@ -43,6 +43,7 @@ from lambdafuzz.generators.core import (
 )
 from lambdafuzz.harness.fork_server import (
     adopt_environment,
+    campaign_main_hidden,
     fall_back,
     watched_parent,
     worker_context,
@@ -742,7 +743,7 @@ class Worker:
         args = (child, self.spec, self._dir, os.getpid(), dict(os.environ))
         proc = ctx.Process(target=worker_main, args=args, daemon=True)
         try:
-            with _sigint_ignored():
+            with _sigint_ignored(), campaign_main_hidden():
                 try:
                     proc.start()
                 except OSError:  # the fork server could not start it: a new interpreter

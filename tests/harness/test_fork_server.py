@@ -5,6 +5,7 @@ start, and end with the campaign, leaving no directory behind."""
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -118,3 +119,37 @@ def test_a_tmpdir_too_long_for_a_socket_path_starts_new_interpreters(monkeypatch
     monkeypatch.setattr(fork_server, "_context", None)
     assert worker_context().get_start_method() == "spawn"
     assert list(long_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize("start", ["forkserver", "spawn"])
+def test_a_worker_does_not_import_the_campaign_s_main_module(start) -> None:
+    """multiprocessing imports the starting process's main script again in each child; a
+    worker needs none of it (in a Ray actor it was all of Ray, for every worker)."""
+    probe = Path(__file__).parent / "main_module_probe"
+    env = {**os.environ, START_ENV: start, "PYTHONPATH": str(Path(__file__).parents[2])}
+    done = subprocess.run(
+        [sys.executable, str(probe / "start_worker.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    status, returned = done.stdout.strip().splitlines()[-1].split(" ", 1)
+    assert status == "VALID", done.stdout
+    assert returned == "{'campaign_main': None}"  # before: the script's path
+
+
+def test_the_main_module_is_hidden_only_while_a_worker_starts() -> None:
+    from multiprocessing import spawn
+
+    from lambdafuzz.harness.fork_server import campaign_main_hidden
+
+    main = sys.modules["__main__"]
+    before = (main.__spec__, getattr(main, "__file__", None))
+    assert {"init_main_from_name", "init_main_from_path"} & set(spawn.get_preparation_data("w"))
+    with campaign_main_hidden():
+        assert not {"init_main_from_name", "init_main_from_path"} & set(
+            spawn.get_preparation_data("w")
+        )
+    assert (main.__spec__, getattr(main, "__file__", None)) == before
