@@ -50,7 +50,7 @@ bench: venv
 	$(PY) benchmarks/cost.py --execs 300 --max-seconds 120 --overhead-execs 150 --paired 200 --lambdas csv_loader,s3_thumbnail
 	$(PY) benchmarks/aws_path.py
 	$(PY) benchmarks/file_generators.py --draws 500 --erroneous-draws 5000 --edge-draws 2000
-	$(PY) benchmarks/ray_scaling.py --execs 300 --rounds 3
+	$(PY) benchmarks/ray_scaling.py --execs 3000 --rounds 3
 	$(PY) benchmarks/handled_cost.py --tests 150 --rounds 5
 	$(PY) benchmarks/bugbench.py --execs 300 --seeds 0 --strategies frontier,zest
 

@@ -1,6 +1,6 @@
 """Executions per second of a campaign on Ray actors against one local worker (`make bench`).
 
-    .venv/bin/python benchmarks/ray_scaling.py [--lambda gradebook] [--execs 300]
+    .venv/bin/python benchmarks/ray_scaling.py [--lambda gradebook] [--execs 3000]
         [--actors 2] [--rounds 1] [--local-too] [--json FILE]
 
 Side by side, same lambda, seed and budget, alternating within each round: a `zest`
@@ -69,7 +69,7 @@ def campaign(lambda_name: str, out_dir: Path, *, execs: int, seed: int, **option
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--lambda", dest="lambda_name", default="gradebook")
-    parser.add_argument("--execs", type=int, default=300)
+    parser.add_argument("--execs", type=int, default=3000)
     parser.add_argument("--actors", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)
