@@ -78,9 +78,10 @@ ATTEMPTS = 2
 #: batches an actor are in flight, so a new corpus entry reaches children at most that
 #: many tests later, as with AFL's parallel instances that sync far less often.
 BATCH = 16
-#: Failure signatures an actor remembers having fetched the kept input for (a campaign
-#: has a handful; a handler whose every message differs is capped here)
-FETCHED_SIGNATURES = 4096
+#: Failures an actor fetches the kept input of, per failure site (type, location, cause):
+#: the campaign keeps at most 10 shapes of a site and keys the rest together, so a site
+#: whose every message differs costs at most this many fetches, not one a test
+FETCHED_PER_SITE = 11
 
 
 def import_ray() -> Any:
@@ -210,6 +211,7 @@ class WorkerHost:
         self.spec = replace(spec, target=rebase(spec.target, Path(self.root)))
         self.last: TestRequest | None = None
         self._fetched: set[str] = set()  # failure signatures whose kept input was fetched
+        self._fetched_at: dict[str, int] = {}  # failure site -> its signatures fetched
         # a handler that cannot be imported is the campaign's error to report, as it would
         # be with a local worker, not a crashed actor
         self.error: LambdafuzzError | None = None
@@ -247,12 +249,16 @@ class WorkerHost:
         worker kept of it (`TestRequest.want_recording`): the traceback, the recording
         and the world's summary.  Asked for now, before the worker runs the next test of
         the batch: by the time the campaign reads the batch, the worker has moved on (see
-        `RayWorkerPool.kept`).  Every other answer comes as the worker gave it."""
+        `RayWorkerPool.kept`).  Every other answer comes as the worker gave it, and so
+        does a failure past `FETCHED_PER_SITE` signatures of its site."""
         failure = result.failure
         if result.recording is not None or failure is None or failure.signature in self._fetched:
             return result
-        if len(self._fetched) < FETCHED_SIGNATURES:
-            self._fetched.add(failure.signature)
+        site = failure.site
+        if self._fetched_at.get(site, 0) >= FETCHED_PER_SITE:
+            return result
+        self._fetched_at[site] = self._fetched_at.get(site, 0) + 1
+        self._fetched.add(failure.signature)
         kept = self.pool.kept(request)
         if kept is None:  # the worker died after its answer: the campaign regenerates it
             return result

@@ -164,3 +164,32 @@ def test_a_ray_actor_sends_a_failure_new_to_it_with_its_traceback_and_recording(
         assert result.world_summary == again.world
         assert failure.traceback.startswith("Traceback (most recent call last)")
     assert new >= 2 and repeated >= 1
+
+
+def test_a_ray_actor_fetches_a_bounded_number_of_shapes_per_failure_site(monkeypatch):
+    """A site whose every message differs (values masking does not recognise) is not a
+    fetch per test: the campaign keys such shapes together past ten, and the actor stops
+    asking past `FETCHED_PER_SITE`."""
+    from dataclasses import replace
+
+    from lambdafuzz.harness.ray_pool import FETCHED_PER_SITE, WorkerHost
+
+    host = WorkerHost(WorkerSpec(target=load_target(GRADEBOOK)), str(GRADEBOOK))
+    try:
+        requests = [_request(seed, want=False) for seed in range(8)]
+        results, _, _ = host.run(requests)
+        failing = next(r for r in results if r.failure is not None and r.recording is None)
+        assert failing.failure is not None
+        before = host._fetched_at[failing.failure.site]  # its first signature was fetched
+        asked = []
+        monkeypatch.setattr(host.pool, "kept", lambda request: asked.append(request))
+        for i in range(3 * FETCHED_PER_SITE):
+            assert failing.failure is not None
+            shaped = replace(failing, failure=replace(failing.failure, shape=f"shape {i}"))
+            host._kept_failure(requests[0], shaped)
+        assert before >= 1 and len(asked) == FETCHED_PER_SITE - before
+        other = replace(failing.failure, location="elsewhere.py:1", function="")
+        host._kept_failure(requests[0], replace(failing, failure=other))
+        assert len(asked) == FETCHED_PER_SITE - before + 1  # another site is asked for
+    finally:
+        host.close()
