@@ -19,7 +19,7 @@ directory holding every campaign's code root as `working_dir`, lambdafuzz itself
 `py_modules` entry), never through a shared disk: the actor rebases the target's paths onto
 where Ray unpacked them, and the campaign maps them back in failure reports.
 
-Tests travel in batches (`BATCH`). An actor (or its node) that dies is replaced; its
+Tests travel in batches (`BATCH`, `BATCH_S`). An actor (or its node) that dies is replaced; its
 in-flight batch runs once more on the replacement and, if that is lost too, its tests are
 counted in `lost` (never as handler failures).
 """
@@ -68,8 +68,8 @@ PLACEMENT_TIMEOUT_S = 120.0
 LOCAL_OBJECT_STORE_BYTES = 256 * 1024 * 1024
 #: Times a lost test is run: once, and once more on a replacement actor.
 ATTEMPTS = 2
-#: Tests sent to an actor in one call, the next call sent before the campaign reads the
-#: last one's results: a call's round trip (0.9 ms on one machine, a network's on a
+#: Most tests sent to an actor in one call, the next call sent before the campaign reads
+#: the last one's results: a call's round trip (0.9 ms on one machine, a network's on a
 #: cluster) and the campaign's reading of results no longer leave an actor idle.  On this
 #: 2-core machine (gradebook, 2 actors, 1,500 executions, answers without recordings,
 #: `scratch` runs alternated with one local worker): batches of 4 ran 180.0 and 187.0
@@ -78,10 +78,22 @@ ATTEMPTS = 2
 #: batches an actor are in flight, so a new corpus entry reaches children at most that
 #: many tests later, as with AFL's parallel instances that sync far less often.
 BATCH = 16
+#: Seconds of tests a batch holds at most (`batch_size`): a slow handler's tests go one or
+#: a few at a time, so the end of a `--time` budget waits for two batches of at most this
+#: long, not for 32 slow tests, and a lost actor takes fewer tests with it
+BATCH_S = 0.1
 #: Failures an actor fetches the kept input of, per failure site (type, location, cause):
 #: the campaign keeps at most 10 shapes of a site and keys the rest together, so a site
 #: whose every message differs costs at most this many fetches, not one a test
 FETCHED_PER_SITE = 11
+
+
+def batch_size(test_s: float) -> int:
+    """Tests in the next batch when a test takes `test_s` seconds in a worker (0: not
+    known yet, one test)."""
+    if test_s <= 0.0:
+        return 1
+    return max(1, min(BATCH, int(BATCH_S / test_s)))
 
 
 def import_ray() -> Any:
@@ -358,6 +370,7 @@ class RayWorkerPool:
         self._restarts_gone = 0  # worker restarts of actors that are gone
         self._stray_gone = 0
         self._last: tuple[TestRequest, _Slot] | None = None
+        self._test_s = 0.0  # a test's time in a worker, moving average (`batch_size`)
         self._reran_on: dict[int, _Slot] = {}  # id(request) -> its slot, re-run pending
         self.slots: list[_Slot] = []
         try:
@@ -438,6 +451,10 @@ class RayWorkerPool:
             if not slot.root:
                 slot.root = ray.get(slot.actor.hello.remote())[1]
             slot.ref = slot.requests = None
+            for result in results:
+                timings = result.timings
+                took = timings.generate_s + timings.reset_load_s + timings.handler_s
+                self._test_s = took if not self._test_s else 0.9 * self._test_s + 0.1 * took
             return [self._mapped(slot, result) for result in results]
         return self._lost(slot, requests)
 
@@ -481,7 +498,7 @@ class RayWorkerPool:
             nonlocal exhausted
             while idle and not exhausted:
                 batch = []
-                for _ in range(BATCH):
+                for _ in range(batch_size(self._test_s)):
                     try:
                         batch.append(next(source))
                     except StopIteration:
