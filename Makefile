@@ -51,6 +51,7 @@ bench: venv
 	$(PY) benchmarks/aws_path.py
 	$(PY) benchmarks/file_generators.py --draws 500 --erroneous-draws 5000 --edge-draws 2000
 	$(PY) benchmarks/ray_scaling.py --execs 3000 --rounds 3
+	$(PY) benchmarks/ray_scaling.py --execs 3000 --rounds 3 --warm-execs 3000 --local-too
 	$(PY) benchmarks/handled_cost.py --tests 150 --rounds 5
 	$(PY) benchmarks/bugbench.py --execs 300 --seeds 0 --strategies frontier,zest
 

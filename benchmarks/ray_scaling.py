@@ -1,7 +1,7 @@
 """Executions per second of a campaign on Ray actors against one local worker (`make bench`).
 
     .venv/bin/python benchmarks/ray_scaling.py [--lambda gradebook] [--execs 3000]
-        [--actors 2] [--rounds 1] [--local-too] [--json FILE]
+        [--actors 2] [--rounds 1] [--local-too] [--warm-execs N] [--json FILE]
 
 Side by side, same lambda, seed and budget, alternating within each round: a `zest`
 campaign with one local worker process, and one whose `--actors` workers are Ray actors
@@ -12,6 +12,15 @@ cluster is not in it.  Both campaigns' stats are checked for completeness (the w
 budget run, no lost test, corpus/ and failures/ as the stats say).  The issue's target is
 a ratio of at least 1.6 with 2 actors on a 2-core machine; whatever else runs on the
 machine moves both numbers, and the header says how loaded it was.
+
+A campaign of several workers, Ray's or local, is not deterministic: which input it keeps
+depends on the order results come back, and the inputs it keeps decide what its tests cost
+(on gradebook a kept input holding a JPEG of 5,000 draws makes every child of it ~6 ms to
+generate: the same code ran 160-510 execs/s by that alone).  `--warm-execs N` takes the
+trajectory out of most of it: a one-worker campaign of N executions runs first, and every
+measured campaign starts from its corpus (`--seed-corpus`, seed + 1), where gradebook has
+nothing left to cover.  Each line also gives the workers' busy share: the time the
+workers spent generating, loading and running tests over the campaign's time x workers.
 """
 
 from __future__ import annotations
@@ -63,6 +72,8 @@ def campaign(lambda_name: str, out_dir: Path, *, execs: int, seed: int, **option
         "lost_tests": stats.lost_tests,
         "complete": complete,
         "isolation": finished.isolation,
+        "busy": (stats.time_in_generation_s + stats.time_in_reset_load_s + stats.time_in_handler_s)
+        / max(stats.elapsed_s * options.get("workers", 1), 1e-9),
     }
 
 
@@ -79,6 +90,13 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="also run --actors local workers each round: what the machine allows that many "
         "workers, Ray or not",
+    )
+    parser.add_argument(
+        "--warm-execs",
+        type=int,
+        default=0,
+        help="first run a one-worker campaign of this many executions; every measured "
+        "campaign then starts from its corpus (with seed + 1)",
     )
     args = parser.parse_args(argv)
 
@@ -97,6 +115,17 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         address = ray_pool.connect(None, scratch / "ray", [LAMBDAS_DIR / args.lambda_name])
         print(f"local Ray cluster at {address} started in {time.perf_counter() - t0:.1f} s")
+        seeded: dict[str, Any] = {}
+        if args.warm_execs:
+            warm = campaign(
+                args.lambda_name, scratch / "warm", execs=args.warm_execs, seed=args.seed
+            )
+            seeded = {"seed_corpora": (scratch / "warm" / "corpus",)}
+            print(
+                f"warm-up: {args.warm_execs} executions, {warm['corpus']} corpus inputs, "
+                f"{warm['branches']} branches; the campaigns below start from them",
+                flush=True,
+            )
         for i in range(args.rounds):
 
             def one(name: str, **options: Any) -> dict:
@@ -104,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
                     args.lambda_name,
                     scratch / f"{name}-{i}",  # noqa: B023 - called within this round
                     execs=args.execs,
-                    seed=args.seed,
+                    seed=args.seed + 1 if seeded else args.seed,
+                    **seeded,
                     **options,
                 )
 
@@ -123,12 +153,13 @@ def main(argv: list[str] | None = None) -> int:
                 row["local_many_ratio"] = speedup(many)
                 reference = (
                     f"; local {args.actors} workers {many['execs_per_sec']:.1f} execs/s: "
-                    f"{row['local_many_ratio']:.2f}x"
+                    f"{row['local_many_ratio']:.2f}x (busy {many['busy']:.2f})"
                 )
             rounds.append(row)
             print(
-                f"round {i + 1}: local 1 worker {local['execs_per_sec']:.1f} execs/s, "
-                f"Ray {args.actors} actors {on_ray['execs_per_sec']:.1f} execs/s: "
+                f"round {i + 1}: local 1 worker {local['execs_per_sec']:.1f} execs/s "
+                f"(busy {local['busy']:.2f}), Ray {args.actors} actors "
+                f"{on_ray['execs_per_sec']:.1f} execs/s (busy {on_ray['busy']:.2f}): "
                 f"{ratio:.2f}x{reference}; failures {local['unique_failures']} / "
                 f"{on_ray['unique_failures']}; complete {local['complete']} / "
                 f"{on_ray['complete']}",

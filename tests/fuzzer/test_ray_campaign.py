@@ -129,7 +129,7 @@ class _Loss:
             if self.done or sent[0] < 15 or not self.chosen(pool, slot):
                 submit(slot, request, attempt)
                 return
-            # the actor's pid: this call queues behind nothing (the slot is idle)
+            # the actor's pid: this call runs beside its batches (a threaded actor)
             pid = ray.get(slot.actor.__ray_call__.remote(lambda actor: os.getpid()))
             self.pids.append(pid)
             os.kill(pid, signal.SIGSTOP)
@@ -178,10 +178,12 @@ def _until_dead(node_id: str, limit_s: float = 60.0) -> None:
 
 
 def _until_noticed(slot, limit_s: float = 60.0) -> None:
-    """Block until the lost actor's in-flight test has an outcome (its result, if it
-    finished just before the loss, or the error that makes the pool replace the actor)."""
-    ready, _ = ray.wait([slot.ref], timeout=limit_s)
-    assert ready, f"the lost actor's test was still pending after {limit_s:.0f} s"
+    """Block until the lost actor's in-flight tests have an outcome (their results, if
+    they finished just before the loss, or the error that makes the pool replace the
+    actor)."""
+    refs = [batch.ref for batch in slot.batches]
+    ready, _ = ray.wait(refs, num_returns=len(refs), timeout=limit_s)
+    assert len(ready) == len(refs), f"the lost actor's tests were pending after {limit_s:.0f} s"
 
 
 # seed 2: local campaigns of one and of two workers find the same failures in 120 executions
