@@ -9,19 +9,21 @@ never imports the handler; it only relays `TestRequest`s and `TestResult`s.
 
 What crosses the network per test: the request (the choice prefix the engine mutated and
 a seed, about 1 KB) to the actor, and its result (the coverage map, the event, the
-failure if any: about 2 KB) back; the test's choice recording and its failure's
-traceback only for a failure whose signature is new to the actor (`kept`).  The corpus never leaves the
-campaign: every request carries its whole input, so a worker sees a new corpus entry as
-soon as the engine picks it as a parent, as local workers do.
+failure if any: about 2 KB) back; a failure's traceback only the first time its worker
+meets its signature (`TRACEBACKS_PER_SITE`), the choices a test read never: the campaign
+regenerates the few inputs it keeps (`kept`).  The corpus never leaves the campaign:
+every request carries its whole input, so a worker sees a new corpus entry as soon as the
+engine picks it as a parent, as local workers do.
 
 The handler's code reaches the nodes through the job's runtime environment (`connect`: the
 directory holding every campaign's code root as `working_dir`, lambdafuzz itself as a
 `py_modules` entry), never through a shared disk: the actor rebases the target's paths onto
 where Ray unpacked them, and the campaign maps them back in failure reports.
 
-Tests travel in batches (`BATCH`, `BATCH_S`). An actor (or its node) that dies is replaced; its
-in-flight batch runs once more on the replacement and, if that is lost too, its tests are
-counted in `lost` (never as handler failures).
+Tests travel in batches (`BATCH`, `BATCH_S`), `IN_FLIGHT` of them an actor, and the
+actor's worker holds two tests at once (`PIPELINE_DEPTH`).  An actor (or its node) that
+dies is replaced; its in-flight batches run once more on the replacement and, if lost
+too, their tests are counted in `lost` (never as handler failures).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from lambdafuzz.errors import BackendError, LambdafuzzError
 from lambdafuzz.harness.isolation import Isolation, IsolationState
 from lambdafuzz.harness.worker import (
     HANG_GRACE_S,
+    PIPELINE_DEPTH,
     STARTUP_TIMEOUT_S,
     TestRequest,
     TestResult,
@@ -89,10 +92,6 @@ IN_FLIGHT = 2
 #: a few at a time, so the end of a `--time` budget waits for two batches of at most this
 #: long, not for 32 slow tests, and a lost actor takes fewer tests with it
 BATCH_S = 0.1
-#: Failures an actor fetches the kept input of, per failure site (type, location, cause):
-#: the campaign keeps at most 10 shapes of a site and keys the rest together, so a site
-#: whose every message differs costs at most this many fetches, not one a test
-FETCHED_PER_SITE = 11
 
 
 def batch_size(test_s: float) -> int:
@@ -229,8 +228,6 @@ class WorkerHost:
         self.root = str(Path.cwd() / relative_root)
         self.spec = replace(spec, target=rebase(spec.target, Path(self.root)))
         self.last: TestRequest | None = None
-        self._fetched: set[str] = set()  # failure signatures whose kept input was fetched
-        self._fetched_at: dict[str, int] = {}  # failure site -> its signatures fetched
         # a handler that cannot be imported is the campaign's error to report, as it would
         # be with a local worker, not a crashed actor
         self.error: LambdafuzzError | None = None
@@ -238,7 +235,7 @@ class WorkerHost:
         # worker take turns; a re-run uses spares only
         self._turn = threading.Lock()
         try:
-            self.pool = WorkerPool(self.spec, 1)
+            self.pool = WorkerPool(self.spec, 1, depth=PIPELINE_DEPTH)
         except LambdafuzzError as exc:
             self.error = exc
         else:
@@ -260,33 +257,9 @@ class WorkerHost:
             raise self.error
         with self._turn:
             self.last = requests[-1]
-            results = [self._kept_failure(r, result) for r, result in self.pool.imap(requests)]
+            answers = {id(r): result for r, result in self.pool.imap(requests)}
+            results = [answers[id(r)] for r in requests]
             return results, self.pool.restarts, self.pool.stray
-
-    def _kept_failure(self, request: TestRequest, result: TestResult) -> TestResult:
-        """`result` of a failure whose signature this actor has not seen, with what its
-        worker kept of it (`TestRequest.want_recording`): the traceback, the recording
-        and the world's summary.  Asked for now, before the worker runs the next test of
-        the batch: by the time the campaign reads the batch, the worker has moved on (see
-        `RayWorkerPool.kept`).  Every other answer comes as the worker gave it, and so
-        does a failure past `FETCHED_PER_SITE` signatures of its site."""
-        failure = result.failure
-        if result.recording is not None or failure is None or failure.signature in self._fetched:
-            return result
-        site = failure.site
-        if self._fetched_at.get(site, 0) >= FETCHED_PER_SITE:
-            return result
-        self._fetched_at[site] = self._fetched_at.get(site, 0) + 1
-        self._fetched.add(failure.signature)
-        kept = self.pool.kept(request)
-        if kept is None:  # the worker died after its answer: the campaign regenerates it
-            return result
-        return replace(
-            result,
-            recording=kept.recording,
-            world_summary=kept.world,
-            failure=replace(failure, traceback=kept.traceback),
-        )
 
     def rerun(self, request: TestRequest) -> TestResult:
         """`request` in a fresh worker (a spare), beside the tests the actor goes on
@@ -573,7 +546,7 @@ class RayWorkerPool:
         """Nothing: by the time the campaign reads a batch's results, the actor's worker
         runs the next batch, and its kept input is another test's.  The campaign then
         regenerates the input it keeps (generation makes it exact), and a failure new to
-        its actor came with its traceback already (`WorkerHost._kept_failure`).  Having
+        its worker came with its traceback already (`TRACEBACKS_PER_SITE`).  Having
         `kept` at all is what lets the campaign send requests without recordings: with
         every recording and traceback sent back, gradebook's Ray campaigns ran 0.74x one
         local worker; without, 1.01-1.05x (1,500 executions, batches of 4, alternated)."""
