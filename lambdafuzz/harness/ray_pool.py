@@ -447,26 +447,12 @@ class RayWorkerPool:
 
     def _lost(self, slot: _Slot) -> None:
         """The slot's actor is gone (or past its deadline): replace it, and send the
-        batches it held once more to the replacement; a batch lost the second time is
-        counted in `lost`.  A batch the actor answered before it was lost keeps its
-        answer."""
-        ray = self.ray
+        batches it held once more to the replacement (one it answered just before it was
+        lost, and the campaign had not read yet, runs again too); a batch lost the second
+        time is counted in `lost`."""
         held, slot.batches = slot.batches, []
-        answered = []
-        for batch in held:
-            ready, _ = ray.wait([batch.ref], num_returns=1, timeout=0)
-            if ready:
-                try:
-                    ray.get(batch.ref)
-                except Exception:  # noqa: BLE001 - lost with the actor
-                    pass
-                else:
-                    answered.append(batch)
         self._replace(slot)
-        slot.batches = answered  # collected as any other answer
         for batch in held:
-            if batch in answered:
-                continue
             if batch.attempt < ATTEMPTS:
                 self.retried += len(batch.requests)
                 self._submit(slot, batch.requests, batch.attempt + 1)

@@ -186,9 +186,7 @@ def _until_noticed(slot, limit_s: float = 60.0) -> None:
     assert len(ready) == len(refs), f"the lost actor's tests were pending after {limit_s:.0f} s"
 
 
-# seed 2: local campaigns of one and of two workers find the same failures in 120 executions
-# (at seed 0 a lone worker also finds line 42's ValueError, two local workers not: the
-# schedule of two workers, Ray's or not, is another campaign)
+# seed 2: a lone worker finds three of gradebook's four planted failures in 120 executions
 SEED = 2
 
 
@@ -226,11 +224,29 @@ def test_a_cluster_lambdafuzz_starts_is_on_loopback_only(tmp_path):
     assert nodes == "['127.0.0.1']"
 
 
+#: gradebook's planted failures: where each is raised (type and line)
+PLANTED_SITES = {
+    "botocore.errorfactory.NoSuchKey at gradebook/handler.py:32",
+    "ValueError at gradebook/handler.py:40",
+    "ZeroDivisionError at gradebook/handler.py:41",
+    "ValueError at gradebook/handler.py:42",
+}
+
+
+def _sites(engine) -> set[str]:
+    return {record.info.site for record in engine.failures.values()}
+
+
 def test_ray_campaign_finds_what_a_local_campaign_finds(connected, tmp_path):
+    """Every failure the local campaign finds, the Ray campaign of the same budget finds.
+    Not more or fewer message shapes, nor always line 42's rarer ValueError: a campaign of
+    several workers, Ray's or local, keeps other inputs than a lone worker's (at this seed
+    and budget a lone worker misses line 42, and two workers sometimes find it)."""
     local, local_done = _campaign(tmp_path / "local", 120, seed=SEED)
     on_ray, ray_done = _campaign(tmp_path / "ray", 120, seed=SEED, workers=2, ray=connected.address)
-    assert set(local.failures), "gradebook's planted failures are found in 120 executions"
-    assert set(on_ray.failures) == set(local.failures)
+    found = _sites(local)
+    assert len(found) >= 3, "gradebook's planted failures are found in 120 executions"
+    assert found <= _sites(on_ray) <= PLANTED_SITES
     _assert_complete(on_ray, ray_done, 120)
     assert "Ray: 2 actor(s)" in ray_done.isolation
     assert "audit guard" in ray_done.isolation
