@@ -15,7 +15,7 @@ machine moves both numbers, and the header says how loaded it was.
 
 A campaign of several workers, Ray's or local, is not deterministic: which input it keeps
 depends on the order results come back, and the inputs it keeps decide what its tests cost
-(on gradebook a kept input holding a JPEG of 5,000 draws makes every child of it ~6 ms to
+(on gradebook a kept input holding a CSV of ~1,400 cells makes every child of it ~6 ms to
 generate: the same code ran 160-510 execs/s by that alone).  `--warm-execs N` takes the
 trajectory out of most of it: a one-worker campaign of N executions runs first, and every
 measured campaign starts from its corpus (`--seed-corpus`, seed + 1), where gradebook has
