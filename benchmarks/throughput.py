@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/throughput.py [--lambdas a,b] [--execs 300] [--json FILE]
         [--workers-lambda gradebook] [--workers-execs 3000] [--workers-rounds 3]
+        [--workers-warm-execs N]
 
 For each lambda, side by side in one run:
 
@@ -21,6 +22,10 @@ Then one lambda with `--workers 1` and `--workers 2`, `--workers-execs` each, al
 `--workers-rounds` rounds: the parallel speed-up, the median of the rounds' ratios.  The
 budget is longer than the table's: a 200-execution campaign lasts about a second, and the
 start of each worker and of the fresh workers that re-run new failures fills most of it.
+A campaign of two workers is not deterministic, and which inputs it keeps moves its cost
+per test (gradebook's two-worker campaigns ran 315-558 execs/s at one commit):
+`--workers-warm-execs N` starts both from the corpus of a one-worker campaign of N
+executions (seed + 1), where gradebook has nothing left to cover.
 Numbers depend on the machine and on whatever else runs on it; the table header says
 which machine and how loaded it was.
 """
@@ -47,7 +52,13 @@ from benchmarks.study.tables import markdown_table  # noqa: E402
 
 
 def campaign(
-    lambda_name: str, *, execs: int, workers: int, seed: int, out_dir: Path
+    lambda_name: str,
+    *,
+    execs: int,
+    workers: int,
+    seed: int,
+    out_dir: Path,
+    seed_corpora: tuple[Path, ...] = (),
 ) -> dict[str, Any]:
     """One zest campaign in this process (its workers are child processes): final stats."""
     from lambdafuzz.config import load_config
@@ -55,7 +66,13 @@ def campaign(
 
     target = load_config(LAMBDAS_DIR / lambda_name)
     engine = build_engine(
-        target, out_dir=out_dir, strategy="zest", seed=seed, max_execs=execs, workers=workers
+        target,
+        out_dir=out_dir,
+        strategy="zest",
+        seed=seed,
+        max_execs=execs,
+        workers=workers,
+        seed_corpora=seed_corpora,
     )
     t0 = time.perf_counter()
     stats = finished_campaign(engine).stats.to_json()
@@ -171,15 +188,28 @@ def workers_line(workers: dict[str, Any]) -> str:
         f"(x{r['ratio']:.2f})"
         for r in rounds
     )
-    return f"{workers['lambda']}: {each}; median x{workers['ratio']:.2f}"
+    warm = workers.get("warm_execs")
+    start = f" (from a {warm}-execution campaign's corpus)" if warm else ""
+    return f"{workers['lambda']}{start}: {each}; median x{workers['ratio']:.2f}"
 
 
-def workers_rounds(name: str, *, execs: int, rounds: int, seed: int, tmp: Path) -> dict[str, Any]:
-    """One and two local workers on `name`, alternated; the median ratio of the rounds."""
+def workers_rounds(
+    name: str, *, execs: int, rounds: int, seed: int, tmp: Path, warm_execs: int = 0
+) -> dict[str, Any]:
+    """One and two local workers on `name`, alternated; the median ratio of the rounds.
+    `warm_execs`: both start from the corpus of a one-worker campaign that long."""
+    seeds: tuple[Path, ...] = ()
+    if warm_execs:
+        campaign(name, execs=warm_execs, workers=1, seed=seed, out_dir=tmp / "w-warm")
+        seeds, seed = (tmp / "w-warm" / "corpus",), seed + 1
     measured = []
     for i in range(rounds):
-        one = campaign(name, execs=execs, workers=1, seed=seed, out_dir=tmp / f"w1-{i}")
-        two = campaign(name, execs=execs, workers=2, seed=seed, out_dir=tmp / f"w2-{i}")
+        one = campaign(
+            name, execs=execs, workers=1, seed=seed, out_dir=tmp / f"w1-{i}", seed_corpora=seeds
+        )
+        two = campaign(
+            name, execs=execs, workers=2, seed=seed, out_dir=tmp / f"w2-{i}", seed_corpora=seeds
+        )
         rate_1, rate_2 = one["execs_per_sec"], two["execs_per_sec"]
         ratio = round(rate_2 / rate_1, 3) if rate_1 else 0.0
         measured.append({"execs_per_sec_1": rate_1, "execs_per_sec_2": rate_2, "ratio": ratio})
@@ -187,6 +217,7 @@ def workers_rounds(name: str, *, execs: int, rounds: int, seed: int, tmp: Path) 
     return {
         "lambda": name,
         "execs": execs,
+        "warm_execs": warm_execs,
         "rounds": measured,
         "ratio": statistics.median(r["ratio"] for r in measured),
     }
@@ -212,6 +243,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--workers-execs", type=int, default=3000)
     parser.add_argument("--workers-rounds", type=int, default=3)
+    parser.add_argument(
+        "--workers-warm-execs",
+        type=int,
+        default=0,
+        help="start the 1 vs 2 workers campaigns from the corpus of a one-worker campaign "
+        "this long (seed + 1)",
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=Path, default=None, help="also write all measurements here")
     parser.add_argument(
@@ -267,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
                 rounds=args.workers_rounds,
                 seed=args.seed,
                 tmp=tmp,
+                warm_execs=args.workers_warm_execs,
             )
     print()
     print(table(records))
