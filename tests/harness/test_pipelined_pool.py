@@ -4,7 +4,6 @@ once, as it is answered run alone, even when the one before it killed or hung th
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -82,7 +81,3 @@ def test_a_lone_worker_holds_one_request():
         assert pool.depth == 1
     finally:
         pool.close()
-
-
-if sys.platform != "linux":  # pragma: no cover
-    pytest.skip("workers need Linux", allow_module_level=True)
