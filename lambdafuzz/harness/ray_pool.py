@@ -257,8 +257,8 @@ class WorkerHost:
             raise self.error
         with self._turn:
             self.last = requests[-1]
-            answers = {id(r): result for r, result in self.pool.imap(requests)}
-            results = [answers[id(r)] for r in requests]
+            # one worker answers its requests in the order they were sent
+            results = [result for _, result in self.pool.imap(requests)]
             return results, self.pool.restarts, self.pool.stray
 
     def rerun(self, request: TestRequest) -> TestResult:
