@@ -292,6 +292,7 @@ class WorkerRuntime:
         from lambdafuzz.harness.invoke import import_handler
         from lambdafuzz.harness.isolation import unisolated
         from lambdafuzz.harness.safety import arm, next_record, refuse_native_code, sandbox_env
+        from lambdafuzz.harness.traceback_speedups import speed_up_tracebacks
         from lambdafuzz.model.target import app_dirs, resolve_env
 
         self.spec = spec
@@ -326,6 +327,7 @@ class WorkerRuntime:
             _limit_address_space(spec.memory_limit_mb)
         if output is not None:  # the runtime's root log handler, before the import
             output.install_logging()
+        speed_up_tracebacks()  # what the handler logs of the exceptions it catches
         # From here to the worker's exit: no network but loopback, no processes (ctypes
         # too, once the import is done), whichever thread asks.
         import_guard = arm()
