@@ -12,7 +12,7 @@ import pytest
 
 from lambdafuzz.harness.traceback_speedups import speed_up_tracebacks
 
-MODULE = '''
+MODULE = """
 import json
 
 
@@ -46,7 +46,7 @@ def grouped():
 def with_locals(x):
     y = x * 2
     return divide(y, 0)
-'''
+"""
 
 
 @pytest.fixture
