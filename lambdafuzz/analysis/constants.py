@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 import libcst as cst
 from libcst.metadata import GlobalScope, QualifiedNameSource
 
-from .model import Constant
+from .model import KEY_VALUE_KIND, Constant
 from .sources import ParsedModule
 
 STRING_METHODS = frozenset(
@@ -69,6 +69,10 @@ LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception
 EXTENSION = re.compile(r"^\.[A-Za-z0-9]{1,8}$")
 MAX_LEN = 200
 MAX_LOCATIONS = 5
+#: Keyword arguments holding a DynamoDB item's key (`get_item(Key=...)`, a page's start).
+KEY_KEYWORDS = frozenset({"Key", "ExclusiveStartKey"})
+#: Methods of boto3's `Key("SK")` whose arguments are values of that key attribute.
+KEY_CONDITIONS = frozenset({"eq", "begins_with", "between", "lt", "lte", "gt", "gte"})
 #: Calls whose format argument is a date format: name -> positional index of the format.
 DATE_FORMAT_CALLS = {"strptime": 1, "strftime": 0}
 #: The `re` functions whose first argument is a pattern the code matches its input with.
@@ -458,11 +462,18 @@ class _Collector(cst.CSTVisitor):
         method: str | None,
         positional: list[cst.BaseExpression],
     ) -> None:
-        """CSV field names and date formats (the `rich` harvest)."""
+        """CSV field names, date formats and DynamoDB key values (the `rich` harvest)."""
         for a in node.args:
             if a.keyword is not None and a.keyword.value == "fieldnames":
                 value = _collection(self._bound_value(a.value)) or a.value
                 self._add_string(value, "field_name")
+            elif a.keyword is not None and a.keyword.value in KEY_KEYWORDS:
+                self._add_key_values(a.value)
+        if method in KEY_CONDITIONS and isinstance(func, cst.Attribute):
+            attribute = _key_attribute(func.value)
+            if attribute is not None:
+                for arg in positional:
+                    self._add_key_value(attribute, arg)
         name = method or (func.value if isinstance(func, cst.Name) else None)
         if name in DATE_FORMAT_CALLS:
             index = DATE_FORMAT_CALLS[name]
@@ -475,6 +486,27 @@ class _Collector(cst.CSTVisitor):
             fmt = _string(self._resolved_string(fmt_expr))
             if fmt and "%" in fmt:
                 self.table.date_formats.setdefault(fmt, self._where(node))
+
+    def _add_key_values(self, expr: cst.BaseExpression) -> None:
+        """`Key={"PK": order_id, "SK": "PROFILE"}` (a resource's) or `{"SK": {"S": ...}}`
+        (a client's): each string value under its attribute's name."""
+        expr = self._bound_value(expr) or expr
+        if not isinstance(expr, cst.Dict):
+            return
+        for element in expr.elements:
+            if isinstance(element, cst.DictElement):
+                attribute = _string(element.key)
+                if attribute is not None:
+                    self._add_key_value(attribute, element.value)
+
+    def _add_key_value(self, attribute: str, expr: cst.BaseExpression) -> None:
+        if isinstance(expr, cst.Dict) and len(expr.elements) == 1:  # {"S": "PROFILE"}
+            (element,) = expr.elements
+            if isinstance(element, cst.DictElement) and _string(element.key) == "S":
+                expr = element.value
+        value = _string(self._resolved_string(expr))
+        if value:
+            self.table.add(value, f"{KEY_VALUE_KIND}{attribute}", self._where(expr))
 
     def _add_pattern(self, node: cst.Call, positional: list[cst.BaseExpression]) -> None:
         """The pattern of an `re` call (`REGEX_CALLS`), a literal or a module constant."""
@@ -608,6 +640,19 @@ def _is_import(pm: ParsedModule, name: cst.Name) -> bool:
         return True
     # `import urllib.parse` binds `urllib.parse`, not `urllib`: ask for its qualified name
     return any(q.source is QualifiedNameSource.IMPORT for q in pm.qualified_names(name))
+
+
+def _key_attribute(expr: cst.BaseExpression) -> str | None:
+    """ "SK" of `Key("SK")` (boto3's key condition builder), else None."""
+    if (
+        isinstance(expr, cst.Call)
+        and isinstance(expr.func, (cst.Name, cst.Attribute))
+        and (expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value) == "Key"
+        and expr.args
+        and expr.args[0].keyword is None
+    ):
+        return _string(expr.args[0].value)
+    return None
 
 
 def _string(expr: cst.BaseExpression) -> str | None:

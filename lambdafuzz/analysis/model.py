@@ -14,8 +14,10 @@ from enum import StrEnum
 from typing import Any
 
 #: Bumped whenever the analysis would produce a different result for the same sources.
-ANALYSIS_VERSION = 4
+ANALYSIS_VERSION = 5
 
+#: The harvest kind (`constants.py`) of a DynamoDB key value, before its attribute's name.
+KEY_VALUE_KIND = "key_value:"
 #: The harvest kinds (`constants.py`) of a name the code reads its input by.
 FIELD_KINDS = frozenset({"subscript_key", "dict_key", "attribute", "field_name"})
 #: What a field name looks like (`order_id`, `detail-type`, `Content.Type`), not a sentence.
@@ -156,6 +158,18 @@ class AnalysisResult:
             if isinstance(c.value, str)
             and FIELD_NAME.fullmatch(c.value)
             and not FIELD_KINDS.isdisjoint(c.kinds)
+        )
+
+    def key_values(self) -> tuple[tuple[str, str], ...]:
+        """(attribute, value) pairs of the DynamoDB keys the code looks items up by
+        (`Key={"SK": "PROFILE"}`, `Key("SK").begins_with("ORDER#")`), in value order: the
+        items a lookup by a constant sort key can find are made of these."""
+        return tuple(
+            (kind.removeprefix(KEY_VALUE_KIND), str(c.value))
+            for c in self.constant_details
+            if isinstance(c.value, str)
+            for kind in c.kinds
+            if kind.startswith(KEY_VALUE_KIND)
         )
 
     def dictionary(self) -> tuple[str, ...]:

@@ -40,6 +40,7 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
     mutator: Mutator = RandomMutator(campaign.mode, change=change)
     numbers: tuple[int | float, ...] = ()
     fields: tuple[str, ...] = ()
+    key_values: tuple[tuple[str, str], ...] = ()
     if campaign.strategy.uses_analysis_constants:
         from lambdafuzz.fuzzer.targeting import analyze_target
 
@@ -52,6 +53,7 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
             # an environment variable's name (`os.environ["ORDERS_TABLE"]`) is read from
             # the function's configuration, never from a record the handler is sent
             fields = tuple(f for f in analysis.field_names() if f not in target.env)
+            key_values = analysis.key_values()
         if campaign.strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 
@@ -65,6 +67,7 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         dictionary=tuple(dictionary),
         numbers=numbers or campaign.numbers,
         fields=fields or campaign.fields,
+        key_values=key_values or campaign.key_values,
         edge_values=campaign.edge_values or campaign.strategy.rich_harvest,
     )
     if campaign.ray is not None:  # the CLI (or the caller) connected to the cluster

@@ -432,6 +432,7 @@ class Engine:
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
             numbers=options.numbers,
             fields=options.fields,
+            key_values=options.key_values,
             edge_values=options.edge_values,
             memory_limit_mb=options.memory_limit_mb,
             app_arms_total=self.catalog.total,
@@ -1300,6 +1301,7 @@ class Engine:
             self.options.dictionary,
             numbers=self.options.numbers,
             fields=self.options.fields,
+            key_values=self.options.key_values,
             edge_values=self.options.edge_values,
         )
 
@@ -1412,6 +1414,12 @@ class Engine:
             # the earlier run's fields first
             merged_fields = (*old_fields, *(f for f in fields if f not in set(old_fields)))
             self.options = replace(self.options, fields=merged_fields)
+        old_keys = tuple(meta.key_values) if meta is not None else ()
+        keys = self.options.key_values
+        if old_keys and old_keys != keys[: len(old_keys)]:
+            # a key value is drawn by its index among its attribute's: the earlier ones first
+            merged_keys = (*old_keys, *(k for k in keys if k not in set(old_keys)))
+            self.options = replace(self.options, key_values=merged_keys)
         old = meta.dictionary if meta is not None else None
         new = self.options.dictionary
         if not old or tuple(old) == new[: len(old)]:

@@ -95,6 +95,9 @@ class CampaignOptions:
     numbers: tuple[int | float, ...] = ()
     # the field names the code reads, for JSON records (`Choices.fields`; `frontier`)
     fields: tuple[str, ...] = ()
+    # (attribute, value) of the DynamoDB keys the code looks items up by, for the items of
+    # tables (`Choices.key_values`; `frontier`)
+    key_values: tuple[tuple[str, str], ...] = ()
     edge_values: bool = False
     stability_check: bool = True
     memory_limit_mb: int | None = 1024

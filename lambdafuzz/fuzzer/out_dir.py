@@ -110,10 +110,11 @@ class CampaignMeta:
     samples: tuple[tuple[str, str], ...] = ()
     # the --parameter-overrides the template was loaded with
     parameter_overrides: tuple[tuple[str, str], ...] = ()
-    # how draws were made (`Choices.numbers`, `.fields`, `.edge_values`); an older file
-    # without them ran with none
+    # how draws were made (`Choices.numbers`, `.fields`, `.key_values`, `.edge_values`);
+    # an older file without them ran with none
     numbers: tuple[int | float, ...] = ()
     fields: tuple[str, ...] = ()
+    key_values: tuple[tuple[str, str], ...] = ()
     edge_values: bool = False
 
     def config_shown(self, out_dir: Path) -> str:
@@ -172,6 +173,13 @@ class CampaignMeta:
                 if isinstance(n, int | float) and not isinstance(n, bool)
             ),
             fields=tuple(str(f) for f in data.get("fields") or () if isinstance(f, str)),
+            key_values=tuple(
+                (pair[0], pair[1])
+                for pair in data.get("key_values") or ()
+                if isinstance(pair, list | tuple)
+                and len(pair) == 2
+                and all(isinstance(p, str) for p in pair)
+            ),
             edge_values=bool(data.get("edge_values", False)),
         )
 

@@ -31,6 +31,7 @@ class Replayer:
         dictionary_p: float = 0.0,
         numbers: tuple[int | float, ...] = (),
         fields: tuple[str, ...] = (),
+        key_values: tuple[tuple[str, str], ...] = (),
         edge_values: bool = False,
         backend: str = "moto",
         endpoint: str | None = None,
@@ -40,6 +41,7 @@ class Replayer:
         self.dictionary_p = dictionary_p if self.dictionary else 0.0
         self.numbers = numbers
         self.fields = fields
+        self.key_values = key_values
         self.edge_values = edge_values
         self.backend = backend
         self.endpoint = endpoint
@@ -66,6 +68,7 @@ class Replayer:
             dictionary_p=meta.dictionary_p,
             numbers=meta.numbers,
             fields=meta.fields,
+            key_values=meta.key_values,
             edge_values=meta.edge_values,
             backend=backend,
             endpoint=endpoint,
@@ -84,6 +87,7 @@ class Replayer:
                 dictionary_p=self.dictionary_p,
                 numbers=self.numbers,
                 fields=self.fields,
+                key_values=self.key_values,
                 edge_values=self.edge_values,
                 cost=self.measure_cost,
             )
@@ -155,6 +159,7 @@ class Replayer:
             dictionary=self.dictionary,
             numbers=self.numbers,
             fields=self.fields,
+            key_values=self.key_values,
             edge_values=self.edge_values,
         )
 
@@ -166,6 +171,7 @@ class Replayer:
             self.dictionary,
             numbers=self.numbers,
             fields=self.fields,
+            key_values=self.key_values,
             edge_values=self.edge_values,
         )
 

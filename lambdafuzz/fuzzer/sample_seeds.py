@@ -49,6 +49,7 @@ def sample_seeds(options: CampaignOptions, taken: set[str]) -> tuple[list[SavedI
             dictionary_p=options.dictionary_p if options.dictionary else 0.0,
             numbers=options.numbers,
             fields=options.fields,
+            key_values=options.key_values,
             edge_values=options.edge_values,
         )
         try:

@@ -17,10 +17,11 @@ def summarize_recording(
     *,
     numbers: tuple[int | float, ...] = (),
     fields: tuple[str, ...] = (),
+    key_values: tuple[tuple[str, str], ...] = (),
     edge_values: bool = False,
 ) -> dict[str, Any] | None:
     """Regenerate the world a recording describes (generation is pure) and summarise it.
-    `dictionary`, `numbers`, `fields` and `edge_values` are the campaign's: a dictionary
+    `dictionary`, `numbers`, `fields`, `key_values` and `edge_values` are the campaign's: a dictionary
     draw records an index into it, and the others decide which draws a generator makes."""
     from lambdafuzz.generators.aws.world_generator import generate_input
 
@@ -31,6 +32,7 @@ def summarize_recording(
         dictionary=dictionary,
         numbers=numbers,
         fields=fields,
+        key_values=key_values,
         edge_values=edge_values,
     )
     try:

@@ -209,6 +209,7 @@ class Choices:
         "dictionary_p",
         "numbers",
         "fields",
+        "key_values",
         "edge_values",
         "max_choices",
         "_rows",
@@ -228,6 +229,7 @@ class Choices:
         dictionary_p: float = 0.1,
         numbers: Sequence[int | float] = (),
         fields: Sequence[str] = (),
+        key_values: Sequence[tuple[str, str]] = (),
         edge_values: bool = False,
         max_choices: int = MAX_CHOICES,
     ) -> None:
@@ -243,6 +245,10 @@ class Choices:
         # fieldnames): free JSON objects are now and then records of these
         # (`files.json_files`); they change which draws a generator makes, like `numbers`
         self.fields: tuple[str, ...] = tuple(fields)
+        # (attribute, value) of the DynamoDB keys the code looks items up by
+        # (`Key={"SK": "PROFILE"}`): a table's items now and then have them
+        # (`aws.dynamodb`); they change which draws a generator makes, like `fields`
+        self.key_values: tuple[tuple[str, str], ...] = tuple(key_values)
         # generators draw edge values (`generators.edge_values`) only when this is set; it
         # changes which draws a generator makes, so a recording replays with its own setting
         self.edge_values = edge_values

@@ -133,6 +133,7 @@ class WorkerSpec:
     # of how a recording replays, so every process generating for a campaign gets its own
     numbers: tuple[int | float, ...] = ()
     fields: tuple[str, ...] = ()
+    key_values: tuple[tuple[str, str], ...] = ()
     edge_values: bool = False
     memory_limit_mb: int | None = None  # address-space headroom above the worker's baseline
     # a file that also gets all handler output (it is captured per test either way, see
@@ -247,6 +248,7 @@ def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
         dictionary_p=spec.dictionary_p,
         numbers=spec.numbers,
         fields=spec.fields,
+        key_values=spec.key_values,
         edge_values=spec.edge_values,
     )
 

@@ -174,3 +174,35 @@ def test_strings_the_code_s_regular_expressions_match(analyze_app: AnalyzeT):
     assert [c.value for c in again.constant_details if "regex-match" in c.kinds] == found
     plain = analyze_app({"handler": REGEX_SOURCE})  # the paper's table: no samples
     assert not any("regex-match" in c.kinds for c in plain.constant_details)
+
+
+KEYS_SOURCE = """\
+import boto3
+from boto3.dynamodb.conditions import Key
+
+PROFILE = "PROFILE"
+table = boto3.resource("dynamodb").Table("people")
+client = boto3.client("dynamodb")
+
+
+def handler(event, context):
+    name = table.get_item(Key={"PK": event["id"], "SK": "NAME#"})
+    meta = client.get_item(TableName="people", Key={"PK": {"S": event["id"]}, "SK": {"S": "META"}})
+    days = table.query(KeyConditionExpression=Key("PK").eq(event["id"]) & Key("SK").begins_with("DT#"))
+    profile = table.get_item(Key={"PK": "USER", "SK": PROFILE})
+    return name, meta, days, profile
+"""
+
+
+def test_dynamodb_key_values_with_their_attributes(analyze_app: AnalyzeT):
+    result = analyze_app({"handler": KEYS_SOURCE}, rich=True)
+    assert set(result.key_values()) == {
+        ("SK", "NAME#"),  # a resource's Key
+        ("SK", "META"),  # a client's, typed
+        ("SK", "DT#"),  # a key condition
+        ("PK", "USER"),
+        ("SK", "PROFILE"),  # bound to a module constant
+    }
+    assert {"NAME#", "META", "DT#", "USER"} <= set(result.constants)  # the dictionary too
+    plain = analyze_app({"handler": KEYS_SOURCE})  # the paper's table: no key values
+    assert plain.key_values() == ()
