@@ -21,6 +21,10 @@ trajectory out of most of it: a one-worker campaign of N executions runs first, 
 measured campaign starts from its corpus (`--seed-corpus`, seed + 1), where gradebook has
 nothing left to cover.  Each line also gives the workers' busy share: the time the
 workers spent generating, loading and running tests over the campaign's time x workers.
+The Ray campaign's processes' CPU time per test is read from `/proc` (`cpu_use.py`: the
+workers, the actors relaying to them, the campaign process, Ray's daemons), with the rate
+this machine's cores allow at that much CPU per test and the ratio to the local worker that
+rate gives: as far as that many actors can go here, whatever the scheduling.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cpu_use import CpuUse  # noqa: E402
 from benchmarks.study import machine  # noqa: E402
 from benchmarks.study.inprocess import finished_campaign  # noqa: E402
 from benchmarks.study.layout import LAMBDAS_DIR  # noqa: E402
@@ -143,9 +148,18 @@ def main(argv: list[str] | None = None) -> int:
             def speedup(other: dict) -> float:
                 return other["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)  # noqa: B023
 
-            on_ray = one("ray", workers=args.actors, ray=address)
+            with CpuUse() as use:
+                on_ray = one("ray", workers=args.actors, ray=address)
             ratio = speedup(on_ray)
-            row: dict[str, Any] = {"local": local, "ray": on_ray, "ratio": ratio}
+            bound = use.share.bound(on_ray["execs"])
+            row: dict[str, Any] = {
+                "local": local,
+                "ray": on_ray,
+                "ratio": ratio,
+                "ray_cpu_ms_per_test": use.share.per_test_ms(on_ray["execs"]),
+                "ray_cpu_bound_execs_per_sec": round(bound, 1),
+                "ray_cpu_bound_ratio": round(speedup({"execs_per_sec": bound}), 3),
+            }
             reference = ""
             if args.local_too:
                 many = one(f"local{args.actors}", workers=args.actors)
@@ -165,6 +179,12 @@ def main(argv: list[str] | None = None) -> int:
                 f"{on_ray['complete']}",
                 flush=True,
             )
+            parts = ", ".join(f"{k} {v:.2f}" for k, v in row["ray_cpu_ms_per_test"].items())
+            print(
+                f"  Ray's CPU ms a test: {parts}; the cores allow {bound:.1f} execs/s "
+                f"({row['ray_cpu_bound_ratio']:.2f}x)",
+                flush=True,
+            )
     finally:
         ray_pool.disconnect()
         shutil.rmtree(scratch, ignore_errors=True)
@@ -176,6 +196,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     if args.json:
         args.json.write_text(json.dumps({"machine": info, "rounds": rounds}, indent=2) + "\n")
+    allowed = statistics.median(r["ray_cpu_bound_ratio"] for r in rounds)
+    print(f"median ratio the cores allow Ray at its CPU time per test: {allowed:.2f}x")
     if args.local_too:
         many = statistics.median(r["local_many_ratio"] for r in rounds)
         print(f"median ratio of {args.actors} local workers to 1: {many:.2f}x")

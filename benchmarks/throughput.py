@@ -25,7 +25,11 @@ start of each worker and of the fresh workers that re-run new failures fills mos
 A campaign of two workers is not deterministic, and which inputs it keeps moves its cost
 per test (gradebook's two-worker campaigns ran 315-558 execs/s at one commit):
 `--workers-warm-execs N` starts both from the corpus of a one-worker campaign of N
-executions (seed + 1), where gradebook has nothing left to cover.
+executions (seed + 1), where gradebook has nothing left to cover.  Each round also reads
+the CPU time per test of the two-worker campaign's processes from `/proc` (`cpu_use.py`:
+workers, campaign process, other) and the rate this machine's cores allow at that much
+CPU per test, beside the one-worker rate: the ratio that bound gives is as far as two
+workers can go here, whatever the scheduling.
 Numbers depend on the machine and on whatever else runs on it; the table header says
 which machine and how loaded it was.
 """
@@ -45,6 +49,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.cpu_use import CpuUse  # noqa: E402
 from benchmarks.study import machine  # noqa: E402
 from benchmarks.study.inprocess import child_env, finished_campaign  # noqa: E402
 from benchmarks.study.layout import LAMBDAS_DIR, REPO, all_lambdas  # noqa: E402
@@ -190,7 +195,18 @@ def workers_line(workers: dict[str, Any]) -> str:
     )
     warm = workers.get("warm_execs")
     start = f" (from a {warm}-execution campaign's corpus)" if warm else ""
-    return f"{workers['lambda']}{start}: {each}; median x{workers['ratio']:.2f}"
+    bounds = [r["cpu_bound_ratio"] for r in rounds if r.get("cpu_bound_ratio")]
+    allowed = f"; the cores allow median x{statistics.median(bounds):.2f}" if bounds else ""
+    return f"{workers['lambda']}{start}: {each}; median x{workers['ratio']:.2f}{allowed}"
+
+
+def cpu_line(measured: dict[str, Any]) -> str:
+    """Where a two-worker round's CPU went, and the ratio this machine's cores allow."""
+    parts = ", ".join(f"{k} {v:.2f}" for k, v in measured["cpu_ms_per_test_2"].items())
+    return (
+        f"CPU ms a test with 2: {parts}; the cores allow "
+        f"{measured['cpu_bound_execs_per_sec_2']:.1f} execs/s (x{measured['cpu_bound_ratio']:.2f})"
+    )
 
 
 def workers_rounds(
@@ -207,13 +223,28 @@ def workers_rounds(
         one = campaign(
             name, execs=execs, workers=1, seed=seed, out_dir=tmp / f"w1-{i}", seed_corpora=seeds
         )
-        two = campaign(
-            name, execs=execs, workers=2, seed=seed, out_dir=tmp / f"w2-{i}", seed_corpora=seeds
-        )
+        with CpuUse() as use:
+            two = campaign(
+                name, execs=execs, workers=2, seed=seed, out_dir=tmp / f"w2-{i}", seed_corpora=seeds
+            )
         rate_1, rate_2 = one["execs_per_sec"], two["execs_per_sec"]
         ratio = round(rate_2 / rate_1, 3) if rate_1 else 0.0
-        measured.append({"execs_per_sec_1": rate_1, "execs_per_sec_2": rate_2, "ratio": ratio})
-        print(f"  {name}: 1 worker {rate_1:.1f}, 2 workers {rate_2:.1f} execs/s", flush=True)
+        bound = use.share.bound(two["execs"])
+        measured.append(
+            {
+                "execs_per_sec_1": rate_1,
+                "execs_per_sec_2": rate_2,
+                "ratio": ratio,
+                "cpu_ms_per_test_2": use.share.per_test_ms(two["execs"]),
+                "cpu_bound_execs_per_sec_2": round(bound, 1),
+                "cpu_bound_ratio": round(bound / rate_1, 3) if rate_1 else 0.0,
+            }
+        )
+        print(
+            f"  {name}: 1 worker {rate_1:.1f}, 2 workers {rate_2:.1f} execs/s; "
+            f"{cpu_line(measured[-1])}",
+            flush=True,
+        )
     return {
         "lambda": name,
         "execs": execs,
