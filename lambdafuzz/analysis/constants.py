@@ -504,7 +504,7 @@ class _Collector(cst.CSTVisitor):
             (element,) = expr.elements
             if isinstance(element, cst.DictElement) and _string(element.key) == "S":
                 expr = element.value
-        value = _string(self._resolved_string(expr))
+        value = _string(self._resolved_string(expr)) or _literal_head(expr)
         if value:
             self.table.add(value, f"{KEY_VALUE_KIND}{attribute}", self._where(expr))
 
@@ -640,6 +640,15 @@ def _is_import(pm: ParsedModule, name: cst.Name) -> bool:
         return True
     # `import urllib.parse` binds `urllib.parse`, not `urllib`: ask for its qualified name
     return any(q.source is QualifiedNameSource.IMPORT for q in pm.qualified_names(name))
+
+
+def _literal_head(expr: cst.BaseExpression) -> str | None:
+    """ "C#" of `f"C#{customer_id}"`: the literal text an f-string starts with, if any."""
+    if isinstance(expr, cst.FormattedString) and expr.parts:
+        head = expr.parts[0]
+        if isinstance(head, cst.FormattedStringText) and head.value and "{" not in head.value:
+            return head.value
+    return None
 
 
 def _key_attribute(expr: cst.BaseExpression) -> str | None:

@@ -190,7 +190,8 @@ def handler(event, context):
     meta = client.get_item(TableName="people", Key={"PK": {"S": event["id"]}, "SK": {"S": "META"}})
     days = table.query(KeyConditionExpression=Key("PK").eq(event["id"]) & Key("SK").begins_with("DT#"))
     profile = table.get_item(Key={"PK": "USER", "SK": PROFILE})
-    return name, meta, days, profile
+    customer = table.get_item(Key={"PK": f"C#{event['id']}", "SK": f"{event['id']}#x"})
+    return name, meta, days, profile, customer
 """
 
 
@@ -202,6 +203,7 @@ def test_dynamodb_key_values_with_their_attributes(analyze_app: AnalyzeT):
         ("SK", "DT#"),  # a key condition
         ("PK", "USER"),
         ("SK", "PROFILE"),  # bound to a module constant
+        ("PK", "C#"),  # an f-string's literal head (none when it starts with a value)
     }
     assert {"NAME#", "META", "DT#", "USER"} <= set(result.constants)  # the dictionary too
     plain = analyze_app({"handler": KEYS_SOURCE})  # the paper's table: no key values

@@ -4,8 +4,9 @@ that attribute (`Choices.key_values`): as they are, or as a prefix."""
 from __future__ import annotations
 
 from lambdafuzz.generators.aws.dynamodb import CODE_KEY_P, draw_item
+from lambdafuzz.generators.aws.world_generator import world_strings
 from lambdafuzz.generators.core import Choices, ReplayMode
-from lambdafuzz.model.world import KeySchema
+from lambdafuzz.model.world import KeySchema, Table, World
 
 SCHEMA = KeySchema(hash_name="PK", hash_type="S", range_name="SK", range_type="S")
 KEYS = (("SK", "PROFILE"), ("SK", "VISIT#"))
@@ -43,3 +44,12 @@ def test_an_item_with_a_code_key_replays_from_its_recording() -> None:
         again = Choices(tuple(c.value for c in choices.choices), mode=ReplayMode.LINEAR,
                         key_values=KEYS)  # fmt: skip
         assert draw_item(again, SCHEMA) == item
+
+
+def test_the_event_may_reuse_what_follows_a_code_key_prefix() -> None:
+    """`get_item(Key={"PK": f"C#{customer_id}"})` finds `C#42` when the path says 42."""
+    items = ({"PK": {"S": "C#42"}, "SK": {"S": "PROFILE"}}, {"PK": {"S": "D#7"}, "SK": {"S": "x"}})
+    world = World(buckets=(), tables=(Table("t", SCHEMA, items),), queues=(), topics=())
+    keys = (("PK", "C#"), ("SK", "PROFILE"))
+    assert world_strings(world, keys) == ("C#42", "42", "PROFILE", "D#7", "x")
+    assert world_strings(world) == ("C#42", "PROFILE", "D#7", "x")  # no key values: as before

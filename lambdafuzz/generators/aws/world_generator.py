@@ -12,7 +12,7 @@ Labels: the world's draws under `lambdafuzz.World`, the event's under `lambdafuz
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,7 +59,7 @@ def generate_input(choices: Choices, target: Target) -> GeneratedInput:
     if sample is not None:
         world, plan = draw_sample_event(choices, target, world, sample)
         return GeneratedInput(world, plan)
-    event = draw_event_plan(choices, target, world, world_strings(world))
+    event = draw_event_plan(choices, target, world, world_strings(world, choices.key_values))
     return GeneratedInput(world, event)
 
 
@@ -127,15 +127,17 @@ def _notified_bucket(target: Target) -> str | None:
     return None
 
 
-def world_strings(world: World) -> tuple[str, ...]:
+def world_strings(world: World, key_values: Sequence[tuple[str, str]] = ()) -> tuple[str, ...]:
     """Object keys and stems, then the string key values of table items: what the event
-    may reuse (an API path parameter naming an existing object or item)."""
+    may reuse (an API path parameter naming an existing object or item).  A key value that
+    starts with one the code looks items up by (`Choices.key_values`) also gives what
+    follows it: a handler that looks up `f"C#{customer_id}"` finds `C#42` by `42`."""
     found = dict.fromkeys(key_strings(world.buckets))
-    found.update(dict.fromkeys(_table_strings(world.tables)))
+    found.update(dict.fromkeys(_table_strings(world.tables, key_values)))
     return tuple(found)
 
 
-def _table_strings(tables: Iterable[Table]) -> Iterable[str]:
+def _table_strings(tables: Iterable[Table], key_values: Sequence[tuple[str, str]]) -> Iterable[str]:
     for table in tables:
         names = (table.key_schema.hash_name, table.key_schema.range_name)
         for item in table.items:
@@ -143,3 +145,10 @@ def _table_strings(tables: Iterable[Table]) -> Iterable[str]:
                 value = item.get(name) if name else None
                 if value and "S" in value:
                     yield value["S"]
+                    yield from (
+                        value["S"][len(head) :]
+                        for attribute, head in key_values
+                        if attribute == name
+                        and len(value["S"]) > len(head)
+                        and value["S"].startswith(head)
+                    )
