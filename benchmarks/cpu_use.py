@@ -89,20 +89,24 @@ class CpuUse:
         self._start: dict[int, float] = {}
         self._last: dict[int, tuple[str, float]] = {}
         self._stop = threading.Event()
+        self._lock = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="cpu-use", daemon=True)
         self.sampling_s = 0.0
         self._own = 0.0  # the sampling thread's own CPU time, taken off the campaign's
         self.share = CpuShare()
 
     def _snapshot(self) -> None:
+        with self._lock:  # the sampling thread's and `restart`'s
+            self._snapshot_locked()
+
+    def _snapshot_locked(self) -> None:
         for pid in _descendants():
             sample = _sample(pid)
             if sample is None:
                 continue
             name, cmdline, seconds = sample
-            known = self._last.get(pid)
-            part = known[0] if known else part_of(name, cmdline, pid)
-            self._last[pid] = (part, seconds)
+            # named anew each time: a Ray worker starts idle and becomes an actor
+            self._last[pid] = (part_of(name, cmdline, pid), seconds)
 
     def _run(self) -> None:
         start = time.thread_time()
@@ -111,10 +115,15 @@ class CpuUse:
         self._own = time.thread_time() - start
 
     def __enter__(self) -> CpuUse:
-        self._snapshot()
-        self._start = {pid: seconds for pid, (_, seconds) in self._last.items()}
+        self.restart()
         self._thread.start()
         return self
+
+    def restart(self) -> None:
+        """Count from now on (a campaign's rate starts once its workers are up)."""
+        with self._lock:
+            self._snapshot_locked()
+            self._start = {pid: seconds for pid, (_, seconds) in self._last.items()}
 
     def __exit__(
         self,

@@ -49,8 +49,17 @@ from benchmarks.study.layout import LAMBDAS_DIR  # noqa: E402
 TARGET_RATIO = 1.6
 
 
-def campaign(lambda_name: str, out_dir: Path, *, execs: int, seed: int, **options: Any) -> dict:
-    """One zest campaign in this process: its final stats, checked for completeness."""
+def campaign(
+    lambda_name: str,
+    out_dir: Path,
+    *,
+    execs: int,
+    seed: int,
+    cpu: CpuUse | None = None,
+    **options: Any,
+) -> dict:
+    """One zest campaign in this process: its final stats, checked for completeness.
+    `cpu` counts from the campaign's first test on (its workers' start is not in its rate)."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
 
@@ -58,7 +67,7 @@ def campaign(lambda_name: str, out_dir: Path, *, execs: int, seed: int, **option
     engine = build_engine(
         target, out_dir=out_dir, strategy="zest", seed=seed, max_execs=execs, **options
     )
-    finished = finished_campaign(engine)
+    finished = finished_campaign(engine, cpu.restart if cpu else None)
     stats = finished.stats
     corpus = len(list((out_dir / "corpus").glob("*.json")))
     failures = len(list((out_dir / "failures").glob("*.json")))
@@ -149,7 +158,7 @@ def main(argv: list[str] | None = None) -> int:
                 return other["execs_per_sec"] / max(local["execs_per_sec"], 1e-9)  # noqa: B023
 
             with CpuUse() as use:
-                on_ray = one("ray", workers=args.actors, ray=address)
+                on_ray = one("ray", workers=args.actors, ray=address, cpu=use)
             ratio = speedup(on_ray)
             bound = use.share.bound(on_ray["execs"])
             row: dict[str, Any] = {

@@ -26,10 +26,10 @@ A campaign of two workers is not deterministic, and which inputs it keeps moves 
 per test (gradebook's two-worker campaigns ran 315-558 execs/s at one commit):
 `--workers-warm-execs N` starts both from the corpus of a one-worker campaign of N
 executions (seed + 1), where gradebook has nothing left to cover.  Each round also reads
-the CPU time per test of the two-worker campaign's processes from `/proc` (`cpu_use.py`:
-workers, campaign process, other) and the rate this machine's cores allow at that much
-CPU per test, beside the one-worker rate: the ratio that bound gives is as far as two
-workers can go here, whatever the scheduling.
+the CPU time per test of both campaigns' processes from `/proc` (`cpu_use.py`: workers,
+campaign process, other) and the rate this machine's cores allow two workers at their CPU
+time per test: the ratio to the one-worker rate that bound gives is as far as two workers
+can go here, whatever the scheduling.
 Numbers depend on the machine and on whatever else runs on it; the table header says
 which machine and how loaded it was.
 """
@@ -64,8 +64,10 @@ def campaign(
     seed: int,
     out_dir: Path,
     seed_corpora: tuple[Path, ...] = (),
+    cpu: CpuUse | None = None,
 ) -> dict[str, Any]:
-    """One zest campaign in this process (its workers are child processes): final stats."""
+    """One zest campaign in this process (its workers are child processes): final stats.
+    `cpu` counts from the campaign's first test on (its workers' start is not in its rate)."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
 
@@ -80,7 +82,7 @@ def campaign(
         seed_corpora=seed_corpora,
     )
     t0 = time.perf_counter()
-    stats = finished_campaign(engine).stats.to_json()
+    stats = finished_campaign(engine, cpu.restart if cpu else None).stats.to_json()
     stats["wall_with_startup_s"] = round(time.perf_counter() - t0, 3)
     return stats
 
@@ -201,10 +203,13 @@ def workers_line(workers: dict[str, Any]) -> str:
 
 
 def cpu_line(measured: dict[str, Any]) -> str:
-    """Where a two-worker round's CPU went, and the ratio this machine's cores allow."""
-    parts = ", ".join(f"{k} {v:.2f}" for k, v in measured["cpu_ms_per_test_2"].items())
+    """Where a round's CPU went, and the ratio this machine's cores allow two workers."""
+    parts = {
+        n: ", ".join(f"{k} {v:.2f}" for k, v in measured.get(f"cpu_ms_per_test_{n}", {}).items())
+        for n in (1, 2)
+    }
     return (
-        f"CPU ms a test with 2: {parts}; the cores allow "
+        f"CPU ms a test with 1: {parts[1]}; with 2: {parts[2]}; the cores allow "
         f"{measured['cpu_bound_execs_per_sec_2']:.1f} execs/s (x{measured['cpu_bound_ratio']:.2f})"
     )
 
@@ -220,13 +225,16 @@ def workers_rounds(
         seeds, seed = (tmp / "w-warm" / "corpus",), seed + 1
     measured = []
     for i in range(rounds):
-        one = campaign(
-            name, execs=execs, workers=1, seed=seed, out_dir=tmp / f"w1-{i}", seed_corpora=seeds
-        )
+        with CpuUse() as alone:
+            one = campaign(
+                name, execs=execs, workers=1, seed=seed, out_dir=tmp / f"w1-{i}",
+                seed_corpora=seeds, cpu=alone,
+            )  # fmt: skip
         with CpuUse() as use:
             two = campaign(
-                name, execs=execs, workers=2, seed=seed, out_dir=tmp / f"w2-{i}", seed_corpora=seeds
-            )
+                name, execs=execs, workers=2, seed=seed, out_dir=tmp / f"w2-{i}",
+                seed_corpora=seeds, cpu=use,
+            )  # fmt: skip
         rate_1, rate_2 = one["execs_per_sec"], two["execs_per_sec"]
         ratio = round(rate_2 / rate_1, 3) if rate_1 else 0.0
         bound = use.share.bound(two["execs"])
@@ -235,6 +243,7 @@ def workers_rounds(
                 "execs_per_sec_1": rate_1,
                 "execs_per_sec_2": rate_2,
                 "ratio": ratio,
+                "cpu_ms_per_test_1": alone.share.per_test_ms(one["execs"]),
                 "cpu_ms_per_test_2": use.share.per_test_ms(two["execs"]),
                 "cpu_bound_execs_per_sec_2": round(bound, 1),
                 "cpu_bound_ratio": round(bound / rate_1, 3) if rate_1 else 0.0,

@@ -8,6 +8,7 @@ process of its own (the study starts one per measurement with `python -m ...`).
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,12 +44,16 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def finished_campaign(engine: Any) -> Any:
-    """Run a campaign's engine in this process to its end: its `CampaignFinished` event."""
-    from lambdafuzz.fuzzer.engine import CampaignFinished
+def finished_campaign(engine: Any, on_started: Callable[[], None] | None = None) -> Any:
+    """Run a campaign's engine in this process to its end: its `CampaignFinished` event.
+    `on_started` is called when its workers are up and its first test is about to run
+    (where its `execs_per_sec` starts counting)."""
+    from lambdafuzz.fuzzer.engine import CampaignFinished, CampaignStarted
 
     finished = None
     for event in engine.run():
+        if isinstance(event, CampaignStarted) and on_started is not None:
+            on_started()
         if isinstance(event, CampaignFinished):
             finished = event
     assert finished is not None, "the campaign ended without its CampaignFinished event"

@@ -45,3 +45,15 @@ def test_the_bound_is_the_cores_over_the_cpu_time_a_test() -> None:
     assert share.per_test_ms(1000) == {"workers": 3.0, "campaign": 0.5, "other": 0.5}
     assert share.bound(1000, cores=2) == 500.0  # 2 cores / 4 ms a test
     assert CpuShare().bound(1000, cores=2) == 0.0
+
+
+def test_restart_counts_from_then_on() -> None:
+    with CpuUse() as use:
+        start = time.process_time()
+        while time.process_time() - start < 0.3:  # before the restart: not counted
+            pass
+        use.restart()
+        start = time.process_time()
+        while time.process_time() - start < 0.2:
+            pass
+    assert 0.15 <= use.share.parts.get("campaign", 0.0) <= 0.28, use.share.parts
