@@ -105,8 +105,13 @@ class CpuUse:
             if sample is None:
                 continue
             name, cmdline, seconds = sample
-            # named anew each time: a Ray worker starts idle and becomes an actor
-            self._last[pid] = (part_of(name, cmdline, pid), seconds)
+            # named anew each time (a Ray worker starts idle and becomes an actor), but not
+            # from the empty command line of a process that is ending
+            part = part_of(name, cmdline, pid)
+            known = self._last.get(pid)
+            if known is not None and (part == "other" or not cmdline.strip()):
+                part = known[0]
+            self._last[pid] = (part, seconds)
 
     def _run(self) -> None:
         start = time.thread_time()
