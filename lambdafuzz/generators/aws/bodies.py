@@ -113,7 +113,13 @@ def steered_body(choices: Choices, rule: Any) -> str | None:
         return json_values(choices, max_depth=1)
 
     if isinstance(rule, Mapping):
-        document = steer(choices, rule, json_objects(choices, max_depth=2), fresh)
+        document = steer(
+            choices,
+            rule,
+            json_objects(choices, max_depth=2),
+            fresh,
+            lambda: json_objects(choices, max_depth=1),
+        )
         text = json.dumps(document, ensure_ascii=False)
         if not _SQS_TEXT.fullmatch(text):
             text = json.dumps(document)

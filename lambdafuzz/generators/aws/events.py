@@ -354,6 +354,7 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
             pattern,
             {"source": source, "detail-type": detail_type, "detail": detail},
             lambda: json_values(choices, max_depth=1),
+            lambda: json_objects(choices, max_depth=1),
         )
         source = _text(steered.get("source"), source)
         detail_type = _text(steered.get("detail-type"), detail_type)

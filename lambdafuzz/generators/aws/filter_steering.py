@@ -61,18 +61,28 @@ def pattern_part(pattern: PatternT | None, *keys: str) -> Any:
 
 
 def steer(
-    choices: Choices, pattern: PatternT, document: Any, fresh: Callable[[], Any]
+    choices: Choices,
+    pattern: PatternT,
+    document: Any,
+    fresh: Callable[[], Any],
+    fresh_object: Callable[[], Any] | None = None,
 ) -> dict[str, Any]:
     """A copy of `document` (a mapping; anything else starts empty) whose fields hold
-    values `pattern` admits; `fresh()` draws a value for an `exists: true` field."""
+    values `pattern` admits; `fresh()` draws a value for an `exists: true` field.  A
+    nested object the pattern reaches into that `document` lacks starts as
+    `fresh_object()` (when given) rather than empty: a filter on `body.data.type` let
+    through only `{"data": {"type": "TEST"}}` to a handler that reads `data["id"]`."""
     result = dict(document) if isinstance(document, Mapping) else {}
     for key, rule in pattern.items():
         if key == OR_KEY:
             alternative = rule[choices.draw_integer(0, len(rule) - 1, site="alternative")]
-            result = steer(choices, alternative, result, fresh)
+            result = steer(choices, alternative, result, fresh, fresh_object)
         elif isinstance(rule, Mapping):
             with choices.scope(labels.JSON_OBJECT, site=f"filter:{key}"):
-                result[key] = steer(choices, rule, result.get(key), fresh)
+                inner = result.get(key)
+                if not isinstance(inner, Mapping) and fresh_object is not None:
+                    inner = fresh_object()
+                result[key] = steer(choices, rule, inner, fresh, fresh_object)
         else:
             value = draw_admitted(choices, rule, result.get(key, MISSING), fresh, site=key)
             if value is MISSING:
