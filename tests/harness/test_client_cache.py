@@ -63,10 +63,66 @@ def test_an_environment_change_makes_a_new_client(cached: Any) -> None:
     assert second is not first
 
 
-def test_another_session_gets_its_own_client(cached: Any) -> None:
+def test_a_session_made_alike_and_left_alone_shares_the_client(cached: Any) -> None:
+    """`boto3.Session(region_name=...).client(...)` on every invocation: one client."""
     import boto3
 
-    assert boto3.Session(region_name="us-east-1").client("s3") is not cached.client("s3")
+    first = boto3.Session(region_name="us-east-1").client("s3")
+    assert boto3.Session(region_name="us-east-1").client("s3") is first
+    assert boto3.session.Session().client("s3") is not first  # no region: another session
+    assert boto3.Session(region_name="eu-west-1").client("s3") is not first
+    assert boto3.Session(region_name="eu-west-1").client("s3").meta.region_name == "eu-west-1"
+
+
+def test_a_session_changed_before_its_client_gets_its_own(cached: Any) -> None:
+    import boto3
+
+    first = boto3.Session(region_name="us-east-1").client("s3")
+    seen: list[str] = []
+    hooked = boto3.Session(region_name="us-east-1")
+    hooked.events.register("before-call.s3", lambda **kw: seen.append("called"))
+    own = hooked.client("s3")
+    assert own is not first
+    assert own.meta.events is not first.meta.events
+    signed = boto3.Session(
+        region_name="us-east-1", aws_access_key_id="AKIDOTHER", aws_secret_access_key="x"
+    )
+    other = signed.client("s3")
+    assert other is not first
+    assert other._request_signer._credentials.access_key == "AKIDOTHER"
+    import botocore.session
+
+    given = boto3.Session(botocore_session=botocore.session.get_session(), region_name="us-east-1")
+    assert given.client("s3") is not first  # a botocore session passed in is not boto3's own
+    first.extra_attribute = 1  # a shared client the handler changed is not handed out again
+    assert boto3.Session(region_name="us-east-1").client("s3") is not first
+
+
+def test_a_new_session_has_botocore_s_own_handlers(cached: Any) -> None:
+    """The built-in handlers come from a copy of one session's (`_templated_builtin_handlers`):
+    the same handlers, in the same order, as registering them one by one gives."""
+    import botocore.handlers
+    import botocore.session
+
+    # every event a built-in handler is registered for, as the emitter names it
+    names = sorted({spec[0] for spec in botocore.handlers.BUILTIN_HANDLERS})
+    templated = [botocore.session.Session() for _ in range(2)]
+    CACHE.uninstall()
+    plain = botocore.session.Session()
+    CACHE.install()
+
+    def handlers(session: Any, name: str) -> list[Any]:
+        aliased = session._events._alias_event_name(name)
+        return list(session._events._emitter._handlers.prefix_search(aliased))
+
+    assert len(names) > 50
+    for name in names:
+        assert handlers(plain, name), name
+        assert handlers(templated[0], name) == handlers(plain, name) == handlers(templated[1], name)
+    templated[0].register("before-call.s3", lambda **kw: None)  # one session's own, only
+    assert len(handlers(templated[0], "before-call.s3.GetObject")) == 1 + len(
+        handlers(templated[1], "before-call.s3.GetObject")
+    )
 
 
 def test_resources_reuse_their_client_and_class(cached: Any) -> None:
@@ -110,3 +166,33 @@ def test_handler_registration_checks_are_remembered_and_still_refuse(cached: Any
         client.meta.events.register("before-call.s3", Hooks().refuses)
     CACHE.uninstall()
     assert botocore.hooks.accepts_kwargs is botocore.compat.accepts_kwargs
+
+
+def test_resources_of_sessions_made_alike_share_their_class(
+    cached: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As in a worker, whose loaders start with the fork server's loaded data
+    (`server_warmup`): the same definitions for every session."""
+    import boto3
+    import botocore.session
+
+    monkeypatch.setattr(botocore.session, "create_loader", botocore.session.create_loader)
+    from lambdafuzz.harness.server_warmup import warm_loaders
+
+    warm_loaders()
+
+    def table() -> Any:
+        return boto3.Session(region_name="us-east-1").resource("dynamodb").Table("t")
+
+    first, second = table(), table()
+    assert type(second) is type(first) and second.meta.client is first.meta.client
+    assert hasattr(second, "batch_writer")
+
+    def add_marker(class_attributes: dict[str, Any], **kwargs: Any) -> None:
+        class_attributes["marker"] = "customised"
+
+    customised = boto3.Session(region_name="us-east-1")
+    customised.events.register("creating-resource-class.dynamodb.Table", add_marker)
+    own = customised.resource("dynamodb").Table("t")
+    assert type(own) is not type(first)
+    assert own.marker == "customised" and not hasattr(first, "marker")
