@@ -126,9 +126,10 @@ def _analyze(
             )
 
     reachable = reachable_functions(graph, handlers) if handlers else None
-    strings, numbers = collect_constants(
+    harvest = collect_constants(
         modules, reachable, numeric=numeric, all_strings=all_strings, rich=rich
     )
+    strings, numbers = harvest.strings, harvest.numbers
     handler_name = handlers[0].qualname if handlers else None
     return AnalysisResult(
         version=ANALYSIS_VERSION,
@@ -142,6 +143,7 @@ def _analyze(
         constant_details=strings + numbers,
         match=match_report(targets, produced_labels),
         elapsed_s=0.0,
+        stores_items=harvest.stores_items,
     )
 
 

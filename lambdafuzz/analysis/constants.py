@@ -71,6 +71,8 @@ MAX_LEN = 200
 MAX_LOCATIONS = 5
 #: Keyword arguments holding a DynamoDB item's key (`get_item(Key=...)`, a page's start).
 KEY_KEYWORDS = frozenset({"Key", "ExclusiveStartKey"})
+#: Calls that store a DynamoDB item given as `Item=` (a table's, a batch writer's, a client's).
+STORE_METHODS = frozenset({"put_item"})
 #: Methods of boto3's `Key("SK")` whose arguments are values of that key attribute.
 KEY_CONDITIONS = frozenset({"eq", "begins_with", "between", "lt", "lte", "gt", "gte"})
 #: Calls whose format argument is a date format: name -> positional index of the format.
@@ -140,6 +142,8 @@ class ConstantTable:
     date_formats: dict[str, str] = field(default_factory=dict)
     # regular expression -> where it is used, rendered by `render_patterns`
     patterns: dict[str, str] = field(default_factory=dict)
+    # the code stores an item it did not spell out (`table.put_item(Item=payload)`)
+    stores_items: bool = False
 
     def add(self, value: str | int | float, kind: str, where: str) -> None:
         if isinstance(value, bool):
@@ -214,6 +218,16 @@ class ConstantTable:
         return strings, numbers
 
 
+@dataclass(frozen=True, slots=True)
+class Harvest:
+    """What `collect_constants` found: string and numeric constants, each sorted by value,
+    and whether the code stores DynamoDB items it did not spell out (`rich` only)."""
+
+    strings: tuple[Constant, ...]
+    numbers: tuple[Constant, ...]
+    stores_items: bool = False
+
+
 def collect_constants(
     modules: list[ParsedModule],
     reachable: Collection[str] | None,
@@ -221,9 +235,9 @@ def collect_constants(
     numeric: bool = False,
     all_strings: bool = False,
     rich: bool = False,
-) -> tuple[tuple[Constant, ...], tuple[Constant, ...]]:
-    """(string constants, numeric constants) of module-level code and reachable functions,
-    each sorted by value; numbers only with `numeric=True` (or `rich=True`).
+) -> Harvest:
+    """String and numeric constants of module-level code and reachable functions, each
+    sorted by value; numbers only with `numeric=True` (or `rich=True`).
 
     `reachable` holds module-qualified function names (as in the dependency graph); None
     means every function.  `rich` adds the sources listed in the module docstring.
@@ -239,7 +253,7 @@ def collect_constants(
         table.render_patterns()
         table.add_neighbours()
     strings, numbers = table.freeze()
-    return strings, (numbers if numeric else ())
+    return Harvest(strings, numbers if numeric else (), table.stores_items)
 
 
 def render_date(moment: dt.datetime, fmt: str) -> str | None:
@@ -469,6 +483,13 @@ class _Collector(cst.CSTVisitor):
                 self._add_string(value, "field_name")
             elif a.keyword is not None and a.keyword.value in KEY_KEYWORDS:
                 self._add_key_values(a.value)
+            elif (
+                a.keyword is not None
+                and a.keyword.value == "Item"
+                and method in STORE_METHODS
+                and _passed_through(a.value)
+            ):
+                self.table.stores_items = True
         if method in KEY_CONDITIONS and isinstance(func, cst.Attribute):
             attribute = _key_attribute(func.value)
             if attribute is not None:
@@ -649,6 +670,18 @@ def _literal_head(expr: cst.BaseExpression) -> str | None:
         if isinstance(head, cst.FormattedStringText) and head.value and "{" not in head.value:
             return head.value
     return None
+
+
+def _passed_through(expr: cst.BaseExpression) -> bool:
+    """An item stored as it came: a name, a subscript (`record["item"]`) or what `json.loads`
+    made, not a literal dict nor what the code's own function built (`to_item(survey)`)."""
+    if isinstance(expr, (cst.Name, cst.Subscript)):
+        return True
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
+        return name == "loads"
+    return False
 
 
 def _key_attribute(expr: cst.BaseExpression) -> str | None:

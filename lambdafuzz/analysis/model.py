@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 #: Bumped whenever the analysis would produce a different result for the same sources.
-ANALYSIS_VERSION = 5
+ANALYSIS_VERSION = 6
 
 #: The harvest kind (`constants.py`) of a DynamoDB key value, before its attribute's name.
 KEY_VALUE_KIND = "key_value:"
@@ -142,6 +142,9 @@ class AnalysisResult:
     match: MatchReport
     elapsed_s: float = field(compare=False)  # how long this run took, not part of the result
     from_cache: bool = field(default=False, compare=False)
+    # the code stores DynamoDB items it did not spell out (`put_item(Item=payload)`): what
+    # it is sent may be such an item (`rich` harvest only)
+    stores_items: bool = False
 
     # --- views the fuzzer uses -------------------------------------------------------------
     def distances(self) -> dict[str, int]:
@@ -234,6 +237,7 @@ def _result_to_dict(r: AnalysisResult) -> dict[str, Any]:
         "constants": list(r.constants),
         "numeric_constants": list(r.numeric_constants),
         "constant_details": [_constant_to_dict(c) for c in r.constant_details],
+        "stores_items": r.stores_items,
         "match": {
             "total": r.match.total,
             "matched": r.match.matched,
@@ -285,4 +289,5 @@ def _result_from_dict(d: dict[str, Any]) -> AnalysisResult:
             int(m["total"]), int(m["matched"]), tuple(m["produced"]), tuple(m["unmatched"])
         ),
         elapsed_s=float(d["elapsed_s"]),
+        stores_items=bool(d.get("stores_items", False)),
     )

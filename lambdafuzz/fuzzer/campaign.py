@@ -54,6 +54,14 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
             # the function's configuration, never from a record the handler is sent
             fields = tuple(f for f in analysis.field_names() if f not in target.env)
             key_values = analysis.key_values()
+            if analysis.stores_items:
+                # `table.put_item(Item=json.loads(body))`: a record it is sent is stored as
+                # it is, and one without the table's key is refused every time
+                fields += tuple(
+                    name
+                    for name in _key_names(target)
+                    if name not in fields and name not in target.env
+                )
         if campaign.strategy is Strategy.SPOTON:
             from lambdafuzz.fuzzer.targeting import TargetedMutator
 
@@ -75,3 +83,14 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
 
         return Engine(campaign, mutator, catalog, pool_factory=RayWorkerPool)
     return Engine(campaign, mutator, catalog)
+
+
+def _key_names(target: Target) -> tuple[str, ...]:
+    """The key attribute names of the target's tables, hash keys first, without repeats."""
+    names: dict[str, None] = {}
+    for table in target.resources.tables:
+        names[table.key_schema.hash_name] = None
+    for table in target.resources.tables:
+        if table.key_schema.range_name is not None:
+            names[table.key_schema.range_name] = None
+    return tuple(names)

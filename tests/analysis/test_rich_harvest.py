@@ -208,3 +208,36 @@ def test_dynamodb_key_values_with_their_attributes(analyze_app: AnalyzeT):
     assert {"NAME#", "META", "DT#", "USER"} <= set(result.constants)  # the dictionary too
     plain = analyze_app({"handler": KEYS_SOURCE})  # the paper's table: no key values
     assert plain.key_values() == ()
+
+
+def test_a_handler_that_stores_items_it_did_not_spell_out(analyze_app: AnalyzeT):
+    stores = """\
+import json
+
+import boto3
+
+table = boto3.resource("dynamodb").Table("events")
+
+
+def handler(event, context):
+    with table.batch_writer() as batch:
+        for record in event["Records"]:
+            batch.put_item(Item=json.loads(record["body"]))
+"""
+    spells_out = """\
+import boto3
+
+table = boto3.resource("dynamodb").Table("events")
+
+
+def handler(event, context):
+    table.put_item(Item={"eventId": event["id"], "kind": "order"})
+    table.put_item(Item=to_item(event))
+
+
+def to_item(event):
+    return {"eventId": event["id"]}
+"""
+    assert analyze_app({"handler": stores}, rich=True).stores_items is True
+    assert analyze_app({"handler": spells_out}, rich=True).stores_items is False
+    assert analyze_app({"handler": stores}).stores_items is False  # the paper's harvest
