@@ -112,8 +112,14 @@ def test_a_new_session_has_botocore_s_own_handlers(cached: Any) -> None:
     CACHE.install()
 
     def handlers(session: Any, name: str) -> list[Any]:
+        """By name: a session initializer (Powertools' registers one once imported) adds a
+        closure of its own to every session, which a copy must not share."""
         aliased = session._events._alias_event_name(name)
-        return list(session._events._emitter._handlers.prefix_search(aliased))
+        found = session._events._emitter._handlers.prefix_search(aliased)
+        return [
+            (getattr(h, "__module__", None), getattr(h, "__qualname__", type(h).__qualname__))
+            for h in (getattr(f, "__func__", f) for f in found)
+        ]
 
     assert len(names) > 50
     for name in names:
