@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from handler_lines import line_of
+
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
@@ -20,20 +22,13 @@ EXECS = 1500
 SEED = 0
 
 
-def _line_of(text: str) -> int:
-    for number, line in enumerate(HANDLER.read_text().splitlines(), start=1):
-        if text in line:
-            return number
-    raise AssertionError(f"{text!r} is not in {HANDLER}")
-
-
 def test_a_campaign_gets_past_the_quantity_to_the_line_items_price(tmp_path: Path) -> None:
     target = load_target(ORDER_INTAKE / "template.yaml", warn=False)
     engine = build_engine(target, out_dir=tmp_path, strategy="frontier", seed=SEED, max_execs=EXECS)
     events = list(engine.run())
     assert isinstance(events[-1], CampaignFinished)
     found = {e.record.info.location for e in events if isinstance(e, NewFailure)}
-    quantity = f"orders/intake.py:{_line_of('int(line["qty"])')}"
-    price = f"orders/intake.py:{_line_of('line["price"]')}"
+    quantity = f"orders/intake.py:{line_of(HANDLER, 'int(line["qty"])')}"
+    price = f"orders/intake.py:{line_of(HANDLER, 'line["price"]')}"
     assert quantity in found  # a line that is not a record, or whose qty is not a number
     assert price in found, sorted(found)  # a line with a positive quantity and a bad price

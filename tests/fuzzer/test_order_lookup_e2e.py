@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from handler_lines import line_of
+
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
@@ -19,13 +21,6 @@ ORDER_LOOKUP = Path(__file__).parent / "order_lookup"
 HANDLER = ORDER_LOOKUP / "orders" / "lookup.py"
 EXECS = 1500
 SEED = 0
-
-
-def _line_of(text: str) -> int:
-    for number, line in enumerate(HANDLER.read_text().splitlines(), start=1):
-        if text in line:
-            return number
-    raise AssertionError(f"{text!r} is not in {HANDLER}")
 
 
 def test_a_campaign_finds_the_order_named_by_a_path_parameter_no_route_names(
@@ -38,7 +33,7 @@ def test_a_campaign_finds_the_order_named_by_a_path_parameter_no_route_names(
     finished = events[-1]
     assert isinstance(finished, CampaignFinished)
     failures = [e.record.info for e in events if isinstance(e, NewFailure)]
-    body = f"orders/lookup.py:{_line_of('request.get("cancel")')}"
+    body = f"orders/lookup.py:{line_of(HANDLER, 'request.get("cancel")')}"
     assert body in {info.location for info in failures}, failures
     assert all(
         info.exception_type == "AttributeError" for info in failures

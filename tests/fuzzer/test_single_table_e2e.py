@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from handler_lines import line_of
+
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
@@ -24,13 +26,6 @@ EXECS = 1500
 SEED = 2
 
 
-def _line_of(text: str) -> int:
-    for number, line in enumerate(HANDLER.read_text().splitlines(), start=1):
-        if text in line:
-            return number
-    raise AssertionError(f"{text!r} is not in {HANDLER}")
-
-
 def test_a_campaign_finds_the_item_under_the_code_s_constant_sort_key(tmp_path: Path) -> None:
     target = load_target(PEOPLE_API / "template.yaml", warn=False)
     engine = build_engine(target, out_dir=tmp_path, seed=SEED, max_execs=EXECS)
@@ -41,7 +36,7 @@ def test_a_campaign_finds_the_item_under_the_code_s_constant_sort_key(tmp_path: 
     assert isinstance(finished, CampaignFinished)
     assert finished.stats.app_branches_covered == 2  # found and not found
     failures = [e.record.info for e in events if isinstance(e, NewFailure)]
-    dumps = f"profile.py:{_line_of('json.dumps(summary)')}"
+    dumps = f"profile.py:{line_of(HANDLER, 'json.dumps(summary)')}"
     assert failures and {info.location for info in failures} == {dumps}, failures
     assert all("is not JSON serializable" in info.message for info in failures)
     # campaign.json records the key values, and the failures replay with them
