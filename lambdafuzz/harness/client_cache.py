@@ -36,8 +36,9 @@ keyed by what it was made with instead of by the session, and its built-in handl
 copy of the first session's (`_templated_builtin_handlers`): 2.2 ms a call.
 
 Observable difference, the price of the speed: two `boto3.client("s3")` calls return the
-same object (`is` holds), and so do two fresh sessions' `client("s3")` calls. Nothing in the client's state depends on earlier calls (moto
-holds all AWS state, and it is reset per test).
+same object (`is` holds), and so do two fresh sessions' `client("s3")` calls. Nothing in
+the client's state depends on earlier calls (moto holds all AWS state, and it is reset per
+test).
 """
 
 from __future__ import annotations
