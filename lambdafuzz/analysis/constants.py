@@ -495,7 +495,7 @@ class _Collector(cst.CSTVisitor):
             if attribute is not None:
                 for arg in positional:
                     self._add_key_value(attribute, arg)
-        name = method or (func.value if isinstance(func, cst.Name) else None)
+        name = _callee(func)
         if name in DATE_FORMAT_CALLS:
             index = DATE_FORMAT_CALLS[name]
             fmt_expr = next(
@@ -672,24 +672,26 @@ def _literal_head(expr: cst.BaseExpression) -> str | None:
     return None
 
 
+def _callee(func: cst.BaseExpression) -> str | None:
+    """ "loads" of `json.loads(...)` and of `loads(...)`: the name a call is made by."""
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return func.value if isinstance(func, cst.Name) else None
+
+
 def _passed_through(expr: cst.BaseExpression) -> bool:
     """An item stored as it came: a name, a subscript (`record["item"]`) or what `json.loads`
     made, not a literal dict nor what the code's own function built (`to_item(survey)`)."""
     if isinstance(expr, (cst.Name, cst.Subscript)):
         return True
-    if isinstance(expr, cst.Call):
-        func = expr.func
-        name = func.attr.value if isinstance(func, cst.Attribute) else getattr(func, "value", None)
-        return name == "loads"
-    return False
+    return isinstance(expr, cst.Call) and _callee(expr.func) == "loads"
 
 
 def _key_attribute(expr: cst.BaseExpression) -> str | None:
     """ "SK" of `Key("SK")` (boto3's key condition builder), else None."""
     if (
         isinstance(expr, cst.Call)
-        and isinstance(expr.func, (cst.Name, cst.Attribute))
-        and (expr.func.value if isinstance(expr.func, cst.Name) else expr.func.attr.value) == "Key"
+        and _callee(expr.func) == "Key"
         and expr.args
         and expr.args[0].keyword is None
     ):

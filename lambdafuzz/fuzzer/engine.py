@@ -27,7 +27,7 @@ import enum
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Future
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -1401,30 +1401,17 @@ class Engine:
     def _keep_dictionary(self, meta: Any) -> Notice | None:
         """A dictionary draw records an index, so the saved inputs of an earlier run replay
         only with its dictionary: keep it, in order, and append this run's new constants."""
-        old_numbers = tuple(meta.numbers) if meta is not None else ()
-        numbers = self.options.numbers
-        if old_numbers and old_numbers != numbers[: len(old_numbers)]:
-            # `generators.dates` picks a code year by its index among the numbers: keep them
-            kept = (*old_numbers, *(n for n in numbers if n not in set(old_numbers)))
-            self.options = replace(self.options, numbers=kept)
-        old_fields = tuple(meta.fields) if meta is not None else ()
-        fields = self.options.fields
-        if old_fields and old_fields != fields[: len(old_fields)]:
-            # a JSON record draws each field in order: an earlier input replays only with
-            # the earlier run's fields first
-            merged_fields = (*old_fields, *(f for f in fields if f not in set(old_fields)))
-            self.options = replace(self.options, fields=merged_fields)
-        old_keys = tuple(meta.key_values) if meta is not None else ()
-        keys = self.options.key_values
-        if old_keys and old_keys != keys[: len(old_keys)]:
-            # a key value is drawn by its index among its attribute's: the earlier ones first
-            merged_keys = (*old_keys, *(k for k in keys if k not in set(old_keys)))
-            self.options = replace(self.options, key_values=merged_keys)
+        # Each of these is drawn by index too: `generators.dates` picks a code year by its
+        # index among the numbers, a JSON record draws its fields in order, a key value is
+        # drawn by its index among its attribute's.  The earlier run's come first.
+        for name in ("numbers", "fields", "key_values"):
+            kept = _earlier_first(getattr(meta, name, ()), getattr(self.options, name))
+            if kept is not None:
+                self.options = replace(self.options, **{name: kept})
         old = meta.dictionary if meta is not None else None
-        new = self.options.dictionary
-        if not old or tuple(old) == new[: len(old)]:
+        merged = _earlier_first(old or (), self.options.dictionary)
+        if not old or merged is None:
             return None
-        merged = (*old, *(c for c in new if c not in set(old)))
         self.options = replace(self.options, dictionary=merged)
         return Notice(
             "dictionary-kept",
@@ -1530,3 +1517,13 @@ class Engine:
                 )
             )
         return CoverageRecord(self._arms_total, tuple(arms))
+
+
+def _earlier_first(old: Iterable[Any], new: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    """`old` in its order, then what `new` adds; None when `new` already starts with `old`
+    (nothing to keep)."""
+    old = tuple(old)
+    if not old or old == new[: len(old)]:
+        return None
+    known = set(old)
+    return (*old, *(x for x in new if x not in known))
