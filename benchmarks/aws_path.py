@@ -7,7 +7,10 @@
 Reported, each for `--aws-path moto` and `--aws-path fast`:
 
 * per answered operation: median us per call over `--iterations` calls on one world
-  (in-process moto, one client made before timing), the two paths' calls interleaved;
+  (in-process moto, one client made before timing), the paths' calls interleaved, with a
+  third column: stock moto (moto's full path without this project's speed-ups of moto,
+  `harness/moto_speedups.py`, which both other columns have), what a user's own
+  moto-based test pays;
 * client/resource creation: `boto3.client("s3")`, `boto3.resource("dynamodb").Table(..)`;
 * gradebook's handler called directly in a loop (`--loop` calls on one loaded world, the
   handler creating its clients per call as it does);
@@ -154,6 +157,7 @@ def per_operation(iterations: int) -> dict[str, dict[str, float]]:
     import boto3
 
     from lambdafuzz.harness.fast_aws import FAST_AWS
+    from lambdafuzz.harness.moto_speedups import speed_up_moto, undo_moto_speedups
 
     s3, ddb = boto3.client("s3"), boto3.client("dynamodb")
     sqs, sns = boto3.client("sqs"), boto3.client("sns")
@@ -176,12 +180,16 @@ def per_operation(iterations: int) -> dict[str, dict[str, float]]:
     sns.create_topic(Name=TOPIC)
     calls = operation_calls(s3, ddb, sqs, sns)
     rows: dict[str, dict[str, float]] = {}
+    orders = (("stock", "moto", "fast"), ("fast", "stock", "moto"), ("moto", "fast", "stock"))
     for name, call in calls.items():
-        times: dict[str, list[float]] = {"moto": [], "fast": []}
-        for i in range(iterations + 4):  # the paths interleaved, in alternating order
-            for path in ("moto", "fast") if i % 2 else ("fast", "moto"):
+        times: dict[str, list[float]] = {"stock": [], "moto": [], "fast": []}
+        for i in range(iterations + 4):  # the paths interleaved, in rotating order
+            for path in orders[i % 3]:
                 FAST_AWS.enabled = path == "fast"
+                if path == "stock":
+                    undo_moto_speedups()
                 took = _once(call)
+                speed_up_moto()
                 if i >= 4:  # the first rounds warm up
                     times[path].append(took)
         FAST_AWS.enabled = False
@@ -313,10 +321,23 @@ def differential(sequences: int) -> dict[str, Any]:
 
 
 def _table(title: str, rows: dict[str, dict[str, float]], unit: str) -> str:
-    lines = [f"{title:<34} {'moto ' + unit:>12} {'fast ' + unit:>12} {'speed-up':>9}"]
+    """One row per measurement; with a stock-moto column, the speed-up against it first."""
+    stock = any("stock" in row for row in rows.values())
+    head = f"{title:<34}"
+    if stock:
+        head += f" {'stock ' + unit:>12}"
+    head += f" {'moto ' + unit:>12} {'fast ' + unit:>12}"
+    head += f" {'vs stock':>9} {'vs moto':>8}" if stock else f" {'speed-up':>9}"
+    lines = [head]
     for name, row in rows.items():
-        speed = row["moto"] / row["fast"] if row["fast"] else float("inf")
-        lines.append(f"{name:<34} {row['moto']:>12.1f} {row['fast']:>12.1f} {speed:>8.1f}x")
+        line = f"{name:<34}"
+        if stock:
+            line += f" {row['stock']:>12.1f}"
+        line += f" {row['moto']:>12.1f} {row['fast']:>12.1f}"
+        if stock:
+            line += f" {row['stock'] / row['fast']:>8.1f}x"
+        line += f" {row['moto'] / row['fast']:>{7 if stock else 8}.1f}x"
+        lines.append(line)
     return "\n".join(lines)
 
 

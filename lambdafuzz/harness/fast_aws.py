@@ -43,6 +43,7 @@ import re
 from typing import Any
 
 from lambdafuzz.harness.moto_direct import DIRECT_SERVICES, credential_header, direct_response
+from lambdafuzz.harness.moto_results import AnsweredBody, answered_parser
 
 #: botocore service name -> operations answered in `before-call`.
 ANSWERED: dict[str, frozenset[str]] = {
@@ -89,6 +90,7 @@ class FastAws:
         self.enabled = False
         self.answered = 0
         self.answered_direct = 0  # of `answered`: without an HTTP request
+        self.answered_tapped = 0  # of those: neither serialised nor parsed (moto_results)
         self.fell_through = 0
         self.seen: set[tuple[str, str]] = set()  # (service, operation) answered so far
         self._registered = False
@@ -193,8 +195,13 @@ class FastAws:
                 # signing, no request objects. Table.put_item 1141 -> 628 us (scratch
                 # loop, 300 calls, same machine and run).
                 url = params["url"]
-                status, headers, body = direct_response(handler.__self__, model, params, signer)
+                status, headers, body, answer = direct_response(
+                    handler.__self__, model, params, signer
+                )
+                if answer is not None:
+                    self.answered_tapped += 1
             else:
+                answer = None
                 request = create_request_object(params)
                 request.stream_output = model.has_streaming_output or model.has_event_stream_output
                 if unsigned and _plain_body(params, context):
@@ -216,7 +223,7 @@ class FastAws:
                 except HTTPException as e:
                     status, headers, body = e.code, e.get_headers(), e.get_body()
             http = AWSResponse(url, status, headers, MockRawResponse(body))
-            parsed = self._parse(emitter, service_id, model, http, context)
+            parsed = self._parse(emitter, service_id, model, http, context, answer)
             retry = emitter.emit_until_response(
                 f"needs-retry.{service_id}.{model.name}",
                 response=(http, parsed),
@@ -233,12 +240,21 @@ class FastAws:
             if hasattr(params.get("body"), "seek"):
                 params["body"].seek(0)
 
-    def _parse(self, emitter: Any, service_id: str, model: Any, http: Any, context: Any) -> Any:
+    def _parse(
+        self, emitter: Any, service_id: str, model: Any, http: Any, context: Any, answer: Any
+    ) -> Any:
+        """botocore's parse of the reply; a body whose data moto's handler gave
+        (`answer`) carries it, and the parser takes it instead of reading the text
+        (`moto_results.answered_parser`) unless a handler replaced the body."""
         from botocore.endpoint import convert_to_response_dict
         from botocore.httpchecksum import handle_checksum_body
 
         response_dict = convert_to_response_dict(http, model)
         handle_checksum_body(http, response_dict, context, model)
+        if answer is not None and isinstance(response_dict.get("body"), bytes):
+            body = AnsweredBody(response_dict["body"])
+            body.answer = answer
+            response_dict["body"] = body
         customized: dict[str, Any] = {}
         emitter.emit(
             f"before-parse.{service_id}.{model.name}",
@@ -251,7 +267,9 @@ class FastAws:
         if parser is None:
             from botocore.parsers import PROTOCOL_PARSERS
 
-            parser = PROTOCOL_PARSERS[protocol](timestamp_parser=_remembered_timestamp)
+            parser = answered_parser(PROTOCOL_PARSERS[protocol])(
+                timestamp_parser=_remembered_timestamp
+            )
             self._parsers[protocol] = parser
         parsed = parser.parse(response_dict, model.output_shape)
         parsed.update(customized)

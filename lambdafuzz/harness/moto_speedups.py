@@ -21,6 +21,29 @@ _MEMO_LIMIT = 65_536
 _LETTERS_AND_DIGITS = string.ascii_letters + string.digits
 _HANDLE_LENGTH = 185  # moto's receipt handles: 185 lowercase letters
 _LOWERCASE = bytes(ord("a") + b % 26 for b in range(256))
+#: (owner, attribute, what it was) for every speed-up applied, in order: what
+#: `undo_moto_speedups` puts back.
+_APPLIED: list[tuple[Any, str, Any]] = []
+
+
+#: What `memoize_possible_keys` remembers; kept when the speed-ups are undone and applied
+#: again (the names are moto's own either way).
+_NAMES: dict[tuple[Any, ...], tuple[str, ...]] = {}
+_MEMOIZED: dict[str, Any] = {}  # moto.core.utils function name -> its memoized version
+
+
+def _patch(owner: Any, name: str, replacement: Any) -> None:
+    """Set `owner.name`, remembering what it was."""
+    _APPLIED.append((owner, name, getattr(owner, name)))
+    setattr(owner, name, replacement)
+
+
+def undo_moto_speedups() -> None:
+    """Put moto back as it was before `speed_up_moto` (the benchmark's stock-moto column;
+    `speed_up_moto` applies them again afterwards)."""
+    while _APPLIED:
+        owner, name, original = _APPLIED.pop()
+        setattr(owner, name, original)
 
 
 def speed_up_moto() -> None:
@@ -46,12 +69,15 @@ def speed_up_moto() -> None:
         original = getattr(core_utils, function)
         if hasattr(original, "cache_info"):
             continue
-        memo = functools.lru_cache(maxsize=4096)(original)
-        setattr(core_utils, function, memo)
+        memo = _MEMOIZED.get(function)
+        if memo is None or memo.__wrapped__ is not original:
+            memo = _MEMOIZED[function] = functools.lru_cache(maxsize=4096)(original)
+        _patch(core_utils, function, memo)
         for name, module in list(sys.modules.items()):
             if name.startswith("moto.") and getattr(module, function, None) is original:
-                setattr(module, function, memo)
-    sqs_models.generate_receipt_handle = fast_receipt_handle
+                _patch(module, function, memo)
+    if sqs_models.generate_receipt_handle is not fast_receipt_handle:
+        _patch(sqs_models, "generate_receipt_handle", fast_receipt_handle)
     if not getattr(moto_backends.list_of_moto_modules, "lambdafuzz_cached", False):
         modules = tuple(moto_backends.list_of_moto_modules())
 
@@ -59,7 +85,7 @@ def speed_up_moto() -> None:
             return modules
 
         cached.lambdafuzz_cached = True  # type: ignore[attr-defined]
-        moto_backends.list_of_moto_modules = cached
+        _patch(moto_backends, "list_of_moto_modules", cached)
     memoize_possible_keys()
     one_call_random_strings()
 
@@ -84,7 +110,7 @@ def memoize_possible_keys() -> None:
     if getattr(picker.get_possible_keys, "lambdafuzz_memo", None) is not None:
         return
     original = picker.get_possible_keys
-    memo: dict[tuple[Any, ...], tuple[str, ...]] = {}
+    memo = _NAMES
     defaults = serialize.DEFAULT_ALIAS_PROVIDERS
 
     def get_possible_keys(self: Any, context: Any) -> Any:
@@ -108,7 +134,7 @@ def memoize_possible_keys() -> None:
 
     get_possible_keys.lambdafuzz_memo = memo  # type: ignore[attr-defined]
     get_possible_keys.lambdafuzz_original = original  # type: ignore[attr-defined]
-    picker.get_possible_keys = get_possible_keys  # type: ignore[method-assign]
+    _patch(picker, "get_possible_keys", get_possible_keys)
     _pick_members_by_remembered_names(memo)
 
 
@@ -149,7 +175,7 @@ def _pick_members_by_remembered_names(memo: dict[tuple[Any, ...], tuple[str, ...
         return original(self, value, key, shape)  # the first time: remembers the names
 
     get_value.lambdafuzz_original = original  # type: ignore[attr-defined]
-    serializer.get_value = get_value  # type: ignore[method-assign]
+    _patch(serializer, "get_value", get_value)
 
 
 def _member_key(picker_type: type, obj: Any, shape: Any, key: str) -> tuple[Any, ...]:
@@ -189,4 +215,4 @@ def one_call_random_strings() -> None:
         return text.lower() if lower_case else text
 
     get_random_string.lambdafuzz_fast = True  # type: ignore[attr-defined]
-    MotoRandom.get_random_string = get_random_string  # type: ignore[method-assign]
+    _patch(MotoRandom, "get_random_string", get_random_string)

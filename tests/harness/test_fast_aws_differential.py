@@ -24,9 +24,15 @@ PER_CHUNK = 100
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[Env]:
+    from lambdafuzz.harness import moto_results
+
     saved = dict(os.environ)
     made = Env()
+    # every answer taken from moto's result data is also serialised and parsed moto's and
+    # botocore's way, and a difference raises (an outcome the moto path never has)
+    moto_results.CHECK = True
     yield made
+    moto_results.CHECK = False
     made.fast.uninstall()
     made.backend.stop()
     os.environ.clear()
@@ -35,7 +41,7 @@ def env() -> Iterator[Env]:
 
 @pytest.mark.parametrize("chunk", range(CHUNKS))
 def test_fast_path_equals_moto_path(env: Env, chunk: int) -> None:
-    answered_before = env.fast.answered
+    answered_before, tapped_before = env.fast.answered, env.fast.answered_tapped
     for seed in range(chunk * PER_CHUNK, (chunk + 1) * PER_CHUNK):
         moto_outcomes, moto_state = run_sequence(env, seed, fast=False)
         fast_outcomes, fast_state = run_sequence(env, seed, fast=True)
@@ -44,6 +50,7 @@ def test_fast_path_equals_moto_path(env: Env, chunk: int) -> None:
         assert fast_state == moto_state, f"sequence {seed}: state"
     # the fast path did answer (it is not silently falling through)
     assert env.fast.answered - answered_before > PER_CHUNK
+    assert env.fast.answered_tapped - tapped_before > PER_CHUNK
 
 
 def test_every_answered_operation_is_generated(env: Env) -> None:

@@ -375,3 +375,39 @@ def test_a_member_under_another_structure_is_looked_up_its_way(reader: Any) -> N
         assert read({"Count": 5}, "ItemCount", member) == 5
         member.parent = resolver.get_shape_by_name("Other")  # type: ignore[attr-defined]
         assert read({"Count": 5}, "ItemCount", member) is None
+
+
+def test_undone_speedups_leave_moto_as_it_was_and_apply_again() -> None:
+    import moto.core.utils as core_utils
+    import moto.sqs.models as sqs_models
+    from moto.moto_api._internal.moto_random import MotoRandom
+
+    from lambdafuzz.harness.moto_speedups import speed_up_moto, undo_moto_speedups
+
+    speed_up_moto()
+    fast = (
+        core_utils.camelcase_to_underscores,
+        sqs_models.generate_receipt_handle,
+        serialize.ResponseSerializer.get_value,
+        MotoRandom.get_random_string,
+    )
+    assert hasattr(fast[0], "cache_info")
+    undo_moto_speedups()
+    try:
+        assert not hasattr(core_utils.camelcase_to_underscores, "cache_info")
+        assert core_utils.camelcase_to_underscores("GetItem") == "get_item"
+        assert sqs_models.generate_receipt_handle is not fast[1]
+        assert not hasattr(serialize.ResponseSerializer.get_value, "lambdafuzz_original")
+        assert not hasattr(serialize.XFormedAttributePicker.get_possible_keys, "lambdafuzz_memo")
+        assert not getattr(MotoRandom.get_random_string, "lambdafuzz_fast", False)
+    finally:
+        speed_up_moto()
+    again = (
+        core_utils.camelcase_to_underscores,
+        sqs_models.generate_receipt_handle,
+        serialize.ResponseSerializer.get_value,
+        MotoRandom.get_random_string,
+    )
+    assert again[0] is fast[0]  # the same memo, kept across the undo
+    assert again[1] is fast[1]
+    assert hasattr(again[2], "lambdafuzz_original") and again[3].lambdafuzz_fast
