@@ -28,7 +28,9 @@ from those - the operation, body, region and the signature's access key - is set
 moto's `setup_class` would set it. S3's handler reads the HTTP request itself (headers,
 method, the `Authorization` header's presence for ACLs) and keeps it; for a plain body the
 parts of a signature moto reads (credential scope, payload digest header) are written
-instead of computing one. Timestamps in answers are parsed once per text.
+instead of computing one. Timestamps in answers are parsed once per text. For
+DynamoDB and SQS, an answer of plain data is taken from moto's result as it is, neither
+serialised by moto nor parsed back by botocore (`moto_results`).
 
 Every other operation, and every answered operation whose host moto would not serve,
 falls through to moto unchanged. `tests/harness/test_fast_aws_differential.py` compares

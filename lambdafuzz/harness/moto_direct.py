@@ -29,8 +29,8 @@ from lambdafuzz.harness.moto_results import TappedCall
 #: sets (checked against moto's `dynamodb/`, `sqs/` and `sns/responses.py`).
 DIRECT_SERVICES = frozenset(("dynamodb", "sqs", "sns"))
 #: Of those, the services whose plain answers skip moto's serializer and botocore's
-#: parser (`moto_results`): JSON protocol, answers of plain data.
-TAPPED_SERVICES = frozenset(("dynamodb",))
+#: parser (`moto_results`): JSON protocol (SNS speaks the query protocol, XML).
+TAPPED_SERVICES = frozenset(("dynamodb", "sqs"))
 
 
 class _Request:
