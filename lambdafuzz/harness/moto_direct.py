@@ -47,7 +47,7 @@ def direct_response(
 ) -> tuple[int, Any, Any, Any]:
     """(status, headers, body) as moto's handler answers this serialised request, and
     the data the body holds when moto's serializer was not needed for it
-    (`moto_results.TappedCall`; DynamoDB), else None."""
+    (`moto_results.TappedCall`; DynamoDB and SQS), else None."""
     from moto.core.exceptions import HTTPException
     from moto.core.utils import utcnow
     from moto.utilities.utils import get_partition
