@@ -135,6 +135,8 @@ def summarize(world: Any) -> dict[str, Any]:
             for q in world.queues
         ],
         "topics": [t.name for t in world.topics],
+        **({"secrets": {x.name: x.value for x in world.secrets}} if world.secrets else {}),
+        **({"parameters": {p.name: p.value for p in world.parameters}} if world.parameters else {}),
     }
 
 

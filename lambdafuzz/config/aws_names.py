@@ -78,3 +78,33 @@ def _sqs_sns_name(name: str, limit: int, what: str) -> NameProblem | None:
     fixed = re.sub(r"[^A-Za-z0-9_-]+", "-", stem).strip("-")[: limit - len(suffix)]
     expected = f"{what}: 1 to {limit} of A-Z a-z 0-9 _ -, optionally ending in .fifo"
     return NameProblem(expected, fixed + suffix if fixed else None)
+
+
+def secret_name_problem(name: str) -> NameProblem | None:
+    """Secrets Manager: 1 to 512 of ASCII letters, digits and / _ + = . @ -."""
+    if re.fullmatch(r"[A-Za-z0-9/_+=.@-]{1,512}", name):
+        return None
+    fixed = re.sub(r"[^A-Za-z0-9/_+=.@-]+", "-", name)[:512]
+    return NameProblem(
+        "a Secrets Manager secret name: 1 to 512 of A-Z a-z 0-9 / _ + = . @ -",
+        fixed if fixed and fixed != name else None,
+    )
+
+
+def parameter_name_problem(name: str) -> NameProblem | None:
+    """SSM Parameter Store: 1 to 1011 of letters, digits and _ . - /; a name with a `/`
+    is a path and starts with one; no `aws` or `ssm` prefix."""
+    problem = None
+    if not re.fullmatch(r"[A-Za-z0-9_./-]{1,1011}", name):
+        problem = "1 to 1011 of A-Z a-z 0-9 _ . - /"
+    elif "/" in name and not name.startswith("/"):
+        problem = "a path (a name with /) starting with /"
+    elif name.lstrip("/").lower().startswith(("aws", "ssm")):
+        problem = "no aws or ssm prefix"
+    if problem is None:
+        return None
+    fixed = re.sub(r"[^A-Za-z0-9_./-]+", "-", name)[:1011]
+    if "/" in fixed and not fixed.startswith("/"):
+        fixed = "/" + fixed
+    ok = fixed != name and parameter_name_problem(fixed) is None
+    return NameProblem(f"an SSM parameter name: {problem}", fixed if ok else None)

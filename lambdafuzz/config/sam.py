@@ -58,7 +58,7 @@ from lambdafuzz.model.event_pattern import (
     check_pattern,
     dump_pattern,
 )
-from lambdafuzz.model.target import Target, TriggerKind
+from lambdafuzz.model.target import PARAMETER_TYPES, Target, TriggerKind
 
 log = logging.getLogger("lambdafuzz.config.sam")
 
@@ -419,6 +419,8 @@ class _Importer:
             "tables": [],
             "queues": [],
             "topics": [],
+            "secrets": [],
+            "parameters": [],
         }
         event_buckets = self._event_buckets(event)
         for logical_id in self.t.resources:
@@ -431,8 +433,52 @@ class _Importer:
                 spec["objects"] = event_buckets[logical_id]
             elif kind == "tables":
                 spec.update(self._table(logical_id, event))
+            elif kind == "secrets":
+                spec.update(self._secret(logical_id))
+            elif kind == "parameters":
+                spec.update(self._parameter(logical_id))
             sections[kind].append(spec)
         return {k: v for k, v in sections.items() if v}
+
+    def _secret(self, logical_id: str) -> dict[str, Any]:
+        """A secret's fixed `SecretString`, or its `GenerateSecretString`: the key Secrets
+        Manager generates and the JSON object template it goes into (a template that is
+        no JSON object is left out: the whole string is then generated)."""
+        props = self.t.properties(logical_id)
+        loc = ("Resources", logical_id, "Properties")
+        if "SecretString" in props:
+            value = self.values.scalar(props["SecretString"], (*loc, "SecretString"))
+            return {"value": value} if value and "${" not in value else {}
+        generate = props.get("GenerateSecretString")
+        if not isinstance(generate, dict):
+            return {}
+        where = (*loc, "GenerateSecretString")
+        key, template = generate.get("GenerateStringKey"), generate.get("SecretStringTemplate")
+        key = self.values.scalar(key, where) if key is not None else None
+        template = self.values.scalar(template, where) if template is not None else None
+        if not key or not template or "${" in template:
+            return {}
+        try:
+            parsed = json.loads(template)
+        except ValueError:
+            return {}
+        return {"generate_key": key, "value": template} if isinstance(parsed, dict) else {}
+
+    def _parameter(self, logical_id: str) -> dict[str, Any]:
+        """A parameter's type and its value when the template fixes it (a value from a
+        stack parameter nobody set, or from another stack, is drawn)."""
+        props = self.t.properties(logical_id)
+        loc = ("Resources", logical_id, "Properties")
+        spec: dict[str, Any] = {}
+        kind = self.values.scalar(props.get("Type"), (*loc, "Type"))
+        if kind in PARAMETER_TYPES:
+            spec["type"] = kind
+        value = (
+            self.values.scalar(props.get("Value"), (*loc, "Value")) if "Value" in props else None
+        )
+        if value and "${" not in value:
+            spec["value"] = value
+        return spec
 
     def _event_buckets(self, event: TemplateEvent) -> dict[str, dict[str, Any]]:
         """Buckets whose objects the event describes, with the objects to generate."""

@@ -38,6 +38,8 @@ RESOURCE_KINDS = {
     "AWS::Serverless::SimpleTable": "tables",
     "AWS::SQS::Queue": "queues",
     "AWS::SNS::Topic": "topics",
+    "AWS::SecretsManager::Secret": "secrets",
+    "AWS::SSM::Parameter": "parameters",
 }
 _NAME_PROPERTY = {
     "AWS::S3::Bucket": "BucketName",
@@ -46,6 +48,8 @@ _NAME_PROPERTY = {
     "AWS::SQS::Queue": "QueueName",
     "AWS::SNS::Topic": "TopicName",
     "AWS::Kinesis::Stream": "Name",
+    "AWS::SecretsManager::Secret": "Name",
+    "AWS::SSM::Parameter": "Name",
 }
 #: Values of CloudFormation pseudo parameters inside the emulator (account as in World).
 PSEUDO = {
@@ -502,6 +506,7 @@ class Resolver:
         return {
             "queues": f"${{queues.{resolved}.url}}",
             "topics": f"${{topics.{resolved}.arn}}",
+            "secrets": f"${{secrets.{resolved}.arn}}",  # a secret's Ref is its ARN
         }.get(kind, resolved)
 
     def get_att(self, logical_id: str, attribute: str) -> str | None:
@@ -516,6 +521,7 @@ class Resolver:
             ("queues", "Arn"): "arn",
             ("queues", "QueueUrl"): "url",
             ("topics", "TopicArn"): "arn",
+            ("secrets", "Id"): "arn",
         }.get((kind, attribute))
         if reference is not None:
             return f"${{{kind}.{name}.{reference}}}"

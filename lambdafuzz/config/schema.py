@@ -51,6 +51,7 @@ from lambdafuzz.model.target import (
     BODY_EVENTBRIDGE_S3,
     BODY_S3_EVENT,
     KEY_TYPES,
+    PARAMETER_TYPES,
     REFERENCE,
     REFERENCE_ATTRIBUTES,
     STREAM_VIEW_TYPES,
@@ -59,10 +60,12 @@ from lambdafuzz.model.target import (
     FrozenMap,
     ObjectsSpec,
     OutcomeRules,
+    ParameterSpec,
     QueueSpec,
     Resources,
     Route,
     SampleEvent,
+    SecretSpec,
     TableSpec,
     Target,
     TopicSpec,
@@ -178,6 +181,8 @@ BucketNameT = Annotated[str, _aws_name(aws_names.bucket_name_problem)]
 TableNameT = Annotated[str, _aws_name(aws_names.table_name_problem)]
 QueueNameT = Annotated[str, _aws_name(aws_names.queue_name_problem)]
 TopicNameT = Annotated[str, _aws_name(aws_names.topic_name_problem)]
+SecretNameT = Annotated[str, _aws_name(aws_names.secret_name_problem)]
+ParameterNameT = Annotated[str, _aws_name(aws_names.parameter_name_problem)]
 AttributeNameT = Annotated[str, Field(min_length=1, max_length=255)]
 ExceptionNameT = Annotated[
     str, _dotted("an exception class name such as ValueError or pkg.MyError")
@@ -305,11 +310,25 @@ class _TopicModel(_Model):
     name: TopicNameT
 
 
+class _SecretModel(_Model):
+    name: SecretNameT
+    value: Annotated[str, Field(min_length=1, max_length=65536)] | None = None
+    generate_key: Annotated[str, Field(min_length=1)] | None = None
+
+
+class _ParameterModel(_Model):
+    name: ParameterNameT
+    value: Annotated[str, Field(min_length=1, max_length=8192)] | None = None
+    type: Annotated[str, _one_of(PARAMETER_TYPES, "an SSM parameter type")] = "String"
+
+
 class _ResourcesModel(_Model):
     buckets: list[_BucketModel] = []
     tables: list[_TableModel] = []
     queues: list[_QueueModel] = []
     topics: list[_TopicModel] = []
+    secrets: list[_SecretModel] = []
+    parameters: list[_ParameterModel] = []
 
 
 class _OutcomeModel(_Model):
@@ -631,7 +650,7 @@ class _Builder:
     # --- resources ------------------------------------------------------------------
     def _resources(self) -> Resources:
         r = self.m.resources
-        for kind in ("buckets", "tables", "queues", "topics"):
+        for kind in ("buckets", "tables", "queues", "topics", "secrets", "parameters"):
             seen: set[str] = set()
             for i, spec in enumerate(getattr(r, kind)):
                 if spec.name in seen:
@@ -646,7 +665,25 @@ class _Builder:
             tables=tuple(self._table(i, t) for i, t in enumerate(r.tables)),
             queues=tuple(self._queue(i, q) for i, q in enumerate(r.queues)),
             topics=tuple(TopicSpec(t.name) for t in r.topics),
+            secrets=tuple(self._secret(i, x) for i, x in enumerate(r.secrets)),
+            parameters=tuple(ParameterSpec(p.name, p.value, p.type) for p in r.parameters),
         )
+
+    def _secret(self, i: int, secret: _SecretModel) -> SecretSpec:
+        """A secret whose generated key goes into its value needs a value that is a JSON
+        object (the template), or none."""
+        if secret.generate_key is not None and secret.value is not None:
+            try:
+                template = json.loads(secret.value)
+            except ValueError:
+                template = None
+            if not isinstance(template, dict):
+                raise self.where.error(
+                    ("resources", "secrets", i, "value"),
+                    secret.value,
+                    "a JSON object (the template generate_key is added to), or no value",
+                )
+        return SecretSpec(secret.name, secret.value, secret.generate_key)
 
     def _bucket(self, i: int, b: _BucketModel) -> BucketSpec:
         if b.objects is None:

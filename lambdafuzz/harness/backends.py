@@ -168,6 +168,13 @@ class MotoBackend:
         return _sdk_env(self.region, None)
 
 
+def _pages(client: Any, operation: str) -> list[Any]:
+    """Every listed resource of a paginated List/Describe call (its result key's items)."""
+    paginator = client.get_paginator(operation)
+    key = {"list_secrets": "SecretList", "describe_parameters": "Parameters"}[operation]
+    return [item for page in paginator.paginate() for item in page.get(key, [])]
+
+
 def _backend_dict(service: str) -> Any:
     module = __import__(f"moto.{service}.models", fromlist=[f"{service}_backends"])
     return getattr(module, f"{service}_backends")
@@ -444,6 +451,16 @@ class LocalStackBackend:
                 c["sqs"].delete_queue(QueueUrl=url)
             for topic in listed("topics", lambda: c["sns"].list_topics().get("Topics", [])):
                 c["sns"].delete_topic(TopicArn=topic["TopicArn"])
+            for secret in listed("secrets", lambda: _pages(c["secretsmanager"], "list_secrets")):
+                c["secretsmanager"].delete_secret(
+                    SecretId=secret["ARN"], ForceDeleteWithoutRecovery=True
+                )
+            names = [
+                p["Name"]
+                for p in listed("parameters", lambda: _pages(c["ssm"], "describe_parameters"))
+            ]
+            for start in range(0, len(names), 10):  # DeleteParameters takes 10 at most
+                c["ssm"].delete_parameters(Names=names[start : start + 10])
         except (ClientError, BotoCoreError) as e:
             raise BackendError(
                 f"LocalStack at {self.endpoint}: reset by deletion failed: {e}"

@@ -40,8 +40,10 @@ from lambdafuzz.model.world import (
     DeliveredMessage,
     ItemT,
     LoadedWorld,
+    Parameter,
     Queue,
     S3Object,
+    Secret,
     Table,
     Topic,
     World,
@@ -163,6 +165,7 @@ class _Loader:
         queue_urls: dict[str, str] = {}
         messages: dict[str, tuple[DeliveredMessage, ...]] = {}
         topic_arns: dict[str, str] = {}
+        secret_arns: dict[str, str] = {}
         # Where we are, formatted only if something fails (f-strings per object and item
         # were 5% of a direct load).
         part: str | int = ""
@@ -202,6 +205,12 @@ class _Loader:
             for topic in world.topics:
                 kind, name, part = "topic", topic.name, ""
                 topic_arns[topic.name] = self.create_topic(topic)
+            for secret in world.secrets:
+                kind, name, part = "secret", secret.name, ""
+                secret_arns[secret.name] = self.create_secret(world, secret)
+            for parameter in world.parameters:
+                kind, name, part = "parameter", parameter.name, ""
+                self.put_parameter(world, parameter)
         except self.refused as e:
             where = _where(kind, name, part)
             raise BackendError(f"{self.who()} refused {where}: {type(e).__name__}: {e}") from e
@@ -212,6 +221,7 @@ class _Loader:
             stream_arns=stream_arns,
             topic_arns=topic_arns,
             object_last_modified=last_modified,
+            secret_arns=secret_arns,
         )
 
     # The AWS operations, one method each. `sent` items are whatever send_message returned.
@@ -226,6 +236,8 @@ class _Loader:
     def send_message(self, queue: Queue, index: int) -> Any: ...
     def receive_messages(self, queue: Queue, sent: list[Any]) -> tuple[DeliveredMessage, ...]: ...
     def create_topic(self, topic: Topic) -> str: ...
+    def create_secret(self, world: World, secret: Secret) -> str: ...
+    def put_parameter(self, world: World, parameter: Parameter) -> None: ...
 
 
 # --- moto's backend objects ----------------------------------------------------------------
@@ -406,6 +418,44 @@ class MotoDirectLoader(_Loader):
     def create_topic(self, topic: Topic) -> str:
         return self._sns.create_topic(topic.name).arn
 
+    def create_secret(self, world: World, secret: Secret) -> str:
+        from moto.secretsmanager.models import secretsmanager_backends
+
+        backend = secretsmanager_backends[world.account_id][world.region]
+        backend.create_secret(
+            name=secret.name,
+            secret_string=secret.value,
+            secret_binary=None,
+            description=None,
+            tags=None,
+            kms_key_id=None,
+            client_request_token=None,
+            replica_regions=[],
+            force_overwrite=False,
+        )
+        # the same ARN in every test (moto's suffix depends on what the world drew before),
+        # so the ARN in the handler's environment, resolved once, names this secret
+        stored = backend.secrets[secret.name]
+        stored.arn = world.secret_arn(secret.name)
+        return str(stored.arn)
+
+    def put_parameter(self, world: World, parameter: Parameter) -> None:
+        from moto.ssm.models import ssm_backends
+
+        ssm_backends[world.account_id][world.region].put_parameter(
+            name=parameter.name,
+            description=None,
+            value=parameter.value,
+            parameter_type=parameter.type,
+            allowed_pattern=None,
+            keyid=None,
+            overwrite=False,
+            tags=[],
+            data_type="text",
+            tier=None,
+            policies=None,
+        )
+
 
 # --- plain boto3 -------------------------------------------------------------------------------
 
@@ -449,7 +499,7 @@ class Boto3Loader(_Loader):
             )
             made = {
                 service: session.client(service, endpoint_url=self.endpoint_url, config=config)
-                for service in ("s3", "dynamodb", "sqs", "sns")
+                for service in ("s3", "dynamodb", "sqs", "sns", "secretsmanager", "ssm")
             }
             self._clients[region] = made
             return made
@@ -549,3 +599,15 @@ class Boto3Loader(_Loader):
 
     def create_topic(self, topic: Topic) -> str:
         return self._c["sns"].create_topic(Name=topic.name)["TopicArn"]
+
+    def create_secret(self, world: World, secret: Secret) -> str:
+        """The secret's partial ARN (without the random suffix, which differs in every
+        test): GetSecretValue & co. take it, and the handler's environment, resolved once,
+        keeps naming the secret of every world."""
+        self._c["secretsmanager"].create_secret(Name=secret.name, SecretString=secret.value)
+        return world.arn("secretsmanager", f"secret:{secret.name}")
+
+    def put_parameter(self, world: World, parameter: Parameter) -> None:
+        self._c["ssm"].put_parameter(
+            Name=parameter.name, Value=parameter.value, Type=parameter.type
+        )

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import LambdafuzzError
+from lambdafuzz.generators.aws.config_values import placeholder_parameter, placeholder_secret
 from lambdafuzz.generators.core import (
     Choice,
     Choices,
@@ -592,14 +593,18 @@ class WorkerRuntime:
 
 
 def resources_only(target: Target) -> World:
-    """The target's buckets, tables, queues and topics with nothing in them: loaded once at
-    worker start so that env references (`${queues.jobs.url}`) resolve before the import."""
+    """The target's buckets, tables, queues and topics with nothing in them, and its
+    secrets and parameters with a placeholder where a value is drawn: loaded once at worker
+    start so that env references (`${queues.jobs.url}`) resolve before the import, and a
+    module that reads its configuration when imported finds it."""
     r = target.resources
     return World(
         buckets=tuple(Bucket(b.name) for b in r.buckets),
         tables=tuple(Table(t.name, t.key_schema, stream=t.stream) for t in r.tables),
         queues=tuple(Queue(q.name, fifo=q.fifo) for q in r.queues),
         topics=tuple(Topic(t.name) for t in r.topics),
+        secrets=tuple(placeholder_secret(s) for s in r.secrets),
+        parameters=tuple(placeholder_parameter(p) for p in r.parameters),
     )
 
 

@@ -48,6 +48,8 @@ REFERENCE_ATTRIBUTES: Mapping[str, tuple[str, ...]] = types.MappingProxyType(
         "tables": ("name", "arn", "stream_arn"),
         "queues": ("url", "arn", "name"),
         "topics": ("arn", "name"),
+        "secrets": ("arn", "name"),
+        "parameters": ("name",),
     }
 )
 
@@ -187,11 +189,40 @@ class TopicSpec:
 
 
 @dataclass(slots=True, frozen=True)
+class SecretSpec:
+    """A Secrets Manager secret the deployment creates.
+
+    `value` is its `SecretString` when the deployment fixes it; `generate_key` is the key
+    of a JSON object (`value`, the template, or `{}`) whose value Secrets Manager
+    generates (CloudFormation's `GenerateSecretString`). With neither, the whole string is
+    generated. Generated parts are drawn, so every test may see another one."""
+
+    name: str
+    value: str | None = None
+    generate_key: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class ParameterSpec:
+    """An SSM parameter the deployment creates; `value` None: drawn for every test."""
+
+    name: str
+    value: str | None = None
+    type: str = "String"  # String | StringList | SecureString
+
+
+#: The types an SSM parameter can have.
+PARAMETER_TYPES = ("String", "StringList", "SecureString")
+
+
+@dataclass(slots=True, frozen=True)
 class Resources:
     buckets: tuple[BucketSpec, ...] = ()
     tables: tuple[TableSpec, ...] = ()
     queues: tuple[QueueSpec, ...] = ()
     topics: tuple[TopicSpec, ...] = ()
+    secrets: tuple[SecretSpec, ...] = ()
+    parameters: tuple[ParameterSpec, ...] = ()
 
     def bucket(self, name: str) -> BucketSpec:
         return next(b for b in self.buckets if b.name == name)
@@ -279,6 +310,8 @@ def reference_value(loaded: LoadedWorld, kind: str, name: str, attribute: str) -
             return loaded.world.arn("sqs", name)
         case "topics", "arn":
             return loaded.topic_arn(name)
+        case "secrets", "arn":
+            return loaded.secret_arn(name)
     raise KeyError(f"${{{kind}.{name}.{attribute}}}")
 
 

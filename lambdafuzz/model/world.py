@@ -1,4 +1,5 @@
-"""The generated AWS state one test runs against: buckets, tables, queues, topics.
+"""The generated AWS state one test runs against: buckets, tables, queues, topics, secrets
+and parameters.
 
 A `World` is plain data (no boto3, no moto): generators build it from a choice sequence,
 a backend loads it into an emulator, reports summarise it.  DynamoDB items are kept in
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+#: What Secrets Manager's ARN suffixes are made of (moto: letters only).
+_ARN_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 AttributeValueT = dict[str, Any]  # DynamoDB JSON for one attribute: {"S": "x"}, {"N": "1"}, ...
 ItemT = dict[str, AttributeValueT]
 
@@ -79,6 +82,23 @@ class Topic:
 
 
 @dataclass(slots=True, frozen=True)
+class Secret:
+    """A Secrets Manager secret: its name and its `SecretString`."""
+
+    name: str
+    value: str
+
+
+@dataclass(slots=True, frozen=True)
+class Parameter:
+    """An SSM Parameter Store parameter."""
+
+    name: str
+    value: str
+    type: str = "String"  # String | StringList | SecureString
+
+
+@dataclass(slots=True, frozen=True)
 class World:
     """Everything the emulator must hold before the handler runs."""
 
@@ -88,6 +108,8 @@ class World:
     topics: tuple[Topic, ...] = ()
     region: str = "us-east-1"
     account_id: str = "123456789012"
+    secrets: tuple[Secret, ...] = ()
+    parameters: tuple[Parameter, ...] = ()
 
     def bucket(self, name: str) -> Bucket:
         return next(b for b in self.buckets if b.name == name)
@@ -101,6 +123,14 @@ class World:
     # --- resource references, as `${queues.jobs.url}` in the config's env ------------
     def queue_url(self, name: str, endpoint: str = "https://sqs.us-east-1.amazonaws.com") -> str:
         return f"{endpoint.rstrip('/')}/{self.account_id}/{name}"
+
+    def secret_arn(self, name: str) -> str:
+        """A secret's ARN: Secrets Manager appends six random letters to the name; here
+        they are the same for a name in every test (a hash of it), so an ARN the handler's
+        environment holds (`!Ref` of a secret) names the secret of every world."""
+        digest = hashlib.sha256(name.encode()).digest()
+        suffix = "".join(_ARN_LETTERS[b % len(_ARN_LETTERS)] for b in digest[:6])
+        return self.arn("secretsmanager", f"secret:{name}-{suffix}")
 
     def arn(self, service: str, name: str) -> str:
         if service == "s3":
@@ -132,6 +162,7 @@ class LoadedWorld:
     stream_arns: Mapping[str, str] = field(default_factory=dict)
     topic_arns: Mapping[str, str] = field(default_factory=dict)
     object_last_modified: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    secret_arns: Mapping[str, str] = field(default_factory=dict)
 
     # --- facts with a fallback, so events and env render the same with every backend ------
     def queue_url(self, name: str) -> str:
@@ -139,6 +170,10 @@ class LoadedWorld:
 
     def topic_arn(self, name: str) -> str:
         return self.topic_arns.get(name) or self.world.arn("sns", name)
+
+    def secret_arn(self, name: str) -> str:
+        """The emulator's secret ARN, else the world's (`World.secret_arn`)."""
+        return self.secret_arns.get(name) or self.world.secret_arn(name)
 
     def stream_arn(self, name: str) -> str:
         """The emulator's stream ARN, else one of the documented shape with a fixed label."""

@@ -51,4 +51,6 @@ def summarize_world(world: World) -> dict[str, Any]:
             {"name": q.name, "messages": [m.body for m in q.messages]} for q in world.queues
         ],
         "topics": [t.name for t in world.topics],
+        **({"secrets": {x.name: x.value for x in world.secrets}} if world.secrets else {}),
+        **({"parameters": {p.name: p.value for p in world.parameters}} if world.parameters else {}),
     }

@@ -1,7 +1,7 @@
 """One fuzzing input for a target: a `World` and the `EventPlan` of its trigger.
 
-The world comes first (buckets, then tables, queues, topics), the event after it, so the
-event can only name what exists.  Strings the world generated (object keys and stems) are
+The world comes first (buckets, then tables, queues, topics, secrets and parameters), the
+event after it, so the event can only name what exists.  Strings the world generated (object keys and stems) are
 handed on as a *local dictionary*: table keys and API paths reuse them, so a lookup of an
 uploaded object's name in a table can hit.  Every resource draws under a call site named
 after it (`bucket:uploads`, `table:grades`), so in execution-indexed replay a change to one
@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lambdafuzz import labels
+from lambdafuzz.generators.aws.config_values import draw_parameter, draw_secret
 from lambdafuzz.generators.aws.dynamodb import draw_table
 from lambdafuzz.generators.aws.events import EventPlan, draw_event_plan, render_event
 from lambdafuzz.generators.aws.filter_steering import patterns_of
@@ -109,7 +110,16 @@ def draw_world(choices: Choices, target: Target) -> World:
         )
         queues.append(queue)
     topics = tuple(Topic(spec.name) for spec in resources.topics)
-    return World(buckets, tuple(tables), tuple(queues), topics, region, account)
+    secrets = tuple(
+        draw_secret(choices, spec, site=f"secret:{spec.name}") for spec in resources.secrets
+    )
+    parameters = tuple(
+        draw_parameter(choices, spec, site=f"parameter:{spec.name}")
+        for spec in resources.parameters
+    )
+    return World(
+        buckets, tuple(tables), tuple(queues), topics, region, account, secrets, parameters
+    )
 
 
 def _notified_bucket(target: Target) -> str | None:

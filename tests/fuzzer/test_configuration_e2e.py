@@ -1,0 +1,40 @@
+"""A SAM-deployed mailer (`report_mailer/`) that reads its batch size and recipients from
+Parameter Store and its SMTP credentials from Secrets Manager. The template creates all
+three; before worlds held them, every test failed with ParameterNotFound at the first
+read (0 of 6 branches, 0% valid at this budget). Now the secret is the template's JSON
+object with a drawn password, the batch size (a stack parameter nobody set) is drawn, and
+the campaign finds what an unchecked setting does to the handler."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from handler_lines import line_of
+
+from lambdafuzz.config.sam import load_template_target
+from lambdafuzz.fuzzer.campaign import build_engine
+from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+
+MAILER = Path(__file__).parent / "report_mailer"
+HANDLER = MAILER / "src" / "mailer" / "handler.py"
+EXECS = 500
+
+
+def test_settings_and_credentials_come_from_the_world(tmp_path: Path) -> None:
+    target = load_template_target(MAILER / "template.yaml", "MailerFunction")
+    engine = build_engine(target, out_dir=tmp_path, seed=0, max_execs=EXECS)
+    events = list(engine.run())
+    finished = events[-1]
+    assert isinstance(finished, CampaignFinished)
+    assert finished.stats.app_branches_covered == 6  # both sides of the password check
+    assert finished.stats.valid_execs >= EXECS // 10
+    failures = {
+        (e.record.info.exception_type, e.record.info.location)
+        for e in events
+        if isinstance(e, NewFailure)
+    }
+    not_a_number = f"mailer/handler.py:{line_of(HANDLER, 'return int(size)')}"
+    zero_step = f"mailer/handler.py:{line_of(HANDLER, 'for start in range')}"
+    assert ("ValueError", not_a_number) in failures, failures  # a batch size of "ten"
+    assert ("ValueError", zero_step) in failures, failures  # a batch size of "0"
+    assert not any("NotFound" in kind for kind, _ in failures), failures
