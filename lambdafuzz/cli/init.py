@@ -208,8 +208,11 @@ def _render_resources(resources: dict[str, Any]) -> list[str]:
         "optional stream.",
         "queues": "SQS queues (the trigger's queue is filled with the event's messages).",
         "topics": "SNS topics the handler publishes to or is triggered by.",
+        "secrets": "Secrets Manager secrets: a fixed `value`, or drawn per test (`generate_key`:\n"
+        "  # the key of the JSON object `value` whose value is drawn).",
+        "parameters": "SSM parameters: a fixed `value`, or drawn per test.",
     }
-    for kind in ("buckets", "tables", "queues", "topics"):
+    for kind in ("buckets", "tables", "queues", "topics", "secrets", "parameters"):
         specs = resources.get(kind) or []
         if not specs:
             continue

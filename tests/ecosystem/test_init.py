@@ -118,3 +118,19 @@ def test_init_usage_errors(tmp_path):
     assert missing.exit_code == 2
     assert "the configuration would not load" in missing.output and "nope" in missing.output
     assert not (tmp_path / "lambdafuzz.yaml").exists()  # nothing written on error
+
+
+def test_init_from_a_template_keeps_secrets_and_parameters(tmp_path):
+    """The report mailer's SAM template: its secret (a JSON template with a generated key)
+    and parameters (one fixed list, one drawn) are written and load back the same."""
+    mailer = SAM_APP.parents[1] / "fuzzer" / "report_mailer" / "template.yaml"
+    out = tmp_path / "lambdafuzz.yaml"
+    result = CliRunner().invoke(init, ["--template", str(mailer), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert "# Secrets Manager secrets" in text and "# SSM parameters" in text
+    from_template = load_template_target(mailer)
+    written = load_config(out)
+    assert written.resources.secrets == from_template.resources.secrets
+    assert written.resources.parameters == from_template.resources.parameters
+    assert dict(written.env) == dict(from_template.env)
