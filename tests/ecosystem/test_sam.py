@@ -119,8 +119,8 @@ def test_streams_topics_api_and_intrinsics(tmp_path):
           Alerts:
             Type: AWS::SNS::Topic
             Properties: {TopicName: alerts}
-          Secrets:
-            Type: AWS::SecretsManager::Secret
+          Key:
+            Type: AWS::KMS::Key
           StreamFn:
             Type: AWS::Serverless::Function
             Properties:
@@ -135,7 +135,7 @@ def test_streams_topics_api_and_intrinsics(tmp_path):
                   PATH_: !Join ["/", [!Ref "AWS::Region", !GetAtt Alerts.TopicName]]
                   SUB: !Sub ["${X}-${AWS::AccountId}", {X: !Ref Users}]
                   IMPORTED: !ImportValue shared-thing
-                  SECRET: !Ref Secrets
+                  KEY: !Ref Key
               Events:
                 Changes:
                   Type: DynamoDB
@@ -177,12 +177,12 @@ def test_streams_topics_api_and_intrinsics(tmp_path):
     assert t.env["PATH_"] == "us-east-1/alerts"
     assert t.env["SUB"] == "Users-123456789012"
     assert t.env["IMPORTED"] == "imported"  # placeholder, and listed
-    assert t.env["SECRET"] == "Secrets"
+    assert t.env["KEY"] == "Key"
     unsupported = "\n".join(stream.unsupported)
     assert "Environment.Variables.IMPORTED" in unsupported
-    assert "Environment.Variables.SECRET" in unsupported
+    assert "Environment.Variables.KEY" in unsupported
     assert "Properties.VpcConfig" in unsupported
-    assert "Resources.Secrets: type AWS::SecretsManager::Secret is not emulated" in unsupported
+    assert "Resources.Key: type AWS::KMS::Key is not emulated" in unsupported
 
     topic = load_template(path, "TopicFn").target
     assert (topic.trigger.kind, topic.trigger.source) == (TriggerKind.SNS, "alerts")
