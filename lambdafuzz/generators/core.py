@@ -744,7 +744,15 @@ def _decode_value(kind: ChoiceKind, value: Any) -> Any:
 
 
 def _encode_ei(ei: EIT) -> str:
-    return "/".join(f"{site}#{n}" for site, n in ei)
+    """`site#n/site#n`; a `/` or `%` inside a site (a secret's or a parameter's path-like
+    name, a sample event's key) is written `%2F` / `%25`, so the `/` still separates."""
+    return "/".join(f"{_escape_site(site)}#{n}" for site, n in ei)
+
+
+def _escape_site(site: str) -> str:
+    if "/" in site or "%" in site:
+        return site.replace("%", "%25").replace("/", "%2F")
+    return site
 
 
 def _decode_ei(text: str) -> EIT:
@@ -753,6 +761,8 @@ def _decode_ei(text: str) -> EIT:
     parts = []
     for part in text.split("/"):
         site, _, n = part.rpartition("#")
+        if "%" in site:
+            site = site.replace("%2F", "/").replace("%25", "%")
         parts.append((site, int(n)))
     return tuple(parts)
 

@@ -13,7 +13,10 @@ from handler_lines import line_of
 
 from lambdafuzz.config.sam import load_template_target
 from lambdafuzz.fuzzer.campaign import build_engine
+from lambdafuzz.fuzzer.corpus import load_input
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.generators.aws.world_generator import generate_input
+from lambdafuzz.generators.core import Choices
 
 MAILER = Path(__file__).parent / "report_mailer"
 HANDLER = MAILER / "src" / "mailer" / "handler.py"
@@ -38,3 +41,12 @@ def test_settings_and_credentials_come_from_the_world(tmp_path: Path) -> None:
     assert ("ValueError", not_a_number) in failures, failures  # a batch size of "ten"
     assert ("ValueError", zero_step) in failures, failures  # a batch size of "0"
     assert not any("NotFound" in kind for kind, _ in failures), failures
+    # what was saved loads back (its draws' sites hold the secret's and parameters' names,
+    # slashes included) and regenerates the world it was found in
+    saved = [load_input(path) for path in sorted((tmp_path / "failures").glob("*.json"))]
+    assert len(saved) == len(failures)
+    for one in saved:
+        replay = Choices(one.sequence.prefix(one.mode), seed=one.seed, mode=one.mode)
+        world = generate_input(replay, target).world
+        assert {s.name for s in world.secrets} == {"mailer/smtp"}
+        assert {p.name for p in world.parameters} == {"/mailer/batch-size", "/mailer/recipients"}

@@ -420,3 +420,23 @@ def test_generator_decorator_labels_and_sites():
     sites = {c.ei[0] for c in c.choices}
     assert sites == {("first", 0), ("first", 1)}
     assert all(ch.labels[0] == "thing" for ch in c.choices)
+
+
+def test_sites_with_slashes_survive_the_saved_form():
+    """A secret's or a parameter's name (`prod/db`, `/app/batch-size`) is part of its draws'
+    call sites: the saved execution index escapes `/` (and `%`) inside a site, loads back
+    to the same sites, and passes the saved-file check."""
+    from lambdafuzz.fuzzer.corpus import _valid_ei
+    from lambdafuzz.generators.core import ChoiceSequence
+
+    choices = Choices(seed=1)
+    for site in ("secret:prod/db", "parameter:/app/batch-size", "odd%2Fsite", "100%"):
+        with choices.scope("test.site", site=site):
+            choices.draw_integer(0, 9, site="n")
+    recording = choices.recording()
+    saved = json.loads(recording.dumps())
+    assert all(_valid_ei(c["ei"]) for c in saved)
+    assert saved[0]["ei"].startswith("secret:prod%2Fdb#0/")
+    again = ChoiceSequence.loads(recording.dumps())
+    assert [c.ei for c in again.choices] == [c.ei for c in recording.choices]
+    assert again.choices[2].ei[0][0] == "odd%2Fsite" and again.choices[3].ei[0][0] == "100%"
