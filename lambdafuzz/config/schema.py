@@ -31,6 +31,7 @@ from lambdafuzz.config.api_routes import (
     media_type_problem,
     route_path_problem,
 )
+from lambdafuzz.config.code_configuration import code_configuration
 from lambdafuzz.config.event_filters import admits_s3, trigger_filters
 from lambdafuzz.config.event_keys import form_fields, handler_file
 from lambdafuzz.config.powertools import ExplicitBody, OutcomeOverrides, apply_powertools
@@ -500,11 +501,12 @@ class _Builder:
         module, function = self._handler()
         root = self._root()
         self._check_handler_file(root, module, function)
+        packages = self._app_packages(root) if m.app_packages else (module.split(".")[0],)
         resources = self._resources()
         trigger = self._form_fields(self._trigger(resources), root, module)
         explicit = self._explicit_body()
         env = self._env(resources)
-        packages = self._app_packages(root) if m.app_packages else (module.split(".")[0],)
+        resources = _with_code_configuration(resources, root, packages)
         invalid = m.outcomes.invalid
         overrides = OutcomeOverrides(
             invalid_exceptions=invalid is not None and "exceptions" in invalid.model_fields_set,
@@ -1086,6 +1088,27 @@ def _walk_py(root: Path, limit: int) -> Iterator[Path]:
         if count > limit:
             return
         yield path
+
+
+def _with_code_configuration(
+    resources: Resources, root: Path, packages: Sequence[str]
+) -> Resources:
+    """The declared resources and the secrets and parameters the code reads by a name
+    nobody declared (`code_configuration`): those are drawn whole for every test."""
+    found = code_configuration(root, packages)
+    secrets = {s.name for s in resources.secrets}
+    parameters = {p.name for p in resources.parameters}
+    more_secrets = tuple(SecretSpec(name) for name in found.secrets if name not in secrets)
+    more_parameters = tuple(
+        ParameterSpec(name) for name in found.parameters if name not in parameters
+    )
+    if not more_secrets and not more_parameters:
+        return resources
+    return dataclasses.replace(
+        resources,
+        secrets=resources.secrets + more_secrets,
+        parameters=resources.parameters + more_parameters,
+    )
 
 
 def target_from_dict(data: dict[str, Any], source: Path) -> Target:

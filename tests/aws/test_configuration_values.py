@@ -266,3 +266,74 @@ def test_a_localstack_without_the_state_api_deletes_them(moto_backend) -> None:
     localstack._delete_everything()
     assert boto3.client("secretsmanager").list_secrets()["SecretList"] == []
     assert boto3.client("ssm").describe_parameters()["Parameters"] == []
+
+
+CODE = """\
+import json
+import os
+import boto3
+from aws_lambda_powertools.utilities import parameters
+from aws_lambda_powertools.utilities.parameters import get_secret
+
+secret_name = "prod/db-credentials"
+
+
+def credentials():
+    client = boto3.session.Session().client("secretsmanager")
+    return json.loads(client.get_secret_value(SecretId=secret_name)["SecretString"])
+
+
+def settings():
+    ssm = boto3.client("ssm")
+    limit = parameters.get_parameter("/orders/page-limit")
+    flags = ssm.get_parameters(Names=["/orders/flag-a", "/orders/flag-b"])
+    key = get_secret("api-key")
+    table = ssm.get_parameter(Name=os.environ["TABLE_PARAMETER"])  # not a name in the code
+    bad = ssm.get_parameter(Name="aws/reserved")  # AWS would refuse it
+    declared = ssm.get_parameter(Name="/app/flag")
+    return limit, flags, key, table, bad, declared
+"""
+
+
+def test_names_the_code_reads_become_drawn_resources(tmp_path: Path) -> None:
+    from lambdafuzz.config.code_configuration import code_configuration
+
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "__init__.py").write_text("")
+    (tmp_path / "app" / "config.py").write_text(CODE)
+    (tmp_path / "app" / "broken.py").write_text("def (:\n")  # skipped, not an error
+    found = code_configuration(tmp_path, ["app"])
+    assert found.secrets == ("prod/db-credentials", "api-key")
+    assert found.parameters == (
+        "/orders/page-limit",
+        "/orders/flag-a",
+        "/orders/flag-b",
+        "/app/flag",
+    )
+    text = (
+        "handler: handler.handler\napp_packages: [handler, app]\ntrigger: {kind: direct}\n"
+        "resources:\n  parameters: [{name: /app/flag, value: 'on'}]\n"
+    )
+    write_config(tmp_path, text)
+    (tmp_path / "handler.py").write_text(
+        "from app.config import settings\n\ndef handler(e, c):\n    return settings()\n"
+    )
+    target = load_config(tmp_path / "lambdafuzz.yaml")
+    assert target.resources.secrets == (SecretSpec("prod/db-credentials"), SecretSpec("api-key"))
+    assert target.resources.parameters[0] == ParameterSpec("/app/flag", "on")  # declared: kept
+    assert [p.name for p in target.resources.parameters[1:]] == [
+        "/orders/page-limit",
+        "/orders/flag-a",
+        "/orders/flag-b",
+    ]
+
+
+def test_a_secret_nothing_describes_is_now_and_then_a_json_object() -> None:
+    kinds = set()
+    for seed in range(40):
+        value = draw_secret(Choices(seed=seed, fields=("username",)), SecretSpec("s")).value
+        try:
+            kinds.add(type(json.loads(value)).__name__)
+        except ValueError:
+            kinds.add("text")
+    assert {"dict", "text"} <= kinds
