@@ -53,7 +53,7 @@ def json_answer(shape: Any, value: Any) -> dict[str, Any] | None:
     """What moto's JSON serializer writes for `value` under the output `shape`, which is
     also what botocore's JSON parser reads back from it; None when the value holds
     anything outside the plain cases."""
-    if shape is None or not isinstance(value, dict):
+    if shape is None:
         return None
     try:
         return _structure(shape, value)
@@ -64,8 +64,6 @@ def json_answer(shape: Any, value: Any) -> dict[str, Any] | None:
 def _walk(shape: Any, value: Any) -> Any:
     kind = shape.type_name
     if kind == "structure":
-        if not isinstance(value, dict):
-            raise _Unsupported
         return _structure(shape, value)
     if kind == "map":
         if type(value) is not dict:
@@ -93,7 +91,7 @@ def _walk(shape: Any, value: Any) -> Any:
     return float(value) if kind in ("double", "float") else value
 
 
-def _structure(shape: Any, value: dict[str, Any]) -> dict[str, Any]:
+def _structure(shape: Any, value: Any) -> dict[str, Any]:
     """The members in the shape's order, those set (not None) only; a key the shape does
     not name, a renamed member, a document or a union with other than one member set is
     left to the usual path (moto's serializer may look members up under other names, and
