@@ -1098,7 +1098,9 @@ def _with_code_configuration(
     found = code_configuration(root, packages)
     secrets = {s.name for s in resources.secrets}
     parameters = {p.name for p in resources.parameters}
-    more_secrets = tuple(SecretSpec(name) for name in found.secrets if name not in secrets)
+    more_secrets = tuple(
+        SecretSpec(name, described=False) for name in found.secrets if name not in secrets
+    )
     more_parameters = tuple(
         ParameterSpec(name) for name in found.parameters if name not in parameters
     )

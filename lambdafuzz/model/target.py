@@ -200,6 +200,9 @@ class SecretSpec:
     name: str
     value: str | None = None
     generate_key: str | None = None
+    # False for a secret only the code names (`config.code_configuration`): nothing says
+    # whether it holds one string or a JSON object, so both are drawn
+    described: bool = True
 
 
 @dataclass(slots=True, frozen=True)

@@ -319,7 +319,10 @@ def test_names_the_code_reads_become_drawn_resources(tmp_path: Path) -> None:
         "from app.config import settings\n\ndef handler(e, c):\n    return settings()\n"
     )
     target = load_config(tmp_path / "lambdafuzz.yaml")
-    assert target.resources.secrets == (SecretSpec("prod/db-credentials"), SecretSpec("api-key"))
+    assert target.resources.secrets == (
+        SecretSpec("prod/db-credentials", described=False),
+        SecretSpec("api-key", described=False),
+    )
     assert target.resources.parameters[0] == ParameterSpec("/app/flag", "on")  # declared: kept
     assert [p.name for p in target.resources.parameters[1:]] == [
         "/orders/page-limit",
@@ -328,12 +331,18 @@ def test_names_the_code_reads_become_drawn_resources(tmp_path: Path) -> None:
     ]
 
 
-def test_a_secret_nothing_describes_is_now_and_then_a_json_object() -> None:
+def _kinds(spec: SecretSpec) -> set[str]:
     kinds = set()
     for seed in range(40):
-        value = draw_secret(Choices(seed=seed, fields=("username",)), SecretSpec("s")).value
+        value = draw_secret(Choices(seed=seed, fields=("username",)), spec).value
         try:
             kinds.add(type(json.loads(value)).__name__)
         except ValueError:
             kinds.add("text")
-    assert {"dict", "text"} <= kinds
+    return kinds
+
+
+def test_a_secret_nothing_describes_is_now_and_then_a_json_object() -> None:
+    assert {"dict", "text"} <= _kinds(SecretSpec("s", described=False))
+    # a declared secret generated whole is a password (GenerateSecretString without a key)
+    assert "dict" not in _kinds(SecretSpec("s"))

@@ -5,8 +5,9 @@ A value the deployment fixes (a template's `SecretString` or a parameter's `Valu
 kept as it is; what it leaves to AWS or to whoever deploys it is drawn. A secret whose
 key Secrets Manager generates (CloudFormation's `GenerateSecretString` with
 `GenerateStringKey`) is the template's JSON object with that key set to a drawn
-password; a wholly generated secret is a drawn password or, as often, a JSON object of
-key/value pairs built from the field names the code reads. A parameter without a fixed
+password; a wholly generated secret is a drawn password. A secret only the code names is
+a drawn password or, as often, a JSON object of key/value pairs built from the field
+names the code reads. A parameter without a fixed
 value gets a drawn text (now and then a whole number: sizes and limits are what teams keep
 there), or a drawn comma-separated list for a `StringList`.
 """
@@ -39,8 +40,8 @@ def draw_secret(choices: Choices, spec: SecretSpec) -> Secret:
     """The secret's `SecretString`: fixed, a template with a generated key, or generated."""
     if spec.generate_key is None and spec.value is not None:
         return Secret(spec.name, spec.value)
-    if spec.generate_key is None and choices.draw_boolean(JSON_SECRET_P, site="json?"):
-        # a secret nothing describes (one the code names): as often a JSON object of
+    if not spec.described and choices.draw_boolean(JSON_SECRET_P, site="json?"):
+        # a secret nothing describes (one only the code names): as often a JSON object of
         # key/value pairs (the console's default kind, and what `json.loads` after a
         # GetSecretValue expects), made of the field names the code reads
         fields = json_objects(choices, max_depth=1, site="pairs")
