@@ -56,7 +56,10 @@ def code_configuration(root: Path, packages: Sequence[str]) -> CodeConfiguration
         strings = _assigned_strings(tree)
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
         for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):  # source order
-            kind, names = _read(call, strings)
+            read = _read(call, strings)
+            if read is None:
+                continue
+            kind, names = read
             target = secrets if kind == "secret" else parameters
             for name in names:
                 problem = (
@@ -106,8 +109,9 @@ def _assigned_strings(tree: ast.Module) -> dict[str, list[str]]:
     return found
 
 
-def _read(call: ast.Call, strings: dict[str, list[str]]) -> tuple[str, list[str]]:
-    """("secret" | "parameter", the names) a call reads; no names when it reads none."""
+def _read(call: ast.Call, strings: dict[str, list[str]]) -> tuple[str, list[str]] | None:
+    """("secret" | "parameter", the names it reads) for a call that reads configuration,
+    else None."""
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
     if name in _SECRET_CALLS:
@@ -120,7 +124,7 @@ def _read(call: ast.Call, strings: dict[str, list[str]]) -> tuple[str, list[str]
         return "parameter", found
     if name == _POWERTOOLS_SECRET and call.args:
         return "secret", _strings(call.args[0], strings)
-    return "parameter", []
+    return None
 
 
 def _keyword(call: ast.Call, keyword: str, strings: dict[str, list[str]]) -> list[str]:

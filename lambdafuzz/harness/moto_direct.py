@@ -17,6 +17,7 @@ dispatch spent 53% of the fast path's answer in request building, signing and we
 
 from __future__ import annotations
 
+import json
 import time
 from collections import OrderedDict
 from typing import Any
@@ -155,8 +156,6 @@ def _params(handler: Any, model: Any, form: Any, body: bytes) -> Any:
         and body[:1] == b"{"
         and not any(mark in body for mark in _BLOB_MARKS)
     ):
-        import json
-
         loaded = json.loads(body)
         if moto_results.CHECK:
             parsed = _parsed_params(handler, form, body)

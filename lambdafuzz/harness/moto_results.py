@@ -173,9 +173,8 @@ class TappedCall:
 
         handler = self.handler
         service_model = get_service_model(handler.boto3_service_name)
-        if service_model.protocol != "json" or handler.determine_response_protocol(
-            service_model
-        ) not in ("json",):
+        protocol = handler.determine_response_protocol(service_model)
+        if service_model.protocol != "json" or protocol != "json":
             return None
         operation = service_model.operation_model(handler._get_action())
         if operation.has_event_stream_output:

@@ -1,9 +1,9 @@
 """One fuzzing input for a target: a `World` and the `EventPlan` of its trigger.
 
 The world comes first (buckets, then tables, queues, topics, secrets and parameters), the
-event after it, so the event can only name what exists.  Strings the world generated (object keys and stems) are
-handed on as a *local dictionary*: table keys and API paths reuse them, so a lookup of an
-uploaded object's name in a table can hit.  Every resource draws under a call site named
+event after it, so the event can only name what exists.  Strings the world generated
+(object keys and stems) are handed on as a *local dictionary*: table keys and API paths
+reuse them, so a lookup of an uploaded object's name in a table can hit.  Every resource draws under a call site named
 after it (`bucket:uploads`, `table:grades`), so in execution-indexed replay a change to one
 resource leaves the draws of the others where they were.
 
