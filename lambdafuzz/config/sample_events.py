@@ -9,10 +9,12 @@ relative to it), the `events/` folder next to a SAM template, the folders of
 (`generators/aws/sample_events.py`).
 
 What does not fit is said, never dropped silently: an event of another kind than the
-trigger (an API Gateway request for an SQS function) or a direct payload missing a key the
-handler subscripts is skipped with a `warning [sample-event]` line, as is a file that is
-not JSON inside a folder.  A file named explicitly (`seeds: [events/order.json]`) that is
-not JSON is a `ConfigError`: the user pointed at it, so the run stops there (exit 2).
+trigger (an API Gateway request for an SQS function), a direct payload missing a key the
+handler subscripts, or an event the deployment's filters refuse is skipped with a
+`warning [sample-event]` line, as is a file that is not JSON inside a folder; an S3 key
+outside the notification's key filter, or records among others that the filters refuse,
+are repaired with one such line.  A file named explicitly (`seeds: [events/order.json]`)
+that is not JSON is a `ConfigError`: the user pointed at it, so the run stops there (exit 2).
 Files that are lambdafuzz's own saved inputs are left to the seed-corpus reader.
 """
 
@@ -27,7 +29,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.model.target import SampleEvent, Target, Trigger, TriggerKind
+from lambdafuzz.generators.aws.sample_filters import fit_sample
+from lambdafuzz.model.target import Resources, SampleEvent, Target, Trigger, TriggerKind
 
 log = logging.getLogger("lambdafuzz.config.sample_events")
 
@@ -121,27 +124,42 @@ def misfit(payload: Any, trigger: Trigger) -> str | None:
 
 
 def read_samples(
-    paths: Iterable[Path], trigger: Trigger, *, function: str = ""
+    paths: Iterable[Path],
+    trigger: Trigger,
+    *,
+    function: str = "",
+    resources: Resources | None = None,
 ) -> tuple[SampleEvent, ...]:
     """The sample events under `paths` (files, or folders whose `*.json` files are read in
-    name order) that fit `trigger`; the others are logged as warnings."""
+    name order) that fit `trigger`, inside its filters (`trigger.filters`; the S3 key
+    filter of `resources`' trigger bucket): one outside them is repaired or skipped
+    (`generators.aws.sample_filters.fit_sample`).  Each sample skipped or repaired is
+    one warning, saying why."""
     samples: list[SampleEvent] = []
     taken: set[str] = set()
+    who = f" for function {function}" if function else ""
     for sample in _files(paths):
         problem = misfit(sample.payload, trigger)
         if problem is not None:
-            who = f" for function {function}" if function else ""
             log.warning("warning [sample-event]: %s: skipped%s: %s", sample.path, who, problem)
             continue
+        fit = fit_sample(sample.payload, trigger, resources or Resources())
+        if fit.problem:
+            action = "skipped" if fit.dropped else "repaired"
+            log.warning(
+                "warning [sample-event]: %s: %s%s: %s", sample.path, action, who, fit.problem
+            )
+        if fit.dropped:
+            continue
         name = _unique(sample.path.stem, taken)
-        text = json.dumps(sample.payload, ensure_ascii=False)
+        text = json.dumps(fit.payload, ensure_ascii=False)
         samples.append(SampleEvent(name, text))
     return tuple(samples)
 
 
 def with_samples(target: Target, paths: Sequence[Path], *, function: str = "") -> Target:
     """`target` with the fitting sample events under `paths` added (`--seed-corpus`)."""
-    found = read_samples(paths, target.trigger, function=function)
+    found = read_samples(paths, target.trigger, function=function, resources=target.resources)
     if not found:
         return target
     taken = {s.name for s in target.samples}

@@ -527,18 +527,19 @@ class _Builder:
             layers=self._layers(),
             resources=resources,
             outcomes=self._outcomes(root),
-            samples=self._samples(trigger),
+            samples=self._samples(trigger, resources),
         )
         return apply_powertools(
             target, explicit=explicit, analyze=m.trigger.powertools, overrides=overrides
         )
 
-    def _samples(self, trigger: Trigger) -> tuple[SampleEvent, ...]:
+    def _samples(self, trigger: Trigger, resources: Resources) -> tuple[SampleEvent, ...]:
         """The sample events that seed the campaign; a `constant` payload is the only one
         (the deployment sends nothing else, so other samples could not arrive)."""
         m = self.m
         if "constant" not in m.trigger.model_fields_set:
-            return read_samples([self.file.parent / s for s in m.seeds], trigger)
+            paths = [self.file.parent / s for s in m.seeds]
+            return read_samples(paths, trigger, resources=resources)
         if m.seeds:
             log.warning(
                 "warning [sample-event]: %s: seeds %s ignored: the trigger's constant payload "

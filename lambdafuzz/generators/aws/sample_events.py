@@ -16,7 +16,9 @@ key is the uploader's; AWS writes the rest.  A string holding JSON (an SQS body,
 body) is walked as that JSON when it serialises back to the same text.  The world is
 made to agree with the event: an S3 sample names the trigger's bucket and every object it
 names exists with generated content; a DynamoDB stream sample's new images are the table's
-items.  Labels: `event.sample` > the trigger kind's event label.
+items.  A walked object key is put back inside the bucket's key filter
+(`sample_filters.fit_keys`), so no mutant names a key the notification would not send.
+Labels: `event.sample` > the trigger kind's event label.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from urllib.parse import unquote_plus
 from lambdafuzz import labels
 from lambdafuzz.generators.aws.events import KIND_LABELS, EventPlan, SamplePlan
 from lambdafuzz.generators.aws.s3 import object_format
+from lambdafuzz.generators.aws.sample_filters import fit_keys, key_shape
 from lambdafuzz.generators.constraints import (
     boolean_constraints,
     float_constraints,
@@ -117,6 +120,9 @@ def draw_sample_event(
     with choices.scope(labels.SAMPLE_EVENT, site="event:sample"):
         with choices.scope(KIND_LABELS[trigger.kind], site=f"event:{trigger.kind.value}"):
             event = walker.walk(payload, ())
+        shape = key_shape(trigger, target.resources)
+        if shape is not None:  # a mutated key stays inside the notification's key filter
+            event, _ = fit_keys(event, shape)
         if bucket is not None:
             world = _with_objects(choices, target, world, bucket, _object_keys(event))
     if trigger.kind is TriggerKind.DYNAMODB_STREAM and trigger.source is not None:
