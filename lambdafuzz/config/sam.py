@@ -59,6 +59,7 @@ from lambdafuzz.model.event_pattern import (
     dump_pattern,
 )
 from lambdafuzz.model.target import PARAMETER_TYPES, Target, TriggerKind
+from lambdafuzz.model.world import PROJECTION_TYPES
 
 log = logging.getLogger("lambdafuzz.config.sam")
 
@@ -574,6 +575,9 @@ class _Importer:
             stream = _get(props, "StreamSpecification", "StreamViewType")
             if isinstance(stream, str):
                 spec["stream"] = stream
+            indexes = self._indexes(logical_id, types)
+            if indexes:
+                spec["indexes"] = indexes
         if event.kind == "dynamodb-stream" and event.source == logical_id and "stream" not in spec:
             spec["stream"] = "NEW_AND_OLD_IMAGES"
             self.unsupported.append(
@@ -582,6 +586,58 @@ class _Importer:
             )
         spec["items"] = dict(DEFAULT_ITEMS)
         return spec
+
+    def _indexes(self, logical_id: str, types: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The table's GlobalSecondaryIndexes and LocalSecondaryIndexes as `indexes`
+        entries; one whose name, key or projection cannot be read is noted and left out."""
+        loc = ("Resources", logical_id, "Properties")
+        found: list[dict[str, Any]] = []
+        for key, local in (("GlobalSecondaryIndexes", False), ("LocalSecondaryIndexes", True)):
+            for i, entry in enumerate(self._list(loc, key, "{IndexName, KeySchema, Projection}")):
+                index = self._index(entry, types, local)
+                if index is None:
+                    self.unsupported.append(
+                        f"Resources.{logical_id}: {key}[{i}] {_short(entry)} is not "
+                        "{IndexName, KeySchema, Projection} on attributes of its "
+                        "AttributeDefinitions; not created"
+                    )
+                    continue
+                found.append(index)
+        return found
+
+    def _index(self, entry: Any, types: Mapping[str, Any], local: bool) -> dict[str, Any] | None:
+        if not isinstance(entry, dict):
+            return None
+        name = self.values.scalar(entry.get("IndexName"), ())
+        schema = entry.get("KeySchema")
+        if not name or "${" in name or not isinstance(schema, list):
+            return None
+        index: dict[str, Any] = {"name": name}
+        for part in schema:
+            role = {"HASH": "hash_key", "RANGE": "range_key"}.get(
+                str(part.get("KeyType")) if isinstance(part, dict) else ""
+            )
+            attribute = part.get("AttributeName") if role else None
+            if role is None or not isinstance(attribute, str) or attribute not in types:
+                return None
+            index[role] = {"name": attribute, "type": types[attribute]}
+        if "hash_key" not in index:
+            return None
+        if local:
+            index["local"] = True
+        projection = entry.get("Projection")
+        kind = (
+            projection.get("ProjectionType", "KEYS_ONLY") if isinstance(projection, dict) else None
+        )
+        if kind not in PROJECTION_TYPES:
+            return None
+        index["projection"] = kind
+        if kind == "INCLUDE":
+            attributes = projection.get("NonKeyAttributes")
+            if not isinstance(attributes, list) or not all(isinstance(a, str) for a in attributes):
+                return None
+            index["non_key_attributes"] = attributes
+        return index
 
     def _list(self, loc: tuple[Any, ...], key: str, items: str) -> list[Any]:
         value = self.t.properties(loc[1]).get(key) or []

@@ -73,7 +73,7 @@ from lambdafuzz.model.target import (
     Trigger,
     TriggerKind,
 )
-from lambdafuzz.model.world import KeySchema
+from lambdafuzz.model.world import PROJECTION_TYPES, KeySchema, SecondaryIndex
 
 __all__ = ["CONFIG_NAME", "env_problem", "load_config", "target_from_dict"]
 
@@ -293,12 +293,29 @@ class _KeyModel(_Model):
     type: Annotated[str, _one_of(KEY_TYPES, "a DynamoDB key type")]
 
 
+class _IndexModel(_Model):
+    """A secondary index (CloudFormation's GlobalSecondaryIndexes / LocalSecondaryIndexes)."""
+
+    name: Annotated[
+        str,
+        _matching(
+            re.compile(r"[A-Za-z0-9_.-]{3,255}"), "an index name (3-255 of A-Z a-z 0-9 _ . -)"
+        ),
+    ]
+    hash_key: _KeyModel
+    range_key: _KeyModel | None = None
+    local: bool = False
+    projection: Annotated[str, _one_of(PROJECTION_TYPES, "a projection type")] = "ALL"
+    non_key_attributes: list[AttributeNameT] = []
+
+
 class _TableModel(_Model):
     name: TableNameT
     hash_key: _KeyModel
     range_key: _KeyModel | None = None
     items: _Range | None = None
     stream: Annotated[str, _one_of(STREAM_VIEW_TYPES, "a stream view type")] | None = None
+    indexes: list[_IndexModel] = []
 
 
 class _QueueModel(_Model):
@@ -735,7 +752,76 @@ class _Builder:
             range_type=t.range_key.type if t.range_key else None,
         )
         low, high = self._range((*loc, "items"), *_bounds(t.items), 0, 0)
-        return TableSpec(t.name, schema, low, high, t.stream)
+        indexes = tuple(self._index((*loc, "indexes"), t, j) for j in range(len(t.indexes)))
+        return TableSpec(t.name, schema, low, high, t.stream, indexes)
+
+    def _index(self, loc: tuple[Any, ...], t: _TableModel, j: int) -> SecondaryIndex:
+        """An index as DynamoDB's CreateTable takes it: a name unique in the table, a key
+        whose attributes have one type across the table, a local index on the table's hash
+        key with its own range key, attributes listed only for an INCLUDE projection."""
+        x, loc = t.indexes[j], (*loc, j)
+        if x.name in (i.name for i in t.indexes[:j]):
+            raise self.where.error((*loc, "name"), x.name, "an index name used once per table")
+        if x.range_key is not None and x.range_key.name == x.hash_key.name:
+            raise self.where.error(
+                (*loc, "range_key", "name"), x.range_key.name, "a name other than the hash key's"
+            )
+        types = {t.hash_key.name: t.hash_key.type}
+        if t.range_key is not None:
+            types[t.range_key.name] = t.range_key.type
+        for other in t.indexes:
+            for key in (other.hash_key, other.range_key):
+                if key is not None:
+                    types.setdefault(key.name, key.type)
+        for part, key in (("hash_key", x.hash_key), ("range_key", x.range_key)):
+            if key is not None and types[key.name] != key.type:
+                raise self.where.error(
+                    (*loc, part, "type"),
+                    key.type,
+                    f"{types[key.name]}, the type attribute {key.name!r} has elsewhere in the "
+                    "table (an attribute has one type)",
+                )
+        if x.local:
+            if t.range_key is None:
+                raise self.where.error(
+                    (*loc, "local"),
+                    x.local,
+                    "a global index (local indexes need a table with a range key)",
+                )
+            if x.hash_key.name != t.hash_key.name or x.range_key is None:
+                raise self.where.error(
+                    (*loc, "hash_key", "name"),
+                    x.hash_key.name,
+                    f"the table's hash key {t.hash_key.name!r} and a range key of its own "
+                    "(a local index partitions as its table does)",
+                )
+        count = sum(1 for i in t.indexes if i.local == x.local)
+        if count > (5 if x.local else 20):
+            kind = "local" if x.local else "global"
+            raise self.where.error(
+                (*loc, "name"), x.name, f"at most {5 if x.local else 20} {kind} indexes a table"
+            )
+        if x.non_key_attributes and x.projection != "INCLUDE":
+            raise self.where.error(
+                (*loc, "non_key_attributes"),
+                x.non_key_attributes,
+                "non_key_attributes only with projection INCLUDE",
+            )
+        if x.projection == "INCLUDE" and not x.non_key_attributes:
+            raise self.where.error(
+                (*loc, "non_key_attributes"),
+                x.non_key_attributes,
+                "the attributes an INCLUDE projection holds (at least one)",
+            )
+        schema = KeySchema(
+            hash_name=x.hash_key.name,
+            hash_type=x.hash_key.type,
+            range_name=x.range_key.name if x.range_key else None,
+            range_type=x.range_key.type if x.range_key else None,
+        )
+        return SecondaryIndex(
+            x.name, schema, x.local, x.projection, tuple(dict.fromkeys(x.non_key_attributes))
+        )
 
     def _queue(self, i: int, q: _QueueModel) -> QueueSpec:
         loc = ("resources", "queues", i)

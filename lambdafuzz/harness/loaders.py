@@ -39,6 +39,7 @@ from lambdafuzz.model.world import (
     Bucket,
     DeliveredMessage,
     ItemT,
+    KeySchema,
     LoadedWorld,
     Parameter,
     Queue,
@@ -111,15 +112,44 @@ def _b64(value: str | bytes) -> bytes:
 
 
 def _key_schema(table: Table) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
-    schema = table.key_schema
+    """CreateTable's KeySchema and AttributeDefinitions (every key attribute of the table
+    and of its indexes, once)."""
+    keys = _keys(table.key_schema)
+    types = {k["AttributeName"]: t for k, t in zip(keys, _types(table.key_schema), strict=True)}
+    for index in table.indexes:
+        for name, kind in index.key_attributes():
+            types.setdefault(name, kind)
+    attrs = [{"AttributeName": name, "AttributeType": kind} for name, kind in types.items()]
+    return keys, attrs
+
+
+def _keys(schema: KeySchema) -> list[dict[str, str]]:
     keys = [{"AttributeName": schema.hash_name, "KeyType": "HASH"}]
-    attrs = [{"AttributeName": schema.hash_name, "AttributeType": schema.hash_type}]
     if schema.range_name is not None:
         keys.append({"AttributeName": schema.range_name, "KeyType": "RANGE"})
-        attrs.append(
-            {"AttributeName": schema.range_name, "AttributeType": schema.range_type or "S"}
+    return keys
+
+
+def _types(schema: KeySchema) -> list[str]:
+    return [schema.hash_type] + ([schema.range_type or "S"] if schema.range_name else [])
+
+
+def _indexes(table: Table) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """CreateTable's GlobalSecondaryIndexes and LocalSecondaryIndexes (on-demand: no
+    throughput)."""
+    found: tuple[list[dict[str, Any]], list[dict[str, Any]]] = ([], [])
+    for index in table.indexes:
+        projection: dict[str, Any] = {"ProjectionType": index.projection}
+        if index.projection == "INCLUDE":
+            projection["NonKeyAttributes"] = list(index.non_key_attributes)
+        found[index.local].append(
+            {
+                "IndexName": index.name,
+                "KeySchema": _keys(index.key_schema),
+                "Projection": projection,
+            }
         )
-    return keys, attrs
+    return found
 
 
 def _queue_attributes(queue: Queue) -> dict[str, str]:
@@ -307,13 +337,14 @@ class MotoDirectLoader(_Loader):
 
     def create_table(self, table: Table) -> None:
         keys, attrs = _key_schema(table)
+        global_indexes, local_indexes = _indexes(table)
         self._table = self._ddb.create_table(
             table.name,
             schema=keys,
             throughput=None,
             attr=attrs,
-            global_indexes=[],
-            indexes=[],
+            global_indexes=global_indexes,
+            indexes=local_indexes,
             streams=None,
             billing_mode="PAY_PER_REQUEST",
             sse_specification=None,
@@ -534,12 +565,18 @@ class Boto3Loader(_Loader):
 
     def create_table(self, table: Table) -> None:
         keys, attrs = _key_schema(table)
-        self._c["dynamodb"].create_table(
-            TableName=table.name,
-            KeySchema=keys,
-            AttributeDefinitions=attrs,
-            BillingMode="PAY_PER_REQUEST",
-        )
+        create: dict[str, Any] = {
+            "TableName": table.name,
+            "KeySchema": keys,
+            "AttributeDefinitions": attrs,
+            "BillingMode": "PAY_PER_REQUEST",
+        }
+        global_indexes, local_indexes = _indexes(table)
+        if global_indexes:
+            create["GlobalSecondaryIndexes"] = global_indexes
+        if local_indexes:
+            create["LocalSecondaryIndexes"] = local_indexes
+        self._c["dynamodb"].create_table(**create)
 
     def put_item(self, table: Table, index: int, item: ItemT) -> None:
         check_item(table, index, item)

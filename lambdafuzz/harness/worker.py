@@ -600,7 +600,9 @@ def resources_only(target: Target) -> World:
     r = target.resources
     return World(
         buckets=tuple(Bucket(b.name) for b in r.buckets),
-        tables=tuple(Table(t.name, t.key_schema, stream=t.stream) for t in r.tables),
+        tables=tuple(
+            Table(t.name, t.key_schema, stream=t.stream, indexes=t.indexes) for t in r.tables
+        ),
         queues=tuple(Queue(q.name, fifo=q.fifo) for q in r.queues),
         topics=tuple(Topic(t.name) for t in r.topics),
         secrets=tuple(placeholder_secret(s) for s in r.secrets),

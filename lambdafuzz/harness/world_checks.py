@@ -52,6 +52,14 @@ def check_item(table: Table, index: int, item: ItemT) -> tuple[int, bool]:
                 f"table {table.name!r} item {index}: key attribute {name!r} must be a non-empty "
                 f"{kind}, got {value!r}"
             )
+    if table.indexes:
+        for name, kind in table.index_key_types().items():
+            value = item.get(name)
+            if value is not None and (kind not in value or value[kind] in ("", None)):
+                raise BackendError(
+                    f"table {table.name!r} item {index}: index key attribute {name!r} must be "
+                    f"a non-empty {kind} (or absent), got {value!r}"
+                )
     found_set = [False]
     bound = 0
     for name, av in item.items():

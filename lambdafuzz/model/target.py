@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from lambdafuzz.model.world import KeySchema, LoadedWorld
+from lambdafuzz.model.world import KeySchema, LoadedWorld, SecondaryIndex
 
 
 class TriggerKind(enum.StrEnum):
@@ -173,6 +173,7 @@ class TableSpec:
     items_min: int = 0
     items_max: int = 0
     stream: str | None = None  # StreamViewType
+    indexes: tuple[SecondaryIndex, ...] = ()  # global and local secondary indexes
 
 
 @dataclass(slots=True, frozen=True)

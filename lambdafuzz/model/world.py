@@ -53,12 +53,48 @@ class KeySchema:
     range_type: str | None = None
 
 
+#: What a secondary index holds besides its keys and the table's.
+PROJECTION_TYPES = ("ALL", "KEYS_ONLY", "INCLUDE")
+
+
+@dataclass(slots=True, frozen=True)
+class SecondaryIndex:
+    """A global or local secondary index of a table: its key and what it projects."""
+
+    name: str
+    key_schema: KeySchema
+    local: bool = False  # a local index: the table's hash key with another range key
+    projection: str = "ALL"  # one of PROJECTION_TYPES
+    non_key_attributes: tuple[str, ...] = ()  # INCLUDE: the attributes it holds besides keys
+
+    def key_attributes(self) -> tuple[tuple[str, str], ...]:
+        """(name, type) of its key attributes."""
+        schema = self.key_schema
+        found = [(schema.hash_name, schema.hash_type)]
+        if schema.range_name is not None:
+            found.append((schema.range_name, schema.range_type or "S"))
+        return tuple(found)
+
+
 @dataclass(slots=True, frozen=True)
 class Table:
     name: str
     key_schema: KeySchema
     items: tuple[ItemT, ...] = ()
     stream: str | None = None  # StreamViewType when the table has a stream
+    indexes: tuple[SecondaryIndex, ...] = ()  # global and local secondary indexes
+
+    def index_key_types(self) -> dict[str, str]:
+        """Attribute name -> type of every index key attribute that is not a table key:
+        an item holding one must give it that type (DynamoDB refuses it otherwise)."""
+        schema = self.key_schema
+        own = {schema.hash_name, schema.range_name}
+        return {
+            name: kind
+            for index in self.indexes
+            for name, kind in index.key_attributes()
+            if name not in own
+        }
 
 
 @dataclass(slots=True, frozen=True)

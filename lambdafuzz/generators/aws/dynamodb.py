@@ -20,6 +20,7 @@ extra attribute, nested values included).
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 import re
 import string
@@ -59,6 +60,9 @@ CODE_KEY_P: Final = 0.5
 #: The weight of a number the code compares with among a number's sources (the others sum
 #: to 1.15): about one number in nine when the harvest has numbers (`frontier` only).
 CODE_NUMBER_WEIGHT: Final = 0.15
+#: How often an item carries each index key attribute of its table (`Table.indexes`): an
+#: item without it is not in the index, so a query on the index finds the others.
+INDEX_KEY_P: Final = 0.85
 #: Identifier-like constants: the attribute names a handler may read (`image["stock"]`).
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
 
@@ -317,8 +321,12 @@ def draw_item(
     schema: KeySchema,
     local: Sequence[str] = (),
     taken: set[tuple[str, ...]] | None = None,
+    *,
+    index_keys: Sequence[tuple[str, str]] = (),
 ) -> ItemT:
-    """An item with the schema's key (unique against `taken`, which it joins) and extras."""
+    """An item with the schema's key (unique against `taken`, which it joins), mostly the
+    key attributes of the table's indexes (`index_keys`: (name, type) of those that are no
+    table key, `Table.index_key_types`) and extras."""
     item: ItemT = {
         schema.hash_name: draw_key_value(
             choices, schema.hash_type, local, name=schema.hash_name, site="hash"
@@ -336,13 +344,19 @@ def draw_item(
     if taken is not None:
         _make_unique(item, schema, taken)
         taken.add(item_key(item, schema))
-    item.update(draw_extras(choices, schema, local))
+    for name, key_type in index_keys:
+        if choices.draw_boolean(INDEX_KEY_P, site="index-key?"):
+            item[name] = draw_key_value(choices, key_type, local, name=name, site="index-key")
+    item.update(draw_extras(choices, schema, local, reserved=[n for n, _ in index_keys]))
     return item
 
 
-def draw_extras(choices: Choices, schema: KeySchema, local: Sequence[str] = ()) -> ItemT:
-    """Non-key attributes: a geometric number of them, names distinct from the key's."""
-    reserved = {schema.hash_name, schema.range_name}
+def draw_extras(
+    choices: Choices, schema: KeySchema, local: Sequence[str] = (), *, reserved: Sequence[str] = ()
+) -> ItemT:
+    """Non-key attributes: a geometric number of them, names distinct from the key's and
+    from `reserved` (index keys, which must keep their type)."""
+    reserved = {schema.hash_name, schema.range_name, *reserved}
     extras: ItemT = {}
     for _ in range(choices.draw_geometric(2.0, max_value=10, site="extras")):
         name, value = draw_attribute(choices, local, site="attribute")
@@ -385,8 +399,11 @@ def draw_table(
     n = choices.draw_integer(low, high, site="items")
     taken: set[tuple[str, ...]] = set()
     items = []
+    table = Table(spec.name, spec.key_schema, stream=spec.stream, indexes=spec.indexes)
+    index_keys = tuple(table.index_key_types().items())
     for i in range(n):
         if i >= low and not fits(choices, 200):
             break
-        items.append(draw_item(choices, spec.key_schema, local, taken, site="item"))
-    return Table(spec.name, spec.key_schema, tuple(items), spec.stream)
+        item = draw_item(choices, spec.key_schema, local, taken, index_keys=index_keys, site="item")
+        items.append(item)
+    return dataclasses.replace(table, items=tuple(items))

@@ -382,7 +382,9 @@ def _stream_items(event: Any, world: World, table_name: str) -> tuple[Any, World
         if record.get("eventName") != "REMOVE" and isinstance(new, dict):
             items.append(new)
     tables = tuple(
-        Table(t.name, t.key_schema, tuple(items), t.stream) if t.name == table_name else t
+        Table(t.name, t.key_schema, tuple(items), t.stream, t.indexes)
+        if t.name == table_name
+        else t
         for t in world.tables
     )
     return event, replace(world, tables=tables)
