@@ -33,7 +33,9 @@ from lambdafuzz.config.cdk import (
 from lambdafuzz.config.code_archive import code_archive_dir
 from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
 from lambdafuzz.config.event_keys import event_keys, handler_file
+from lambdafuzz.config.function_references import code_text, named_ids, referenced_ids
 from lambdafuzz.config.inline_code import inline_code_dir
+from lambdafuzz.config.resource_properties import dropped_note, dropped_properties
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
     RESOURCE_KINDS,
@@ -346,7 +348,7 @@ class _Importer:
                 "failure": {"status_codes": _API_FAILURE},
             }
         self._properties()
-        self._other_resources()
+        self._other_resources(event, self._code_texts(handler, root))
         return config, self.unsupported
 
     # --- handler and code -------------------------------------------------------------
@@ -438,6 +440,7 @@ class _Importer:
                 spec.update(self._secret(logical_id))
             elif kind == "parameters":
                 spec.update(self._parameter(logical_id))
+            self._dropped(logical_id)
             sections[kind].append(spec)
         return {k: v for k, v in sections.items() if v}
 
@@ -669,13 +672,29 @@ class _Importer:
             )
         return found
 
-    def _other_resources(self) -> None:
+    def _dropped(self, logical_id: str) -> None:
+        """One note naming the properties of a modelled resource that the model lacks."""
+        kind = self.t.type_of(logical_id) or ""
+        dropped = dropped_properties(kind, self.t.properties(logical_id))
+        if dropped:
+            self.unsupported.append(dropped_note(logical_id, kind, dropped))
+
+    def _code_texts(self, handler: str, root: str) -> list[str]:
+        """The handler module's text (the inline code's, for inline code)."""
+        module = handler.rpartition(".")[0]
+        return [code_text(handler_file((self.t.path.parent / root).resolve(), module))]
+
+    def _other_resources(self, event: TemplateEvent, code_texts: list[str]) -> None:
+        """Notes on the resources lambdafuzz does not emulate that the function refers to
+        (`function_references`); the others are counted in one line."""
         for logical_id, condition in self.t.undecided.items():
             why = self.values.why_unresolved(self.t.data.get("Conditions", {}).get(condition))
             self.unsupported.append(
                 f"Resources.{logical_id}: its Condition {condition} cannot be evaluated"
                 f"{why}; assumed deployed"
             )
+        referenced = referenced_ids(self.props, self.t.resources, code_texts)
+        unreferenced = 0
         for logical_id in self.t.resources:
             kind = self.t.type_of(logical_id)
             if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES or kind in LAYER_TYPES:
@@ -684,13 +703,24 @@ class _Importer:
                 continue
             if kind in SILENT_TYPES:
                 continue
-            if kind in API_TYPES:
+            routes_here = self.function in named_ids(self.t.resource(logical_id))
+            if kind in API_TYPES and (logical_id in referenced or routes_here):
                 self.unsupported.append(
                     f"Resources.{logical_id}: {kind}: only the routes it sends to this function "
                     "are modelled (not its stages, CORS, throttling or other functions' routes)"
                 )
-                continue
-            self.unsupported.append(f"Resources.{logical_id}: type {kind} is not emulated")
+            elif logical_id == event.source:  # a Kinesis stream: its name reaches the event
+                self._dropped(logical_id)
+            elif logical_id in referenced:
+                self.unsupported.append(f"Resources.{logical_id}: type {kind} is not emulated")
+            else:
+                unreferenced += 1
+        if unreferenced:
+            self.unsupported.append(
+                f"{unreferenced} other resource{'s' if unreferenced > 1 else ''} of the "
+                f"template {'are' if unreferenced > 1 else 'is'} not emulated (not referenced "
+                "by the function)"
+            )
 
     def _properties(self) -> None:
         for key in self.props:

@@ -87,6 +87,10 @@ def test_sqs_function_import():
     assert imported.unsupported == (
         "Events.Nightly: lambdafuzz fuzzes one trigger per function; using Events.Jobs "
         "(choose another in a lambdafuzz.yaml)",
+        "Resources.InventoryTable: AWS::DynamoDB::Table properties not modelled (the emulated "
+        "resource behaves as if they were absent): BillingMode",
+        "Resources.JobsQueue: AWS::SQS::Queue properties not modelled (the emulated resource "
+        "behaves as if they were absent): VisibilityTimeout",
     )
 
 
