@@ -6,8 +6,8 @@ from pathlib import Path
 
 import click
 
-from lambdafuzz.cli.options import backend_options, config_option, function_option
-from lambdafuzz.cli.saved_inputs import campaign_for, load_saved, start
+from lambdafuzz.cli.options import backend_options, config_option, function_option, variant_option
+from lambdafuzz.cli.saved_inputs import campaign_for, load_variant, start
 
 
 @click.command(
@@ -32,6 +32,7 @@ from lambdafuzz.cli.saved_inputs import campaign_for, load_saved, start
     show_default=True,
     help="Seconds to spend at most.",
 )
+@variant_option
 def minimize(
     input_file: Path,
     config: Path | None,
@@ -40,8 +41,12 @@ def minimize(
     endpoint: str | None,
     max_attempts: int,
     max_seconds: float,
+    variant: str | None,
 ) -> None:
-    """Shrink a failing input while the same failure reproduces; writes NAME.min.json beside it."""
+    """Shrink a failing input while the same failure reproduces; writes NAME.min.json beside it.
+
+    A bug's file (failures/) is shrunk from its smallest variant; --variant names another
+    (written as NAME.VARIANT.min.json)."""
     from lambdafuzz.fuzzer.corpus import SavedInput
     from lambdafuzz.fuzzer.failures import FailureRecord
     from lambdafuzz.fuzzer.minimize import minimize as shrink
@@ -52,7 +57,7 @@ def minimize(
             f"{input_file} is already a minimized input; minimize the failure it was made "
             f"from ({input_file.name.removesuffix(MIN_SUFFIX)}.json)"
         )
-    saved = load_saved(input_file)
+    saved, variant = load_variant(input_file, variant)
     campaign = campaign_for(input_file, config, function_name, backend, endpoint)
     replayer = campaign.replayer
 
@@ -87,12 +92,12 @@ def minimize(
         signature=signature,
         info=final.failure,
         status=final.status.name,
-        file_name=minimized_path(input_file).name,
+        file_name=minimized_path(input_file, variant).name,
         first_exec=earlier.first_exec,
         first_time_s=earlier.first_time_s,
     )
     minimized = SavedInput(
-        name=minimized_path(input_file).name.removesuffix(".json"),
+        name=minimized_path(input_file, variant).name.removesuffix(".json"),
         sequence=final.recording,
         seed=saved.seed,
         mode=saved.mode,
@@ -103,7 +108,7 @@ def minimize(
         failure=record.to_json(),
     )
     folder = campaign.directory.path if campaign.directory is not None else input_file.parent
-    out = OutDir(folder).save_minimized(input_file, minimized)
+    out = OutDir(folder).save_minimized(input_file, minimized, variant)
     click.echo(
         f"minimized {input_file.name}: {outcome.before[0]} -> {outcome.after[0]} draws, "
         f"size {outcome.before[1]} -> {outcome.after[1]} "

@@ -89,6 +89,17 @@ def function_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     )(fn)
 
 
+def variant_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`--variant`: which variant of a saved bug (`failures/NAME.json`) to use."""
+    return click.option(
+        "--variant",
+        default=None,
+        metavar="NAME",
+        help="Of a bug's file, the variant to use (its name such as v2, its number, or "
+        "its signature); default: the bug's smallest variant.",
+    )(fn)
+
+
 def _use_parameter_overrides(
     ctx: click.Context, param: click.Parameter, values: tuple[str, ...]
 ) -> None:

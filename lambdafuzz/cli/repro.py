@@ -9,8 +9,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
-from lambdafuzz.cli.options import backend_options, config_option, function_option
-from lambdafuzz.cli.saved_inputs import campaign_for, load_saved, start
+from lambdafuzz.cli.options import (
+    backend_options,
+    config_option,
+    function_option,
+    variant_option,
+)
+from lambdafuzz.cli.saved_inputs import campaign_for, describe_bug, load_saved, start
 
 if TYPE_CHECKING:
     from lambdafuzz.fuzzer.corpus import SavedInput
@@ -36,6 +41,7 @@ REPRO_COST_RUNS = 3
     "(sam local invoke --env-vars), s3/<bucket>/<key>, dynamodb/ and sqs/ batches, README.txt.",
 )
 @click.option("--force", is_flag=True, help="With --export: write into a folder that is not empty.")
+@variant_option
 @click.pass_context
 def repro(
     ctx: click.Context,
@@ -46,16 +52,21 @@ def repro(
     endpoint: str | None,
     export_dir: Path | None,
     force: bool,
+    variant: str | None,
 ) -> None:
     """Replay one saved input: print its world, event, what the handler printed and
     logged, its outcome and traceback.
 
+    A bug's file (failures/) replays its smallest variant; --variant names another.
     Exit status 1 when it fails (FAILURE or HANG), 0 otherwise (an exception the handler
     caught, as saved in handled/, is shown but does not fail).
     """
     from lambdafuzz.model.outcome import Status
 
-    saved = load_saved(input_file)
+    saved = load_saved(input_file, variant)
+    which = describe_bug(input_file, saved)
+    if which is not None:
+        click.echo(f"== {which}")
     campaign = campaign_for(input_file, config, function_name, backend, endpoint)
     replayer = campaign.replayer
     replayer.measure_cost = True

@@ -34,13 +34,45 @@ class Campaign:
     replayer: Replayer
 
 
-def load_saved(path: Path) -> SavedInput:
+def load_saved(path: Path, variant: str | None = None) -> SavedInput:
+    """The saved input in `path`; with `variant`, that variant of the bug the file holds."""
+    return load_variant(path, variant)[0]
+
+
+def load_variant(path: Path, variant: str | None) -> tuple[SavedInput, str | None]:
+    """The saved input in `path` and, with `variant`, that variant of the bug the file holds
+    (`fuzzer.bugs`) with its name; an `InputError` listing the variants when there is no
+    such one."""
+    from lambdafuzz.fuzzer.bugs import read_bug_file
     from lambdafuzz.fuzzer.corpus import load_input
 
     try:
-        return load_input(path)
+        saved = load_input(path)
     except CorpusError as exc:
         raise InputError(str(exc)) from None
+    if variant is None:
+        return saved, None
+    bug = read_bug_file(path, saved)
+    wanted = f"v{variant}" if variant.isdigit() else variant
+    found = next((v for v in bug.variants if wanted in (v.name, v.signature)), None)
+    if found is None:
+        names = ", ".join(f"{v.name} ({v.signature})" for v in bug.variants)
+        raise InputError(f"{path}: no variant {variant!r}; its variants: {names}")
+    return found.saved, found.name
+
+
+def describe_bug(path: Path, saved: SavedInput) -> str | None:
+    """One line saying which bug and variant a saved failure is, for a bug's file with more
+    than one variant; None otherwise."""
+    from lambdafuzz.fuzzer.bugs import read_bug_file
+
+    bug = read_bug_file(path, saved)
+    if len(bug.variants) < 2:
+        return None
+    shown = next((v for v in bug.variants if v.saved.sequence == saved.sequence), None)
+    which = f"variant {shown.name}" if shown is not None else "a variant"
+    names = ", ".join(f"{v.name} ({v.record.hits} hits)" for v in bug.variants)
+    return f"bug: {bug.key}; replaying {which} of {len(bug.variants)}: {names}"
 
 
 def campaign_for(

@@ -152,6 +152,20 @@ def load_input(path: Path) -> SavedInput:
         ) from exc
 
 
+def input_from_json(data: Any, name: str, where: str) -> SavedInput:
+    """A saved input held inside another file (a bug's variant, `fuzzer.bugs`), checked as
+    `load_input` checks a file; `where` names it in the `CorpusError`."""
+    problem = _check_saved(data)
+    if problem is not None:
+        raise CorpusError(f"{where}: {problem}")
+    try:
+        return SavedInput.from_json(data, name)
+    except Exception as exc:  # noqa: BLE001 - validated above; anything left is still the file's
+        raise CorpusError(
+            f"{where}: unreadable saved input: {type(exc).__name__}: {_short(exc)}"
+        ) from exc
+
+
 def iter_inputs(directory: Path) -> Iterator[SavedInput | CorpusError]:
     """Every `*.json` input in `directory` in name order; corrupt ones as `CorpusError`s."""
     if not directory.is_dir():

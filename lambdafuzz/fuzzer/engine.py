@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import CorpusError
+from lambdafuzz.fuzzer.bugs import BugBook
 from lambdafuzz.fuzzer.corpus import FAILING_FIELD, SavedInput
 from lambdafuzz.fuzzer.cost import (
     CONFIRM_RUNS,
@@ -50,6 +51,7 @@ from lambdafuzz.fuzzer.failures import FailureRecord, RerunOutcome, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator, grow
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm, OutDir, PlotRow
+from lambdafuzz.fuzzer.rejections import Rejections
 from lambdafuzz.fuzzer.sample_seeds import sample_seeds
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
@@ -62,7 +64,7 @@ from lambdafuzz.harness.worker import (
     regenerated_input,
 )
 from lambdafuzz.model.cost import CostMeasures, Measure
-from lambdafuzz.model.outcome import FailureInfo, Status
+from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
 from lambdafuzz.model.target import app_dirs
 
 NUM_CHILDREN_BASELINE = 50
@@ -145,14 +147,27 @@ class NewCoverage:
 
 @dataclass(slots=True, frozen=True)
 class NewFailure:
+    """A bug not seen before (`fuzzer.bugs`), with the record of its first variant."""
+
     record: FailureRecord
+    bug: str = ""  # its key
+
+
+@dataclass(slots=True, frozen=True)
+class NewVariant:
+    """Another signature of a known bug: saved inside the bug's file, not as a new one."""
+
+    record: FailureRecord
+    bug: str
+    variants: int  # the bug's variants now
 
 
 @dataclass(slots=True, frozen=True)
 class NewHandled:
-    """An exception the application caught, with a signature not seen before."""
+    """An exception the application caught, of a bug not seen before."""
 
     record: FailureRecord
+    bug: str = ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -181,6 +196,7 @@ EventT = (
     | Progress
     | NewCoverage
     | NewFailure
+    | NewVariant
     | NewHandled
     | NewCostFinding
     | Notice
@@ -346,16 +362,21 @@ class Engine:
         self.corpus_arms: set[Any] = set()  # what replaying corpus/ alone reaches
         self.first_hit: dict[Any, tuple[int, float]] = {}  # arm -> (execs, seconds)
         self.responsible: dict[Any, int] = {}  # arm -> id of the first entry covering it
+        # failures and handled exceptions by signature (the variants), and grouped by bug
         self.failures: dict[str, FailureRecord] = {}
         self.flaky: dict[str, FailureRecord] = {}  # did not reproduce in a fresh worker
         self.handled: dict[str, FailureRecord] = {}  # exceptions the application caught
-        self._handled_inputs: dict[str, SavedInput] = {}
+        self.bugs = BugBook()
+        self.handled_bugs = BugBook()
+        # emulator gaps met (`harness.blame`), by key: each said once, then counted
+        self.emulator_gaps: dict[str, int] = {}
         self.failure_reruns = 0
         # new failures whose re-run is still running, by signature, oldest first
         self._pending_reruns: dict[str, PendingRerun] = {}
         self.execs = 0
         self.requested = 0
         self.valid_execs = 0
+        self.rejections = Rejections(app_dirs(options.target))  # what stops the others
         self.time_handler = self.time_generate = self.time_reset_load = 0.0
         self.rechecks = self.stable = 0
         self.targeting: dict[str, TargetingCounts] = {}
@@ -377,7 +398,6 @@ class Engine:
         self._withhold_recordings = False
         self._recorded_last: tuple[TestRequest, TestResult] | None = None
         self.recordings_fetched = self.recordings_regenerated = 0
-        self._failure_inputs: dict[str, SavedInput] = {}
         self._flaky_inputs: dict[str, SavedInput] = {}
         self._import_arms: tuple[Any, ...] = ()
         self._isolation = ""  # IsolationState.describe() of the workers
@@ -698,11 +718,15 @@ class Engine:
             size = len(self.valid_arms)
             self.valid_arms.update(result.coverage)
             new_valid = len(self.valid_arms) > size
+        else:
+            self.rejections.count(result)
         targeted = tag.mutation.targeted if tag.mutation is not None else None
         if targeted:
             self.targeting.setdefault(targeted, TargetingCounts()).children += 1
         if result.handled:
             yield from self._handled(request, result, tag, now)
+        if result.emulator_gap is not None:
+            yield from self._emulator_gap(result.emulator_gap)
         if status in (Status.FAILURE, Status.HANG):
             yield from self._failure(request, result, tag, now)
             # a failure that reached a new arm is a parent too (not a hang: its children
@@ -775,6 +799,7 @@ class Engine:
             record = self.handled.get(signature)
             if record is not None:
                 record.hits += 1
+                self._smaller(self.handled_bugs, signature, request, result, tag)
                 continue
             record = self._record(
                 signature,
@@ -785,10 +810,20 @@ class Engine:
                 raised_in=caught.raised_in,
             )
             self.handled[signature] = record
-            saved = self._failure_input(request, self._recorded(request, result), tag, record)
-            self.out.save_handled(record, saved)
-            self._handled_inputs[signature] = saved
-            yield NewHandled(record)
+            recorded = self._recorded(request, result)
+            saved = self._failure_input(request, recorded, tag, record)
+            bug, new = self.handled_bugs.add(record, saved, _size(recorded))
+            self.out.save_handled(bug)
+            if new:
+                yield NewHandled(record, bug.key)
+
+    def _emulator_gap(self, gap: EmulatorGap) -> Iterator[EventT]:
+        """An exception raised inside the emulator or lambdafuzz (`harness.blame`): said
+        once per kind, with what to do, then counted; never a failure of the application."""
+        seen = self.emulator_gaps.get(gap.key, 0)
+        self.emulator_gaps[gap.key] = seen + 1
+        if not seen:
+            yield Notice("emulator-gap", gap.advice)
 
     def _keyed_handled(self, info: FailureInfo) -> FailureInfo:
         """`info`, generalized past MAX_SHAPES_PER_SITE signatures of its site (as
@@ -1081,7 +1116,7 @@ class Engine:
                 branches=len(self.seen),
                 valid_branches=len(self.valid_arms),
                 corpus=len(self.queue),
-                failures=len(self.failures),
+                failures=len(self.bugs),
             )
         )
 
@@ -1100,6 +1135,7 @@ class Engine:
         record = self.failures.get(signature)
         if record is not None:
             record.hits += 1
+            self._smaller(self.bugs, signature, request, result, tag)
             return
         pending = self._pending_reruns.get(signature)
         if pending is not None:
@@ -1189,9 +1225,24 @@ class Engine:
         )
         self.failures[signature] = record
         saved = self._failure_input(request, result, tag, record)
-        self.out.save_failure(record, saved)
-        self._failure_inputs[signature] = saved
-        yield NewFailure(record)
+        bug, new = self.bugs.add(record, saved, _size(result))
+        self.out.save_failure(bug)
+        if new:
+            yield NewFailure(record, bug.key)
+        elif record.file_name == bug.file_name:  # kept as a variant (not past the limit)
+            yield NewVariant(record, bug.key, len(bug.variants))
+
+    def _smaller(
+        self, book: BugBook, signature: str, request: TestRequest, result: TestResult, tag: Tag
+    ) -> None:
+        """Keep `result`'s input as its variant's when it is smaller (`ChoiceSequence.size`);
+        the bug's file is rewritten with it at the end of the campaign."""
+        variant = book.smaller(signature, _size(result))
+        if variant is None:
+            return
+        recorded = self._recorded(request, result)
+        variant.saved = self._failure_input(request, recorded, tag, variant.record)
+        variant.size = _size(recorded)
 
     def _flaky(
         self, found: FoundFailure, record: FailureRecord | None, outcome: RerunOutcome, hits: int
@@ -1329,15 +1380,17 @@ class Engine:
                     f"skipped (kept on disk); {len(problems)} in all",
                 )
             )
-        for entry in existing.failures:
-            self.failures[entry.signature] = entry.record
-            self._failure_inputs[entry.signature] = entry.saved
+        for book, known, entries in (
+            (self.bugs, self.failures, existing.failures),
+            (self.handled_bugs, self.handled, existing.handled),
+        ):
+            for entry in entries:
+                bug = book.load(entry.title, entry.path.name, entry.variants, entry.other_hits)
+                for variant in bug.variants:
+                    known[variant.signature] = variant.record
         for entry in existing.flaky:
             self.flaky[entry.signature] = entry.record
             self._flaky_inputs[entry.signature] = entry.saved
-        for entry in existing.handled:
-            self.handled[entry.signature] = entry.record
-            self._handled_inputs[entry.signature] = entry.saved
         for found in self.out.iter_cost():  # later findings must be worse to replace them
             if not isinstance(found, CorpusError):
                 self.cost_findings[found.finding.measure] = found.finding
@@ -1434,8 +1487,9 @@ class Engine:
             valid_branches_covered=len(self.valid_arms),
             corpus_branches_covered=len(self.corpus_arms | set(self._import_arms)),
             corpus_size=len(self.queue),
-            unique_failures=len(self.failures),
-            failure_hits=sum(r.hits for r in self.failures.values()),
+            unique_failures=len(self.bugs),
+            failure_variants=self.bugs.variants,
+            failure_hits=self.bugs.hits,
             failure_reruns=self.failure_reruns,
             flaky_failures=len(self.flaky),
             flaky_hits=sum(r.hits for r in self.flaky.values()),
@@ -1458,9 +1512,12 @@ class Engine:
             cost_findings=len(self.cost_findings),
             cost_maxima=self.cost.maxima() if self.cost is not None else {},
             lost_tests=getattr(self._pool, "lost", 0),
-            unique_handled=len(self.handled),
-            handled_hits=sum(r.hits for r in self.handled.values()),
+            unique_handled=len(self.handled_bugs),
+            handled_variants=self.handled_bugs.variants,
+            handled_hits=self.handled_bugs.hits,
+            emulator_gaps=dict(self.emulator_gaps),
             failing_parents=sum(1 for e in self.queue if e.failing),
+            rejections=self.rejections.top(),
         )
 
     def _write_reports(self, stats: Stats, *, final: bool = False) -> None:
@@ -1481,12 +1538,12 @@ class Engine:
         self.out.write_stats(stats)
         if final:
             # hit counts changed since each failure was first written
-            for signature, record in self.failures.items():
-                self.out.save_failure(record, self._failure_inputs[signature])
+            for bug in self.bugs:
+                self.out.save_failure(bug)
             for signature, record in self.flaky.items():
                 self.out.save_flaky(record, self._flaky_inputs[signature])
-            for signature, record in self.handled.items():
-                self.out.save_handled(record, self._handled_inputs[signature])
+            for bug in self.handled_bugs:
+                self.out.save_handled(bug)
             for measure, finding in self.cost_findings.items():
                 self.out.save_cost(finding, self._cost_inputs[measure])
             self.out.write_coverage(self.coverage())
@@ -1517,6 +1574,14 @@ class Engine:
                 )
             )
         return CoverageRecord(self._arms_total, tuple(arms))
+
+
+def _size(result: TestResult) -> int:
+    """How much input `result` read (`ChoiceSequence.size`): its recording's when it carries
+    one, else what its worker measured before keeping the recording."""
+    if result.recording is not None:
+        return result.recording.size
+    return result.input_size
 
 
 def _earlier_first(old: Iterable[Any], new: tuple[Any, ...]) -> tuple[Any, ...] | None:

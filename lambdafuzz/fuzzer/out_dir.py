@@ -42,6 +42,7 @@ from typing import Any, TypeVar
 
 from lambdafuzz.atomic_files import fsync_directory, remove_stale_temps, write_text_atomic
 from lambdafuzz.errors import CorpusError
+from lambdafuzz.fuzzer.bugs import Bug, BugFile, Variant, bug_of_file, merged, read_bug_file
 from lambdafuzz.fuzzer.corpus import (
     SavedInput,
     is_safe_name,
@@ -186,16 +187,31 @@ class CampaignMeta:
 
 @dataclass(slots=True, frozen=True)
 class FailureEntry:
-    """One unique failure of a campaign, as saved in `failures/`."""
+    """One bug of a campaign, as saved in `failures/` (or `handled/`): the file's input
+    and record are its primary variant's (`fuzzer.bugs`)."""
 
     path: Path
     saved: SavedInput
     record: FailureRecord
     minimized: Path | None  # NAME.min.json beside it, written by `lambdafuzz minimize`
+    key: str = ""  # the bug's key (`model.bug`)
+    variants: tuple[Variant, ...] = ()  # every signature of the bug, first found first
+    other_hits: int = 0  # hits of signatures past the variants kept
 
     @property
     def signature(self) -> str:
+        """The primary variant's signature."""
         return self.record.signature
+
+    @property
+    def title(self) -> str:
+        """What the bug is, as people read it: its key."""
+        return self.key or self.record.signature
+
+    def variant(self, name: str) -> Variant | None:
+        """A variant by its name (`v2`), number (`2`) or signature."""
+        wanted = f"v{name}" if name.isdigit() else name
+        return next((v for v in self.variants if wanted in (v.name, v.signature)), None)
 
     @property
     def exception_type(self) -> str:
@@ -215,7 +231,10 @@ class FailureEntry:
 
     @property
     def hits(self) -> int:
-        return self.record.hits
+        """Every hit of the bug, all its variants together."""
+        if not self.variants:
+            return self.record.hits
+        return sum(v.record.hits for v in self.variants) + self.other_hits
 
 
 @dataclass(slots=True, frozen=True)
@@ -567,12 +586,13 @@ class OutDir:
         save_input(path, saved)
         return path
 
-    def save_failure(self, record: FailureRecord, saved: SavedInput) -> Path:
-        """Write (or rewrite, with its current hit count) a unique failure's file."""
-        path = self.failures_dir / f"{_safe_name(record.file_name.removesuffix('.json'))}.json"
-        data = saved.to_json()
-        data["failure"] = record.to_json()
-        _write_json(path, data)
+    def save_failure(self, bug: Bug) -> Path:
+        """Write (or rewrite, with its current variants and hits) a bug's file."""
+        return self._save_bug(self.failures_dir, bug)
+
+    def _save_bug(self, folder: Path, bug: Bug) -> Path:
+        path = folder / f"{_safe_name(bug.file_name.removesuffix('.json'))}.json"
+        _write_json(path, bug.to_json())
         return path
 
     def save_flaky(self, record: FailureRecord, saved: SavedInput) -> Path:
@@ -584,16 +604,11 @@ class OutDir:
         _write_json(path, data)
         return path
 
-    def save_handled(self, record: FailureRecord, saved: SavedInput) -> Path:
-        """Write (or rewrite, with its current hit count) an exception the application
-        caught: `handled/`, apart from `failures/` (exit status 1 only with
-        `--fail-on-handled`)."""
-        name = _safe_name(record.file_name.removesuffix(".json"))
-        path = self.path / HANDLED_DIR / f"{name}.json"
-        data = saved.to_json()
-        data["failure"] = record.to_json()
-        _write_json(path, data)
-        return path
+    def save_handled(self, bug: Bug) -> Path:
+        """Write (or rewrite, with its current variants and hits) an exception the
+        application caught, grouped as failures are: `handled/`, apart from `failures/`
+        (exit status 1 only with `--fail-on-handled`)."""
+        return self._save_bug(self.path / HANDLED_DIR, bug)
 
     def save_cost(self, finding: CostFinding, saved: SavedInput) -> Path:
         """Write (or replace, with a worse input) the cost finding of one measure."""
@@ -618,9 +633,12 @@ class OutDir:
                 continue
             yield CostEntry(path, saved, finding)
 
-    def save_minimized(self, failure_path: Path, saved: SavedInput) -> Path:
-        """NAME.min.json beside failures/NAME.json; resume never reads it as a record."""
-        path = minimized_path(failure_path)
+    def save_minimized(
+        self, failure_path: Path, saved: SavedInput, variant: str | None = None
+    ) -> Path:
+        """NAME.min.json beside failures/NAME.json (NAME.VARIANT.min.json for a variant
+        named on the command line); resume never reads it as a record."""
+        path = minimized_path(failure_path, variant)
         save_input(path, saved)
         return path
 
@@ -645,7 +663,46 @@ class OutDir:
             notes.append(f"removed {stale} temporary file(s) left by an interrupted write")
         for legacy in self._legacy_corpora():
             notes.append(self._merge_legacy(legacy))
+        for folder in (self.failures_dir, self.path / HANDLED_DIR):
+            note = self._group_bug_files(folder)
+            if note:
+                notes.append(note)
         return notes
+
+    def _group_bug_files(self, folder: Path) -> str:
+        """Merge the files in `folder` that hold one bug (one signature each, as releases
+        before bugs wrote them) into the first one's file, then remove the others; a
+        `.min.json` of a merged file becomes NAME.VARIANT.min.json.  Interrupted after the
+        merged file is written, the next resume finds the same signatures twice and keeps
+        them once: nothing is lost."""
+        groups: dict[str, list[BugFile]] = {}
+        for item in self.iter_failures(folder):
+            if not isinstance(item, CorpusError):
+                groups.setdefault(item.key, []).append(_bug_file(item))
+        merged_files = removed = 0
+        for files in groups.values():
+            if len(files) < 2:
+                continue
+            files.sort(key=lambda f: (min(v.record.first_exec for v in f.variants), f.path.name))
+            whole = merged(files)
+            bug = bug_of_file(whole)
+            _write_json(whole.path, bug.to_json())
+            merged_files += 1
+            for found in files[1:]:
+                first = found.variants[0].signature
+                name = next((v.name for v in bug.variants if v.signature == first), "v1")
+                old_min = minimized_path(found.path)
+                if os.path.lexists(old_min):
+                    os.replace(old_min, minimized_path(whole.path, name))
+                found.path.unlink()
+                removed += 1
+        if not merged_files:
+            return ""
+        fsync_directory(folder)
+        return (
+            f"grouped {merged_files + removed} files of {folder.name}/ into {merged_files} "
+            f"bug file(s): one file per bug, each signature kept as a variant"
+        )
 
     def _legacy_corpora(self) -> list[Path]:
         found = []
@@ -755,7 +812,10 @@ class OutDir:
                 except CorpusError as exc:
                     yield exc  # replay falls back to the failure's own input
                     minimized = None
-            yield FailureEntry(path, saved, record, minimized)
+            found = read_bug_file(path, saved)
+            yield FailureEntry(
+                path, saved, record, minimized, found.key, found.variants, found.other_hits
+            )
 
     def read(self) -> CampaignDir:
         """The campaign for readers; failures sorted by signature."""
@@ -768,7 +828,7 @@ class OutDir:
                 problems.append(str(item))
             else:
                 failures.append(item)
-        failures.sort(key=lambda f: f.signature)
+        failures = _grouped(failures)
         cost = []
         for found in self.iter_cost():
             if isinstance(found, CorpusError):
@@ -781,7 +841,7 @@ class OutDir:
                 problems.append(str(item))
             else:
                 handled.append(item)
-        handled.sort(key=lambda f: f.signature)
+        handled = _grouped(handled)
         return CampaignDir(
             self.path,
             meta,
@@ -830,12 +890,12 @@ class OutDir:
         return ExistingCampaign(
             tuple(resumed),
             tuple(seeds),
-            tuple(failures),
+            tuple(_grouped(failures)),
             meta,
             tuple(problems),
             self.next_entry_number(),
             tuple(flaky),
-            tuple(handled),
+            tuple(_grouped(handled)),
         )
 
     def read_plot_rows(self) -> list[PlotRow]:
@@ -885,8 +945,50 @@ class OutDir:
         return CoverageRecord(total, tuple(covered))
 
 
-def minimized_path(failure_path: Path) -> Path:
-    return failure_path.with_name(failure_path.name.removesuffix(".json") + MIN_SUFFIX)
+def minimized_path(failure_path: Path, variant: str | None = None) -> Path:
+    """NAME.min.json beside NAME.json; NAME.VARIANT.min.json for one of its variants."""
+    stem = failure_path.name.removesuffix(".json")
+    return failure_path.with_name(f"{stem}.{variant}{MIN_SUFFIX}" if variant else stem + MIN_SUFFIX)
+
+
+def _bug_file(entry: FailureEntry) -> BugFile:
+    return BugFile(
+        entry.path,
+        entry.saved,
+        entry.key,
+        entry.variants,
+        entry.other_hits,
+        grouped=len(entry.variants) > 1,
+    )
+
+
+def _grouped(entries: list[FailureEntry]) -> list[FailureEntry]:
+    """One entry per bug, sorted by key: the files of one bug (a folder written before bugs,
+    or whose grouping was interrupted) read as the first one's, with every variant."""
+    groups: dict[str, list[FailureEntry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.key or entry.signature, []).append(entry)
+    found = []
+    for group in groups.values():
+        if len(group) == 1:
+            found.append(group[0])
+            continue
+        group.sort(key=lambda e: (min(v.record.first_exec for v in e.variants), e.path.name))
+        whole = merged([_bug_file(e) for e in group])
+        first = group[0]
+        found.append(
+            FailureEntry(
+                first.path,
+                first.saved,
+                first.record,
+                first.minimized,
+                whole.key,
+                whole.variants,
+                whole.other_hits,
+            )
+        )
+    found.sort(key=lambda e: e.title)
+    return found
 
 
 def find_campaign_dir(path: Path) -> Path | None:

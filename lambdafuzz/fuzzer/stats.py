@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from lambdafuzz.fuzzer.rejections import Stop
+
 
 @dataclass(slots=True, frozen=True)
 class Stats:
@@ -21,7 +23,7 @@ class Stats:
     valid_branches_covered: int
     corpus_branches_covered: int
     corpus_size: int
-    unique_failures: int
+    unique_failures: int  # bugs (`fuzzer.bugs`): one file each in failures/
     failure_hits: int
     time_in_handler_s: float
     time_in_generation_s: float
@@ -52,8 +54,17 @@ class Stats:
     #: handled/) and how often they were caught in all
     unique_handled: int = 0
     handled_hits: int = 0
+    #: the signatures inside those bugs (message shapes, types): `failure_variants` of the
+    #: `unique_failures` bugs, `handled_variants` of the `unique_handled` ones
+    failure_variants: int = 0
+    handled_variants: int = 0
+    #: tests that met an exception of the emulator or lambdafuzz (`harness.blame`), by the
+    #: gap's key: counted invalid, never failures
+    emulator_gaps: dict[str, int] = field(default_factory=dict)
     #: saved corpus inputs that failed (kept as parents because they covered new arms)
     failing_parents: int = 0
+    #: what stopped the tests that did not end VALID, most hits first (`fuzzer.rejections`)
+    rejections: tuple[Stop, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,8 +81,12 @@ class Stats:
                     str(k): {str(a): int(b) for a, b in dict(v).items()}
                     for k, v in dict(raw or {}).items()
                 }
+            elif f.name == "emulator_gaps":
+                values[f.name] = {str(k): int(v) for k, v in dict(raw or {}).items()}
             elif f.name == "cost_maxima":
                 values[f.name] = {str(k): float(v) for k, v in dict(raw or {}).items()}
+            elif f.name == "rejections":
+                values[f.name] = tuple(Stop.from_json(item) for item in raw or ())
             elif f.name == "strategy":
                 values[f.name] = str(raw or "")
             elif f.name == "stability_pct":

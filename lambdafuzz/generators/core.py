@@ -684,6 +684,17 @@ class ChoiceSequence:
     def __len__(self) -> int:
         return len(self.choices)
 
+    @property
+    def size(self) -> int:
+        """How much input this is: its draws plus the length of every drawn string and
+        byte string (what "smallest input" compares), read without unpacking `Choice`s."""
+        rows = self._rows
+        values = (r[1] for r in rows) if rows is not None else (c.value for c in self.choices)
+        total = 0
+        for value in values:
+            total += 1 + len(value) if isinstance(value, str | bytes) else 1
+        return total
+
     def values(self) -> list[Any]:
         """The linear-mode prefix that replays this sequence."""
         return [c.value for c in self.choices]

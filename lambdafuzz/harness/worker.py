@@ -73,7 +73,7 @@ from lambdafuzz.harness.worker_startup import (
     import_error_message,
 )
 from lambdafuzz.model.cost import CostMeasures
-from lambdafuzz.model.outcome import FailureInfo, Status
+from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
 from lambdafuzz.model.target import Target, Trigger, app_dirs
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
 
@@ -224,6 +224,12 @@ class TestResult:
     handled: tuple[HandledException, ...] = ()
     # the summary of the world this test generated, when the worker gave it (`KeptInput`)
     world_summary: dict[str, Any] | None = None
+    # how much input it read (`ChoiceSequence.size`), also when its recording is kept in the
+    # worker: a bug's variant keeps its smallest input
+    input_size: int = 0
+    # an exception raised inside the emulator or lambdafuzz (`harness.blame`): the test is
+    # INVALID, not a failure of the application
+    emulator_gap: EmulatorGap | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -414,7 +420,10 @@ class WorkerRuntime:
             assert self._failed is not None
             failure = replace(failure, traceback=traceback_text(self._failed, self.app_dirs))
             result = replace(result, failure=failure)
-        if request.want_recording or result.recording is None:
+        if result.recording is None:
+            return result
+        result = replace(result, input_size=result.recording.size)
+        if request.want_recording:
             return result
         self._kept = (result.recording, self._world)
         return replace(result, recording=None)
@@ -556,6 +565,14 @@ class WorkerRuntime:
             status, failure = classify_exception(
                 exc, target.outcomes, self.app_dirs, formatted=formatted
             )
+        if failure is not None and failed is not None and escaped is not None:
+            from lambdafuzz.harness.blame import emulator_gap
+
+            gap = emulator_gap(failed, self.app_dirs)
+            if gap is not None:  # raised by the emulator or lambdafuzz: not the app's bug
+                status, failure, failed = Status.INVALID, None, None
+        else:
+            gap = None
         if failure is not None and not formatted:
             self._failed = failed  # its frames live until the next test
         branch_hits = collector.end()
@@ -589,6 +606,8 @@ class WorkerRuntime:
             cost=cost,
             hit_counts=branch_hits.counts or {},
             handled=handled,
+            invalid_reason=f"emulator gap: {gap.key}" if gap is not None else "",
+            emulator_gap=gap,
         )
 
 

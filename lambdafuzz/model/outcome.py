@@ -78,18 +78,18 @@ class FailureInfo:
     @property
     def site(self) -> str:
         """Type, location and cause: what every shape of one failure shares."""
-        sig = f"{self.exception_type}{self._where_key()}"
+        sig = f"{self.exception_type}{self.where_key()}"
         return f"{sig} (from {self.cause})" if self.cause else sig
 
     @property
     def signature(self) -> str:
         kind = f"{self.exception_type} {self.detail}" if self.detail else self.exception_type
-        sig = f"{kind}{self._where_key()}"
+        sig = f"{kind}{self.where_key()}"
         if self.cause:
             sig += f" (from {self.cause})"
         return f"{sig}: {self.shape}" if self.shape else sig
 
-    def _where_key(self) -> str:
+    def where_key(self) -> str:
         """The ` at <where>` part of a signature: a frame outside the application without
         its line, a hang by its function (see the module's docstring)."""
         if is_status_failure(self.exception_type) and not self.location:
@@ -103,6 +103,15 @@ class FailureInfo:
         keys failures by once one site has produced too many shapes (values in a message
         that masking cannot recognise must not make every input a new failure)."""
         return replace(self, detail=OTHER if self.detail else "", shape=OTHER if self.shape else "")
+
+
+@dataclass(slots=True, frozen=True)
+class EmulatorGap:
+    """An exception raised inside the emulator or lambdafuzz while serving the handler's
+    call (`harness.blame`): not a failure of the application, and the test is invalid."""
+
+    key: str  # what deduplicates the campaign's notices: "missing module: openapi_spec_validator"
+    advice: str  # what happened and what to do, in one sentence or two
 
 
 #: How a failure without an application frame is labelled wherever it is shown.

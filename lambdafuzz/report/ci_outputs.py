@@ -1,14 +1,16 @@
 """A campaign's failures as the files CI systems read: JUnit XML and SARIF 2.1.0.
 
 JUnit follows the Ant/Jenkins layout (testsuites > testsuite > properties, testcase*,
-system-out, system-err), one testcase per unique failure, so a CI test tab lists each bug
-once however often it recurred; a campaign without failures is one passing testcase that
+system-out, system-err), one testcase per bug (`fuzzer.bugs`: its variants, the message
+shapes and types it was seen with, are listed in its text), so a CI test tab lists each bug
+once however often and however differently it recurred; a campaign without failures is one passing testcase that
 summarises it (a suite with no testcase reads as "no tests ran" in most CI systems).
 SARIF places each failure at its innermost application frame, relative to the repository
 root (the git top level above the handler, or `--sarif-root`), so code scanning annotates
-the line that raised; JUnit testcases carry the same `file` and `line`.  Fingerprints hash
-the exception type, the enclosing function and the text of that line, not its number, so
-an unrelated edit above it keeps the alert.
+the line that raised, one result per bug; JUnit testcases carry the same `file` and
+`line`.  A failure's fingerprint hashes its bug's key (`model.bug`: the exception type, the
+enclosing function and the text of the line, the chained cause; never a line number), so an
+unrelated edit above it keeps the alert, and no two results of a log share one.
 
 Cost findings (`cost/`: an input past a duration, AWS call or memory budget) are warnings,
 not failures: a JUnit testcase that passes and says so on its `system-err`, a SARIF result
@@ -35,6 +37,7 @@ from lambdafuzz import __version__
 from lambdafuzz.config.campaign import reproduce_command
 from lambdafuzz.fuzzer.out_dir import CampaignDir, CostEntry, FailureEntry, read_campaign_dir
 from lambdafuzz.fuzzer.stats import Stats
+from lambdafuzz.model.bug import bug_fingerprint
 from lambdafuzz.model.outcome import is_app_location, shown_signature
 from lambdafuzz.model.target import Target
 
@@ -61,9 +64,29 @@ def _summary(c: CampaignDir) -> str:
         f"lambdafuzz {s.strategy or '?'} campaign (seed {s.seed}) on {c.handler}: "
         f"{s.execs} executions in {s.elapsed_s} s, "
         f"branches {s.app_branches_covered}/{s.app_branches_total}, "
-        f"corpus {s.corpus_size}, unique failures {len(c.failures)}"
-        + (f", handled exceptions {len(c.handled)}" if c.handled else "")
+        f"corpus {s.corpus_size}, failures: {_bugs(c.failures)}"
+        + (f", handled exceptions: {_bugs(c.handled)}" if c.handled else "")
     )
+
+
+def _bugs(entries: tuple[FailureEntry, ...]) -> str:
+    """ "9 bugs, 23 variants"."""
+    variants = sum(max(1, len(e.variants)) for e in entries)
+    text = f"{len(entries)} bug{'' if len(entries) == 1 else 's'}"
+    return f"{text}, {variants} variants" if variants > len(entries) else text
+
+
+def _variants_text(entry: FailureEntry) -> str:
+    """The variants of a bug, one line each ("" for a bug seen one way only)."""
+    if len(entry.variants) < 2:
+        return ""
+    lines = [f"{len(entry.variants)} variants:"]
+    for v in entry.variants:
+        lines.append(
+            f"  {v.name}: {v.signature} ({v.record.hits} hit{'s' if v.record.hits != 1 else ''}, "
+            f"first at execution {v.record.first_exec})"
+        )
+    return "\n".join(lines) + "\n"
 
 
 def _reproduce(c: CampaignDir, entry: FailureEntry) -> str:
@@ -143,7 +166,7 @@ def junit_tree(
         ET.SubElement(properties, "property", name="config", value=c.meta.config_shown(c.path))
     for entry in c.failures:
         case = ET.SubElement(
-            suite, "testcase", name=_xml_text(entry.signature), classname=suite_name, time="0"
+            suite, "testcase", name=_xml_text(entry.title), classname=suite_name, time="0"
         )
         if target is not None and base is not None:
             where = failure_location(entry, target)
@@ -157,7 +180,8 @@ def junit_tree(
         )
         label = entry.record.world_inconsistency
         failure.text = _xml_text(
-            f"{entry.signature} ({entry.hits} hit{'s' if entry.hits != 1 else ''})\n"
+            f"{entry.title} ({entry.hits} hit{'s' if entry.hits != 1 else ''})\n"
+            + _variants_text(entry)
             + (f"{label}\n" if label else "")
             + "\n"
             f"{entry.traceback}\n{_reproduce(c, entry)}\n"
@@ -184,7 +208,7 @@ def junit_tree(
         case = ET.SubElement(
             suite,
             "testcase",
-            name=_xml_text(f"handled: {entry.signature}"),
+            name=_xml_text(f"handled: {entry.title}"),
             classname=f"{suite_name}.handled",
             time="0",
         )
@@ -308,11 +332,25 @@ def _describe_line(path: Path, line: int) -> SourceLocation:
     return SourceLocation(path, max(1, line), ".".join(reversed(names)) or "<module>", text.strip())
 
 
-def fingerprint(entry: FailureEntry, where: SourceLocation) -> str:
-    """Stable under edits elsewhere in the file: what failed, in which function, on which
-    code (the line's text), never the line number."""
+def fingerprint(entry: FailureEntry, where: SourceLocation, kind: str = "") -> str:
+    """Stable under edits elsewhere in the file: the bug's key (what failed, in which
+    function, on which code, from which cause; never a line number), or for a file without
+    one, the type, function and text of the line shown."""
+    if entry.key:
+        return bug_fingerprint(f"{kind}{entry.key}")
     key = "\x1f".join((entry.exception_type, where.path.name, where.function, where.text))
     return hashlib.sha256(key.encode()).hexdigest()
+
+
+def _unique(fingerprint: str, taken: set[str]) -> str:
+    """`fingerprint`, told apart from one already in the log (two bugs whose keys cannot
+    tell them apart) by the order they come in."""
+    found, n = fingerprint, 1
+    while found in taken:
+        n += 1
+        found = hashlib.sha256(f"{fingerprint}#{n}".encode()).hexdigest()
+    taken.add(found)
+    return found
 
 
 def _kind(entry: FailureEntry) -> str:
@@ -338,6 +376,7 @@ def sarif_log(
     rules: list[dict[str, Any]] = []
     rule_index: dict[str, int] = {}
     results = []
+    taken: set[str] = set()  # fingerprints in the log
     for entry in c.failures:
         rule_id = entry.exception_type
         if rule_id not in rule_index:
@@ -361,8 +400,10 @@ def sarif_log(
         where = failure_location(entry, target)
         # a failure without an application frame says so, with its innermost frame's line
         # (the location is then the handler's definition)
-        headline = shown_signature(entry.signature, entry.exception_type, entry.location)
+        headline = shown_signature(entry.title, entry.exception_type, entry.location)
         message = f"{headline}: {entry.message}" if entry.message else headline
+        if len(entry.variants) > 1:
+            message += f" ({len(entry.variants)} variants: {entry.hits} hits in all)"
         if entry.record.world_inconsistency:
             message += f" ({entry.record.world_inconsistency})"
         results.append(
@@ -379,9 +420,16 @@ def sarif_log(
                         }
                     }
                 ],
-                "partialFingerprints": {"lambdafuzzFailure/v2": fingerprint(entry, where)},
+                "partialFingerprints": {
+                    "lambdafuzzFailure/v3": _unique(fingerprint(entry, where), taken)
+                },
                 "properties": {
+                    "bug": entry.title,
                     "signature": entry.signature,
+                    "variants": [
+                        {"name": v.name, "signature": v.signature, "hits": v.record.hits}
+                        for v in entry.variants
+                    ],
                     "function": where.function,
                     "hits": entry.hits,
                     "reproducer": str(entry.path),
@@ -484,8 +532,11 @@ def sarif_log(
                         }
                     }
                 ],
-                "partialFingerprints": {"lambdafuzzHandled/v1": fingerprint(entry, where)},
+                "partialFingerprints": {
+                    "lambdafuzzHandled/v2": _unique(fingerprint(entry, where, "handled: "), taken)
+                },
                 "properties": {
+                    "bug": entry.title,
                     "signature": entry.signature,
                     "caught_at": entry.record.caught_at,
                     "function": where.function,

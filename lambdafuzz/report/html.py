@@ -186,10 +186,11 @@ def _summary_section(c: CampaignDir, target: Target | None) -> str:
             f"{s.corpus_size}"
             + (f" ({s.failing_parents} failing, kept as parents)" if s.failing_parents else ""),
         ),
-        ("unique failures", f"{len(c.failures)} ({s.failure_hits} hits)"),
+        ("failures", f"{_bug_count(c.failures)} ({s.failure_hits} hits)"),
         (
             "handled exceptions",
-            f"{len(c.handled)} raised and caught by the application ({s.handled_hits} hits; "
+            f"{_bug_count(c.handled)} raised and caught by the application "
+            f"({s.handled_hits} hits; "
             "saved in handled/, warnings)",
         ),
         (
@@ -212,6 +213,35 @@ def _summary_section(c: CampaignDir, target: Target | None) -> str:
     return f"<table class='summary'>{body}</table>" + (
         f"<ul class='problems'>{problems}</ul>" if problems else ""
     )
+
+
+def _bug_count(entries: tuple[FailureEntry, ...]) -> str:
+    """ "9 bugs, 23 variants"."""
+    variants = sum(max(1, len(e.variants)) for e in entries)
+    text = f"{len(entries)} bug{'' if len(entries) == 1 else 's'}"
+    return f"{text}, {variants} variants" if variants > len(entries) else text
+
+
+def _variants(c: CampaignDir, entry: FailureEntry) -> str:
+    """A bug's variants, folded: each signature with its hits, first execution and how to
+    replay its smallest input."""
+    if len(entry.variants) < 2:
+        return ""
+    primary = entry.record.signature
+    rows = []
+    for v in entry.variants:
+        command = reproduce_command(c, entry.path) + f" --variant {v.name}"
+        mark = " (replayed by default: the smallest input)" if v.signature == primary else ""
+        rows.append(
+            f"<tr><td>{esc(v.name)}</td><td><code>{esc(v.signature)}</code>{esc(mark)}</td>"
+            f"<td>{esc(v.record.hits)}</td><td>{esc(v.record.first_exec)}</td>"
+            f"<td><code>{esc(command)}</code></td></tr>"
+        )
+    table = (
+        "<table class='variants'><tr><th>variant</th><th>signature</th><th>hits</th>"
+        f"<th>first execution</th><th>replay</th></tr>{''.join(rows)}</table>"
+    )
+    return _details(f"{len(entry.variants)} variants of this bug", table)
 
 
 def _stats(c: CampaignDir) -> Stats:
@@ -291,6 +321,7 @@ def _one_failure(
         )
     body = (
         meta
+        + _variants(c, entry)
         + _where(record.info)
         + f"<h4>Traceback</h4><pre class='traceback'>{esc(entry.traceback or entry.message)}</pre>"
     )
@@ -306,7 +337,7 @@ def _one_failure(
             f"<p class='note'>No minimized reproducer yet: "
             f"<code>{esc(reproduce_command(c, entry.path, 'minimize'))}</code> writes one.</p>"
         )
-    title = f"{entry.signature}: {entry.message}"[:300]
+    title = f"{entry.title}: {entry.message}"[:300]
     return f"<section class='failure' id='{kind}-{i}'><h3>{esc(title)}</h3>{body}</section>"
 
 

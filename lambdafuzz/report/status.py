@@ -19,6 +19,8 @@ from lambdafuzz.fuzzer.engine import (
     Progress,
 )
 from lambdafuzz.fuzzer.stats import Stats
+from lambdafuzz.model.target import Target
+from lambdafuzz.report.rejections import low_valid_flag, low_valid_warning, valid_share
 
 PLAIN_INTERVAL_S = 5.0
 #: Notices that go to stderr, even with --quiet: a skipped saved file, a config that changed
@@ -34,61 +36,66 @@ def _coverage(stats: Stats) -> str:
     return f"{stats.app_branches_covered}/{total}{pct}"
 
 
-def _valid_share(stats: Stats) -> str:
-    return f"{100.0 * stats.valid_execs / stats.execs:.1f}%" if stats.execs else "-"
-
-
-#: The valid share below which, after `LOW_VALID_AFTER` executions, the status warns.
-LOW_VALID_SHARE = 0.05
-LOW_VALID_AFTER = 200
-
-
-def low_valid_warning(stats: Stats) -> str:
-    """A warning when almost no input is valid ("" otherwise): the handler rejects or fails
-    on what lambdafuzz generates, so coverage past its first checks is out of reach."""
-    if stats.execs < LOW_VALID_AFTER or stats.valid_execs >= LOW_VALID_SHARE * stats.execs:
-        return ""
-    return (
-        f"warning: only {_valid_share(stats)} of inputs are valid: the handler rejects or "
-        "fails on almost every generated input (give it seed inputs with --seed-corpus, a "
-        "model of its event (a Powertools/pydantic model or a JSON schema in the config), "
-        "or a trigger config matching its real events; see failures/ for what stops them)"
-    )
-
-
 def status_line(stats: Stats) -> str:
     handled = f"  handled {stats.unique_handled}" if stats.unique_handled else ""
     line = (
         f"[{stats.elapsed_s:7.1f}s] execs {stats.execs} ({stats.execs_per_sec:.0f}/s)  "
-        f"branches {_coverage(stats)}  valid {_valid_share(stats)}  corpus {stats.corpus_size}  "
+        f"branches {_coverage(stats)}  valid {valid_share(stats)}  corpus {stats.corpus_size}  "
         f"failures {stats.unique_failures}{handled}  "
         f"last new {stats.since_last_new_coverage_s:.0f}s ago"
     )
-    warning = low_valid_warning(stats)
-    return f"{line}\n  {warning}" if warning else line
+    return line  # the low-valid warning is said once, in the summary
 
 
-def summary(finished: CampaignFinished) -> str:
+def bugs_and_variants(bugs: int, variants: int) -> str:
+    """ "9 bugs, 23 variants": a bug is one file in failures/, its variants the message
+    shapes and types it was seen with (`fuzzer.bugs`)."""
+    text = f"{bugs} bug{'' if bugs == 1 else 's'}"
+    if variants > bugs:
+        text += f", {variants} variants"
+    return text
+
+
+def gap_lines(stats: Stats) -> list[str]:
+    """Emulator gaps (`harness.blame`): tests the emulator or lambdafuzz could not serve."""
+    if not stats.emulator_gaps:
+        return []
+    tests = sum(stats.emulator_gaps.values())
+    kinds = "; ".join(f"{key} ({n})" for key, n in stats.emulator_gaps.items())
+    return [f"  emulator gaps   {tests} tests counted invalid, not failures: {kinds}"]
+
+
+def summary(
+    finished: CampaignFinished,
+    *,
+    target: Target | None = None,
+    function: str | None = None,
+    warnings: bool = True,
+) -> str:
+    """The campaign's last words.  `target` and `function` (a template's) say where the
+    low-valid warning's `outcomes` line goes; `warnings=False` (--quiet) leaves it out."""
     s = finished.stats
     lines = [
         f"lambdafuzz: {finished.stop_reason} after {s.execs} executions in {s.elapsed_s:.1f} s "
         f"({s.execs_per_sec:.0f}/s, {s.workers} worker{'s' if s.workers != 1 else ''})",
         f"  strategy        {s.strategy} (seed {s.seed})",
         f"  branches        {_coverage(s)}; among valid inputs {s.valid_branches_covered}",
-        f"  valid inputs    {_valid_share(s)}",
+        f"  valid inputs    {valid_share(s)}",
         f"  corpus          {s.corpus_size} inputs"
         + (
             f" ({s.failing_parents} failing, kept as parents: +failing)"
             if s.failing_parents
             else ""
         ),
-        f"  failures        {s.unique_failures} unique ({s.failure_hits} hits)"
+        f"  failures        {bugs_and_variants(s.unique_failures, s.failure_variants)} "
+        f"({s.failure_hits} hits)"
         + (
             f"; {s.flaky_failures} flaky (did not reproduce on a re-run, in flaky/)"
             if s.flaky_failures
             else ""
         ),
         *handled_lines(finished),
+        *gap_lines(s),
         f"  time in handler {s.time_in_handler_s:.1f} s; generation {s.time_in_generation_s:.1f} s; "
         f"reset+load {s.time_in_reset_load_s:.1f} s",
     ]
@@ -118,9 +125,8 @@ def summary(finished: CampaignFinished) -> str:
         f"  outputs         {finished.out_dir}/ (corpus/, failures/, handled/, cost/, "
         "stats.json, plot_data.csv)"
     )
-    warning = low_valid_warning(s)
-    if warning:
-        lines.append(f"  {warning}")
+    if warnings:
+        lines += low_valid_warning(s, target, function)
     return "\n".join(lines)
 
 
@@ -137,8 +143,8 @@ def handled_lines(finished: CampaignFinished) -> list[str]:
     if not s.unique_handled:
         return []
     lines = [
-        f"  handled         {s.unique_handled} unique exceptions caught by the application "
-        f"({s.handled_hits} hits; warnings, in {HANDLED_DIR}/)"
+        f"  handled         {bugs_and_variants(s.unique_handled, s.handled_variants)} "
+        f"caught by the application ({s.handled_hits} hits; warnings, in {HANDLED_DIR}/)"
     ]
     entries = [e for e in OutDir(finished.out_dir).iter_failures(finished.out_dir / HANDLED_DIR)]
     shown = [e for e in entries if not isinstance(e, Exception)]
@@ -146,7 +152,7 @@ def handled_lines(finished: CampaignFinished) -> list[str]:
         record = entry.record
         message = " ".join(record.info.message.split())
         said = f" ({message[:80]}{'…' if len(message) > 80 else ''})" if message else ""
-        lines.append(f"    {record.signature}{said}; caught at {record.caught_at}  [{entry.path}]")
+        lines.append(f"    {entry.title}{said}; caught at {record.caught_at}  [{entry.path}]")
     if len(shown) > MAX_HANDLED_SHOWN:
         lines.append(f"    ... and {len(shown) - MAX_HANDLED_SHOWN} more in {HANDLED_DIR}/")
     return lines
@@ -214,7 +220,9 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             if event.isolation:
                 print(f"  isolation: {event.isolation}", file=out, flush=True)
         elif isinstance(event, NewFailure):
-            print(f"  new failure: {event.record.signature}", file=out, flush=True)
+            print(f"  new bug: {event.bug or event.record.signature}", file=out, flush=True)
+            if event.bug and event.bug != event.record.signature:
+                print(f"    first seen as: {event.record.signature}", file=out, flush=True)
             if event.record.world_inconsistency:
                 print(f"    ({event.record.world_inconsistency})", file=out, flush=True)
         elif isinstance(event, NewCostFinding):
@@ -222,7 +230,8 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
         elif isinstance(event, NewHandled):
             record = event.record
             print(
-                f"  new handled exception: {record.signature} (caught at {record.caught_at})",
+                f"  new handled exception: {event.bug or record.signature} "
+                f"(caught at {record.caught_at})",
                 file=out,
                 flush=True,
             )
@@ -256,14 +265,16 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             table.add_row("elapsed", f"{stats.elapsed_s:.1f} s")
             table.add_row("executions", f"{stats.execs} ({stats.execs_per_sec:.0f}/s)")
             table.add_row("branches", _coverage(stats))
-            table.add_row("valid inputs", _valid_share(stats))
+            table.add_row("valid inputs", valid_share(stats))
             table.add_row("corpus", str(stats.corpus_size))
-            table.add_row("unique failures", str(stats.unique_failures))
+            table.add_row(
+                "failures", bugs_and_variants(stats.unique_failures, stats.failure_variants)
+            )
             if stats.unique_handled:
                 table.add_row("handled exceptions", str(stats.unique_handled))
-            warning = low_valid_warning(stats)
+            warning = low_valid_flag(stats)
             if warning:
-                table.add_row("[yellow]warning[/yellow]", escape(warning.removeprefix("warning: ")))
+                table.add_row("[yellow]warning[/yellow]", escape(warning))
             table.add_row("last new coverage", f"{stats.since_last_new_coverage_s:.0f} s ago")
         if isolation:
             table.add_row("isolation", isolation)
@@ -283,7 +294,8 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 isolation = event.isolation
             elif isinstance(event, NewFailure):
                 inconsistent = " [world inconsistency]" if event.record.world_inconsistency else ""
-                recent.append(f"[red]failure[/red] {event.record.signature}{inconsistent}")
+                shown = escape(event.bug or event.record.signature)
+                recent.append(f"[red]bug[/red] {shown}{inconsistent}")
             elif isinstance(event, NewCoverage):
                 recent.append(f"{event.name} {event.provenance}")
             elif isinstance(event, NewCostFinding):

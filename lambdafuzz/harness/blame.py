@@ -1,0 +1,193 @@
+"""Blame: whether an exception that escaped the handler was raised by the emulator or by
+lambdafuzz itself rather than by the application or the libraries it calls.
+
+The in-process emulator runs inside the handler's AWS calls, so an exception raised in it
+— a moto extra that is not installed (`openapi_spec_validator` for API Gateway), an
+operation moto does not implement (`NotImplementedError`), a crash in moto's code — reaches
+the handler through its own call and would be keyed at the application line that made it.
+It is no bug of the application: AWS answers that call.  Such a test is an *emulator gap*:
+invalid (the world it ran in was not AWS), never a failure, and the campaign says once what
+to do about it (`EmulatorGap.advice`).
+
+Which frame decides: the one that raised (the traceback's last), when it lies in moto or in
+lambdafuzz and below an application frame (the handler called into it); for an import
+error, any moto frame below the application (moto imports its optional modules when a
+service is first used, through `importlib`'s own frames).  An exception raised by
+lambdafuzz *above* the application (calling a handler with the wrong signature) is the
+application's: nothing of the application ran.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.metadata
+import os
+import re
+from collections.abc import Sequence
+from types import TracebackType
+
+from lambdafuzz.model.outcome import EmulatorGap
+
+#: moto's optional-dependency markers: `openapi-spec-validator>=0.5; extra == "apigateway"`.
+_EXTRA = re.compile(r"""^\s*([A-Za-z0-9_.\-]+)[^;]*;.*extra\s*==\s*["']([^"']+)["']""")
+#: Extras that bundle everything, or the server: never the one to suggest.
+_BUNDLES = frozenset({"all", "proxy", "server"})
+_NOT_IMPLEMENTED = re.compile(r"The (\w+) action has not been implemented")
+
+
+@functools.cache
+def _package_dir(name: str) -> str | None:
+    """The real path of an installed package's folder (moto, lambdafuzz), or None."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return os.path.realpath(next(iter(spec.submodule_search_locations)))
+
+
+def _owner(filename: str) -> str | None:
+    """ "moto" or "lambdafuzz" when `filename` is in that package, else None."""
+    if not filename or filename.startswith("<"):
+        return None
+    path = os.path.realpath(filename)
+    for name in ("moto", "lambdafuzz"):
+        root = _package_dir(name)
+        if root is not None and path.startswith(root + os.sep):
+            return name
+    return None
+
+
+def _frames(tb: TracebackType | None) -> list[tuple[str, int, str]]:
+    found = []
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        found.append((code.co_filename, tb.tb_lineno, code.co_name))
+        tb = tb.tb_next
+    return found
+
+
+def emulator_gap(exc: BaseException, app_dirs: Sequence[str]) -> EmulatorGap | None:
+    """The emulator gap `exc` shows, or None when it is the application's (see the module's
+    docstring)."""
+    from lambdafuzz.harness.invoke import app_relative
+
+    frames = _frames(exc.__traceback__)
+    below = None  # index of the innermost application frame
+    for i, (filename, _, _) in enumerate(frames):
+        if app_relative(filename, app_dirs) is not None:
+            below = i
+    if below is None or below == len(frames) - 1:
+        return None
+    called = frames[below + 1 :]
+    filename, line, function = called[-1]
+    owner = _owner(filename)
+    if isinstance(exc, ImportError):
+        moto = next((f for f in reversed(called) if _owner(f[0]) == "moto"), None)
+        if moto is not None:
+            return _missing_module(exc, moto[0])
+    if owner is None:
+        return None
+    where = f"{_shown(filename, owner)}:{line} in {function}"
+    if owner == "moto":
+        service = _moto_service(filename)
+        if isinstance(exc, NotImplementedError):
+            match = _NOT_IMPLEMENTED.search(str(exc))
+            operation = match.group(1) if match else function
+            return EmulatorGap(
+                key=f"not implemented: {service} {operation}",
+                advice=(
+                    f"the emulator (moto) does not implement {service} {operation} "
+                    f"({where}); tests that call it are counted invalid, not failures. "
+                    "Fuzz this path with --backend localstack, or keep the handler off it."
+                ),
+            )
+        return EmulatorGap(
+            key=f"moto crash: {type(exc).__name__} in {_shown(filename, owner)} in {function}",
+            advice=(
+                f"the emulator (moto) raised {type(exc).__name__} inside its {service} "
+                f"service ({where}: {_short(exc)}); AWS would have answered the call, so this "
+                "is not a bug of the application: tests that reach it are counted invalid."
+            ),
+        )
+    return EmulatorGap(
+        key=f"lambdafuzz: {type(exc).__name__} in {_shown(filename, owner)} in {function}",
+        advice=(
+            f"lambdafuzz itself raised {type(exc).__name__} while serving the handler's call "
+            f"({where}: {_short(exc)}); not a bug of the application: tests that reach it are "
+            "counted invalid. Please report it with the saved input."
+        ),
+    )
+
+
+def _missing_module(exc: ImportError, moto_file: str) -> EmulatorGap:
+    """A module moto imports for a service, not installed: the moto extra that brings it."""
+    module = (exc.name or "").split(".")[0] or _module_named(str(exc))
+    service = _moto_service(moto_file)
+    extras = _extras_providing(module)
+    if service in extras:
+        extras = (service,)
+    if extras:
+        install = f"pip install 'moto[{extras[0]}]'"
+    else:
+        install = f"install the module {module!r} (moto needs it)"
+    return EmulatorGap(
+        key=f"missing module: {module}",
+        advice=(
+            f"the emulator (moto) needs the module {module!r} for {service}, which is not "
+            f"installed: {install} in the environment lambdafuzz runs in; until then the "
+            "tests that reach it are counted invalid, not failures."
+        ),
+    )
+
+
+def _module_named(message: str) -> str:
+    match = re.search(r"named '([^']+)'", message)
+    return match.group(1).split(".")[0] if match else "?"
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+@functools.cache
+def _extras_providing(module: str) -> tuple[str, ...]:
+    """moto's extras whose requirements name the distribution of `module`, narrowest
+    first (a service's extra before the bundles)."""
+    try:
+        requires = importlib.metadata.requires("moto") or []
+    except importlib.metadata.PackageNotFoundError:
+        return ()
+    wanted = _normal(module)
+    found = []
+    for requirement in requires:
+        match = _EXTRA.match(requirement)
+        if match and _normal(match.group(1)) == wanted and match.group(2) not in _BUNDLES:
+            found.append(match.group(2))
+    return tuple(dict.fromkeys(found))
+
+
+def _moto_service(filename: str) -> str:
+    """`moto/apigateway/models.py` -> "apigateway"."""
+    root = _package_dir("moto")
+    if root is None:
+        return "?"
+    rel = os.path.relpath(os.path.realpath(filename), root).split(os.sep)
+    return rel[0] if len(rel) > 1 else "core"
+
+
+def _shown(filename: str, owner: str) -> str:
+    root = _package_dir(owner)
+    if root is None:
+        return filename
+    return f"{owner}/{os.path.relpath(os.path.realpath(filename), root)}"
+
+
+def _short(exc: BaseException) -> str:
+    from lambdafuzz.harness.invoke import safe_str
+
+    text = safe_str(exc).replace("\n", " ")
+    return text if len(text) <= 200 else text[:197] + "..."
