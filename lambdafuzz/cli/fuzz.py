@@ -111,7 +111,7 @@ def fuzz(
     for target, function, sub_out in campaigns:
         engine = build_engine(target, out_dir=sub_out, function=function, **campaign)
         finished = _run(engine, quiet)
-        click.echo(summary(finished))
+        click.echo(summary(finished, target=target, function=function, warnings=not quiet))
         reports.write(finished, target, function, sub_out)
         if _failed(finished, campaign):
             exit_code = int(ExitCode.FAILURES_FOUND)
@@ -188,7 +188,7 @@ def _fuzz_on_ray(
     exit_code = int(ExitCode.OK)
     stopped = None
     for finished, (_, target, function, sub_out) in zip(results, engines, strict=True):
-        click.echo(summary(finished))
+        click.echo(summary(finished, target=target, function=function, warnings=not quiet))
         reports.write(finished, target, function, sub_out)
         if _failed(finished, campaign):
             exit_code = int(ExitCode.FAILURES_FOUND)

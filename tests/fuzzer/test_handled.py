@@ -105,7 +105,7 @@ def test_a_handler_failing_on_nearly_every_input_still_builds_a_corpus(tmp_path)
     stats = json.loads((out / "stats.json").read_text())
     assert stats["failing_parents"] == len(failing)
     assert stats["valid_execs"] < 0.05 * stats["execs"]
-    assert "warning: only 0.0% of inputs are valid" in result.output
+    assert "warning [low-valid]: only 0.0% of inputs are valid" in result.output
     # a resume re-runs the failing parents in place; corpus replay expects them to fail
     again = fuzz(out, "--execs", "10", config=APP / "always_fails.yaml")
     assert again.exit_code == 1, again.output
