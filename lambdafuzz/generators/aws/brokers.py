@@ -3,10 +3,11 @@
 
 The brokers themselves are not emulated (moto has none): the handler only sees the batch
 Lambda's poller hands it, so a plan holds each message's payload and the facts the poller
-adds (topic and partition, offsets, broker ids, times).  Payloads are drawn like queue
-bodies (`trigger.body`, JSON by default) and base64-encoded as Lambda delivers them; ids
-derive from one seed draw per record (see `ids`).  Shapes follow the AWS documentation of
-each event and are checked against the Powertools parser models in the tests.
+adds (topic and partition, offsets, broker ids, times).  Payloads follow `trigger.body`
+(mostly JSON objects by default, `payloads.draw_payload`) and are base64-encoded as Lambda
+delivers them; ids derive from one seed draw per record (see `ids`).  Shapes follow the
+AWS documentation of each event and are checked against the Powertools parser models in
+the tests.
 Labels: `broker.message` for each payload, under the event's label.
 """
 
@@ -19,7 +20,7 @@ from typing import Any, Final
 
 from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
-from lambdafuzz.generators.aws.bodies import draw_body
+from lambdafuzz.generators.aws.payloads import draw_payload
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.model.target import Target, TriggerKind
@@ -63,7 +64,7 @@ def draw_broker_messages(
     messages = []
     for index in range(count):
         with choices.scope(labels.BROKER_MESSAGE, site="message"):
-            text = draw_body(
+            data = draw_payload(
                 choices, trigger.body, world.buckets, region=world.region, account=world.account_id
             )
         key = None
@@ -77,7 +78,6 @@ def draw_broker_messages(
         partition = choices.draw_integer(0, _PARTITIONS - 1, site="partition") if kafka else 0
         time_ms += choices.draw_geometric(20.0, max_value=60_000, site="gap")
         redelivered = not kafka and choices.draw_boolean(0.05, site="redelivered?")
-        data = text.encode("utf-8", "surrogatepass")
         messages.append(
             BrokerMessagePlan(
                 destination,

@@ -47,6 +47,7 @@ from lambdafuzz.generators.aws.http_events import (
     render_v2,
 )
 from lambdafuzz.generators.aws.model_bodies import draw_model_value, model_for
+from lambdafuzz.generators.aws.payloads import draw_payload
 from lambdafuzz.generators.aws.s3_notifications import (
     S3RecordPlan,
     draw_s3_record,
@@ -444,8 +445,8 @@ def _text(value: object, default: str) -> str:
 
 
 def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[KinesisRecordPlan, ...]:
-    """A batch of records from one shard: data as `trigger.body` says (JSON by default),
-    partition keys, arrival times in order."""
+    """A batch of records from one shard: data as `trigger.body` says (mostly JSON
+    objects by default, `payloads.draw_payload`), partition keys, arrival times in order."""
     trigger = target.trigger
     stream = trigger.source or DEFAULT_STREAM
     patterns = patterns_of(trigger.filters)
@@ -455,7 +456,7 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     for index in range(count):
         pattern = choose_pattern(choices, patterns)
         with choices.scope(labels.KINESIS_DATA, site="data"):
-            text = draw_body(
+            data = draw_payload(
                 choices,
                 trigger.body,
                 world.buckets,
@@ -472,7 +473,6 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
             )
             key = admitted if isinstance(admitted, str) and admitted else key
         time_ms += choices.draw_geometric(20.0, max_value=60_000, site="gap")
-        data = text.encode("utf-8", "surrogatepass")
         records.append(
             KinesisRecordPlan(stream, data, key or "key", index, time_ms, ids.draw_seed(choices))
         )
