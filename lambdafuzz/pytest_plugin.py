@@ -363,9 +363,10 @@ def _falsifying_examples(item: pytest.Item, campaigns: list[Any]) -> str:
             # its config path made relative to the copy's folder
             _keep_campaign_json(out, keep)
             where = entry.record.info.where
+            variants = f", {len(entry.variants)} variants" if len(entry.variants) > 1 else ""
             parts += [
-                f"Falsifying example: {entry.signature} ({entry.hits} hit(s))",
-                *([f"Where: {where}"] if where not in entry.signature else []),
+                f"Falsifying example: {entry.title} ({entry.hits} hit(s){variants})",
+                *([f"Where: {where}"] if where not in entry.title else []),
                 f"{entry.exception_type}: {entry.message}".rstrip(": "),
                 "",
                 entry.traceback.rstrip(),

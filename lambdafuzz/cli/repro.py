@@ -64,9 +64,6 @@ def repro(
     from lambdafuzz.model.outcome import Status
 
     saved = load_saved(input_file, variant)
-    which = describe_bug(input_file, saved)
-    if which is not None:
-        click.echo(f"== {which}")
     campaign = campaign_for(input_file, config, function_name, backend, endpoint)
     replayer = campaign.replayer
     replayer.measure_cost = True
@@ -99,6 +96,9 @@ def repro(
     if result.failure is not None:
         failure = result.failure
         click.echo(f"failure: {failure.signature}")
+        which = describe_bug(input_file, saved)
+        if which is not None:
+            click.echo(which)
         if result.world_inconsistency:
             click.echo(result.world_inconsistency)
         if failure.where not in failure.signature:  # a frame outside the application: its line

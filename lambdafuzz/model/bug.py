@@ -18,7 +18,9 @@ failure files written before bugs existed are grouped by the same key.
 from __future__ import annotations
 
 import hashlib
+import io
 import re
+import tokenize
 from dataclasses import dataclass
 
 from lambdafuzz.model.outcome import FailureInfo, is_app_location
@@ -36,7 +38,7 @@ class AppFrame:
     file: str  # relative, as `FailureInfo.location` names it: `app/h.py`
     line: int
     function: str
-    code: str  # the line's text, stripped ("" when Python could not show it)
+    code: str  # the line's text without its comment ("" when Python could not show it)
 
 
 def app_frame(info: FailureInfo) -> AppFrame | None:
@@ -58,9 +60,22 @@ def app_frame(info: FailureInfo) -> AppFrame | None:
         if path != file and not path.endswith(suffix):
             continue
         source = _SOURCE.match(lines[i + 1]) if i + 1 < len(lines) else None
-        code = source["code"].strip() if source is not None else ""
+        code = _without_comment(source["code"].strip()) if source is not None else ""
         found = AppFrame(file, int(number), match["function"], code)
     return found
+
+
+def _without_comment(code: str) -> str:
+    """A source line without its trailing comment: editing a comment is no new bug."""
+    if "#" not in code:
+        return code
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(code).readline):
+            if token.type == tokenize.COMMENT:
+                return code[: token.start[1]].rstrip()
+    except (tokenize.TokenError, SyntaxError):  # an open bracket continued below: as is
+        pass
+    return code
 
 
 def bug_key(info: FailureInfo) -> str:

@@ -72,10 +72,11 @@ def test_junit_one_testcase_per_unique_failure(sam_campaign, function):
     ]
     assert expected, "the planted bug should have been found"
     cases = suite.findall("testcase")
-    assert sorted(c.attrib["name"] for c in cases) == sorted(f["signature"] for f in expected)
+    # one testcase per bug, named by its key (`model.bug`)
+    assert sorted(c.attrib["name"] for c in cases) == sorted(f["bug"] for f in expected)
     for case in cases:
         failure = case.find("failure")
-        info = next(f for f in expected if f["signature"] == case.attrib["name"])
+        info = next(f for f in expected if f["bug"] == case.attrib["name"])
         assert failure.attrib["type"] == info["exception_type"]
         assert failure.attrib["message"].startswith(info["exception_type"] + ": ")
         assert "Traceback (most recent call last)" in failure.text
@@ -122,7 +123,7 @@ def test_sarif_validates_and_locates_the_innermost_app_frame(sam_campaign, funct
     root = load_template_target(TEMPLATE, function).root
     base = repository_root(root) or root  # the repository root: where code scanning resolves
     for result in run["results"]:
-        info = next(f for f in expected if f["signature"] in result["message"]["text"])
+        info = next(f for f in expected if f["bug"] in result["message"]["text"])
         assert result["ruleId"] == info["exception_type"]
         assert driver["rules"][result["ruleIndex"]]["id"] == result["ruleId"]
         physical = result["locations"][0]["physicalLocation"]
@@ -131,7 +132,10 @@ def test_sarif_validates_and_locates_the_innermost_app_frame(sam_campaign, funct
         assert physical["region"]["startLine"] == int(line)
         source = (base / physical["artifactLocation"]["uri"]).read_text().splitlines()
         assert "planted" in source[int(line) - 1]  # the line that raises
-        assert len(result["partialFingerprints"]["lambdafuzzFailure/v2"]) == 64
+        assert len(result["partialFingerprints"]["lambdafuzzFailure/v3"]) == 64
+        assert result["properties"]["bug"] == info["bug"]
+    fingerprints = [tuple(r["partialFingerprints"].items()) for r in run["results"]]
+    assert len(set(fingerprints)) == len(fingerprints)  # no two results share one
     assert run["originalUriBaseIds"]["SRCROOT"]["uri"] == base.as_uri() + "/"
 
 

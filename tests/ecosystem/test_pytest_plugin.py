@@ -26,17 +26,17 @@ def test_saved_failing_corpus_fails_one_test_per_unique_failure(pytester, sam_ca
     shutil.copytree(sam_campaign.out, pytester.path / "out")
     pytester.makeini("[pytest]\nlambdafuzz_corpus = out\n")
     result = pytester.runpytest(*plugin_args(), "-rA")
-    # one test per unique failure (one planted bug per function, in as many failures as its
-    # message shapes differ) + one coverage check each
+    # one test per bug (one planted bug per function, its message shapes variants inside its
+    # one file) + one coverage check each
     saved = [p for p in (pytester.path / "out").glob("*/failures/*.json") if ".min." not in p.name]
-    assert len(saved) >= 2
+    assert len(saved) == 2
     result.assert_outcomes(failed=len(saved), passed=2)
     result.stdout.fnmatch_lines(
         [
             "PASSED out/IngestFunction::coverage",
             "PASSED out/WorkerFunction::coverage",
-            "FAILED out/IngestFunction::failure[[]UnicodeDecodeError-at-inventory-ingest-py-28-*]*",
-            "FAILED out/WorkerFunction::failure[[]AttributeError-at-inventory-worker-py-22-*]*",
+            "FAILED out/IngestFunction::failure[[]UnicodeDecodeError-at-inventory-ingest-py-in-*]*",
+            "FAILED out/WorkerFunction::failure[[]AttributeError-at-inventory-worker-py-in-*]*",
         ]
     )  # -rA summary: passes first
     text = result.stdout.str()
@@ -104,7 +104,7 @@ def test_fuzz_fixture_runs_a_bounded_campaign(pytester):
     result = pytester.runpytest(*plugin_args())
     result.assert_outcomes(failed=1)  # the planted bug is found within the budget
     result.stdout.fnmatch_lines(
-        ["*AssertionError: [[]'AttributeError-at-inventory-worker-py-22-*.json']"]
+        ["*AssertionError: [[]'AttributeError-at-inventory-worker-py-in-handler-*.json']"]
     )
 
 
@@ -123,11 +123,12 @@ def test_a_failing_fuzz_test_shows_falsifying_examples_and_keeps_the_input(pytes
     result.assert_outcomes(failed=1)
     text = result.stdout.str()
     assert "lambdafuzz: falsifying examples" in text
-    assert "Falsifying example: AttributeError at inventory/worker.py:22" in text
+    assert "Falsifying example: AttributeError at inventory/worker.py in handler: " in text
+    assert "Where: inventory/worker.py:22" in text
     assert "Traceback (most recent call last)" in text and '"eventSource": "aws:sqs"' in text
     kept = list((pytester.path / ".lambdafuzz" / "failures").rglob("AttributeError-*.json"))
-    # one input per failure (the bug's message shapes, one per non-object JSON type met)
-    assert kept and all(f"Input kept at {k}" in text for k in kept)
+    # one input per bug (its message shapes, one per non-object JSON type met, are variants)
+    assert len(kept) == 1 and all(f"Input kept at {k}" in text for k in kept)
     meta = json.loads((kept[0].parent / "campaign.json").read_text())  # `repro` finds its target
     assert (kept[0].parent / meta["config"]).resolve() == TEMPLATE.resolve()
     assert all(f"Reproduce: lambdafuzz repro {k}" in text for k in kept)

@@ -14,6 +14,8 @@ from lambdafuzz.cli.main import cli
 
 APP = Path(__file__).parent / "swallowed"
 KEY_ERROR = "KeyError at swallowed/handler.py:23"
+#: its bug (`model.bug`): the function and the line's text, not its number
+KEY_ERROR_BUG = "KeyError at swallowed/handler.py in lambda_handler: rank = PRIORITIES[body[0]]"
 
 
 def fuzz(out: Path, *args: str, config: Path = APP / "lambdafuzz.yaml"):
@@ -45,6 +47,8 @@ def test_a_caught_key_error_is_a_handled_finding_with_its_input(swallowed):
     data = json.loads(files[0].read_text())
     record = data["failure"]
     assert record["signature"] == KEY_ERROR
+    assert record["bug"] == KEY_ERROR_BUG
+    assert [v["record"]["signature"] for v in record["variants"]] == [KEY_ERROR]
     assert record["caught_at"] == "swallowed/handler.py:25"
     assert record["raised_in"] == "application"
     assert data["outcome"] == "VALID"  # a handled exception is not a failure
@@ -54,7 +58,7 @@ def test_a_caught_key_error_is_a_handled_finding_with_its_input(swallowed):
     stats = json.loads((out / "stats.json").read_text())
     assert stats["unique_handled"] == 1 and stats["handled_hits"] >= 1
     assert stats["unique_failures"] == 0
-    assert "handled         1 unique" in result.output and KEY_ERROR in result.output
+    assert "handled         1 bug caught" in result.output and KEY_ERROR_BUG in result.output
 
 
 def test_junit_and_sarif_show_it_as_a_warning(swallowed):
@@ -62,7 +66,7 @@ def test_junit_and_sarif_show_it_as_a_warning(swallowed):
     root = ET.parse(junit).getroot()
     assert root.get("failures") == "0"
     cases = [c for c in root.iter("testcase") if c.get("name", "").startswith("handled: ")]
-    assert [c.get("name") for c in cases] == [f"handled: {KEY_ERROR}"]
+    assert [c.get("name") for c in cases] == [f"handled: {KEY_ERROR_BUG}"]
     assert cases[0].find("failure") is None
     err = cases[0].findtext("system-err") or ""
     assert err.startswith("warning: handled exception KeyError") and "caught at" in err

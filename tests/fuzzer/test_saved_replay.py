@@ -165,7 +165,10 @@ def test_resume_after_minimize_keeps_every_failure_record_and_its_hits(minimized
     assert not any(".min." in name for name in after)  # a .min.json is never a record
     grew = 0
     for name, old in before.items():
-        record = after[name].record
+        # the bug's variant that was saved first (the file's primary may be another now)
+        variant = after[name].variant(old["signature"])
+        assert variant is not None, [v.signature for v in after[name].variants]
+        record = variant.record
         assert record.info.exception_type == old["exception_type"] != ""
         assert record.info.location == old["location"] != ""
         assert record.info.message == old["message"]
