@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import signal
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,7 +67,11 @@ if TYPE_CHECKING:
     default=None,
     help="Directory SARIF and JUnit paths are relative to (default: the git repository root).",
 )
-@click.option("--quiet", is_flag=True, help="Print only the final summary.")
+@click.option(
+    "--quiet",
+    is_flag=True,
+    help="Print errors and the final summary only: no live status, warnings or notices.",
+)
 @click.pass_context
 def fuzz(
     ctx: click.Context,
@@ -92,6 +99,8 @@ def fuzz(
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.report.status import summary
 
+    if quiet:  # the config loaders' warnings and notes too, for this command only
+        ctx.with_resource(_logged_at(logging.ERROR))
     if campaign["max_execs"] is None and campaign["max_seconds"] is None:
         campaign["max_seconds"] = 60.0
     if out_dir is None:
@@ -119,6 +128,19 @@ def fuzz(
         if stopped_by is not None:  # interrupted: stop here, and say so as shells do
             ctx.exit(128 + stopped_by)
     ctx.exit(exit_code)
+
+
+@contextlib.contextmanager
+def _logged_at(level: int) -> Iterator[None]:
+    """lambdafuzz's loggers (`warning [...]` lines of the config loaders) at `level` and
+    above only, until the block ends."""
+    logger = logging.getLogger("lambdafuzz")
+    before = logger.level
+    logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.setLevel(before)
 
 
 def _failed(finished: Any, campaign: dict[str, Any]) -> bool:
@@ -175,7 +197,8 @@ def _fuzz_on_ray(
     except BackendError as exc:
         raise SetupProblem(str(exc)) from None
     try:
-        click.echo(f"lambdafuzz: Ray cluster at {where}")
+        if not quiet:
+            click.echo(f"lambdafuzz: Ray cluster at {where}")
         engines = [
             (build_engine(t, out_dir=o, function=f, **campaign), t, f, o) for t, f, o in campaigns
         ]

@@ -23,10 +23,11 @@ from lambdafuzz.model.target import Target
 from lambdafuzz.report.rejections import low_valid_flag, low_valid_warning, valid_share
 
 PLAIN_INTERVAL_S = 5.0
-#: Notices that go to stderr, even with --quiet: a skipped saved file, a config that changed
-#: under a resumed campaign, a lock taken over from a killed one must not go unseen.
+#: Notices that go to stderr, even with --quiet (which shows errors and the summary only):
+#: a skipped saved file, a config that changed under a resumed campaign, a lock taken over
+#: from a killed one say the out dir is not what it was, and must not go unseen.
 STDERR_NOTICES = frozenset({"corpus-corrupt", "config-changed", "lock-taken-over"})
-#: Notices that are news, not warnings: shown as they are, and on stderr with --quiet.
+#: Notices that are news, not warnings: shown as they are (not with --quiet).
 INFO_NOTICES = frozenset({"resumed"})
 
 
@@ -195,8 +196,6 @@ def follow(
         for event in events:
             if isinstance(event, Notice) and event.slug in STDERR_NOTICES:
                 _warn(event)
-            elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
-                print(f"lambdafuzz: {event.message}", file=sys.stderr, flush=True)
             yield event
         return
     if out.isatty():
