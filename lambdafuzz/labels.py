@@ -72,6 +72,7 @@ MSK_EVENT: Final = "event.msk"
 KAFKA_EVENT: Final = "event.kafka"
 ACTIVEMQ_EVENT: Final = "event.activemq"
 RABBITMQ_EVENT: Final = "event.rabbitmq"
+AUTHORIZER_EVENT: Final = "event.authorizer"
 BROKER_MESSAGE: Final = "broker.message"
 KINESIS_DATA: Final = "kinesis.data"
 #: A value drawn to satisfy a trigger's event filter (an admitted value, moved by mutation).

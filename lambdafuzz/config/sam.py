@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.config.api_routes import API_TYPES, ApiRoutes, definition_routes, event_routes
+from lambdafuzz.config.authorizers import function_authorizer
 from lambdafuzz.config.cdk import (
     NOTIFICATIONS_TYPE,
     SILENT_TYPES,
@@ -314,6 +315,11 @@ class _Importer:
         handler, root = self._handler()
         events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
+        authorizer = None if events else function_authorizer(self.t, self.function)
+        if authorizer is not None:  # called by API Gateway before the API's requests
+            identity = {"Format": authorizer.format.value, "Identity": list(authorizer.identity)}
+            events.append(TemplateEvent(authorizer.where, "authorizer", None, identity))
+            self.unsupported.extend(authorizer.notes)
         api = self._api(events)
         if not events:  # no Events: invoked directly (SDK, Step Functions, other functions)
             events = [TemplateEvent("Invoke", "direct", None, {})]
@@ -704,7 +710,12 @@ class _Importer:
             if kind in SILENT_TYPES:
                 continue
             routes_here = self.function in named_ids(self.t.resource(logical_id))
-            if kind in API_TYPES and (logical_id in referenced or routes_here):
+            if kind in API_TYPES and event.kind == "authorizer" and routes_here:
+                self.unsupported.append(
+                    f"Resources.{logical_id}: {kind}: only the authorizer calls it makes are "
+                    "generated (not its routes, stages or the functions behind them)"
+                )
+            elif kind in API_TYPES and (logical_id in referenced or routes_here):
                 self.unsupported.append(
                     f"Resources.{logical_id}: {kind}: only the routes it sends to this function "
                     "are modelled (not its stages, CORS, throttling or other functions' routes)"
@@ -805,6 +816,10 @@ class _Importer:
             trigger["source"] = re.sub(r"[^A-Za-z0-9_.-]", "-", rule)[:64]
         if event.kind in _BROKER_DESTINATIONS:
             trigger.update(self._broker_destination(event))
+        if event.kind == "authorizer":
+            trigger["format"] = event.properties["Format"]
+            if event.properties["Identity"]:
+                trigger["identity"] = list(event.properties["Identity"])
         if event.constant_json is not None:  # a rule's or schedule's Input, always the same
             trigger["constant"] = json.loads(event.constant_json)
         elif event.kind == "direct":

@@ -61,6 +61,7 @@ _KIND_NAMES: Final = {
     TriggerKind.KAFKA: "a self-managed Kafka event",
     TriggerKind.ACTIVEMQ: "an Amazon MQ (ActiveMQ) event",
     TriggerKind.RABBITMQ: "an Amazon MQ (RabbitMQ) event",
+    TriggerKind.AUTHORIZER: "an API Gateway authorizer event",
 }
 #: `eventSource` of a whole event (the brokers' events carry no `Records` list).
 _EVENT_SOURCES: Final = {
@@ -90,6 +91,10 @@ def event_kind(payload: Any) -> TriggerKind:
         source = records[0].get("eventSource") or records[0].get("EventSource")
         if source in _RECORD_SOURCES:
             return _RECORD_SOURCES[source]
+    if payload.get("type") in ("TOKEN", "REQUEST") and (
+        "methodArn" in payload or "routeArn" in payload
+    ):
+        return TriggerKind.AUTHORIZER
     context = payload.get("requestContext")
     if isinstance(context, dict):
         if payload.get("version") == "2.0" and isinstance(context.get("http"), dict):

@@ -51,11 +51,13 @@ from lambdafuzz.generators.files import FORMATS
 from lambdafuzz.model.target import (
     BODY_EVENTBRIDGE_S3,
     BODY_S3_EVENT,
+    IDENTITY_PLACES,
     KEY_TYPES,
     PARAMETER_TYPES,
     REFERENCE,
     REFERENCE_ATTRIBUTES,
     STREAM_VIEW_TYPES,
+    AuthorizerFormat,
     BucketSpec,
     Envelope,
     FrozenMap,
@@ -114,6 +116,8 @@ _DOTTED = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")
 #: statements cannot name but the runtime loads.
 _MODULE = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)*")
 _ENV_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+#: An authorizer's identity source, `place.name` (`model.target.IDENTITY_PLACES`).
+IDENTITY_SOURCE = re.compile(rf"({'|'.join(IDENTITY_PLACES)})\.[A-Za-z0-9_.$-]{{1,128}}")
 #: An S3 notification event type: `s3:ObjectCreated:*`, `s3:ObjectRemoved:Delete`, ...
 S3_EVENT_TYPE = re.compile(r"s3:[A-Za-z]+(:[A-Za-z*]+)*")
 #: `env` names that could lead an SDK to real credentials or a real account: refused, so a
@@ -266,6 +270,20 @@ class _TriggerModel(_Model):
     # s3 only: the notification's event types (SAM `Events`); []: ObjectCreated only
     s3_events: list[
         Annotated[str, _matching(S3_EVENT_TYPE, "an S3 event type such as s3:ObjectCreated:*")]
+    ] = []
+    # authorizer only: the event's format and the identity sources each request carries
+    format: (
+        Annotated[str, _one_of(tuple(f.value for f in AuthorizerFormat), "an authorizer format")]
+        | None
+    ) = None
+    identity: list[
+        Annotated[
+            str,
+            _matching(
+                IDENTITY_SOURCE,
+                "an identity source: header.NAME, query.NAME, stage.NAME or context.NAME",
+            ),
+        ]
     ] = []
 
     @field_validator("schema_", mode="before")
@@ -901,6 +919,7 @@ class _Builder:
             raise self.where.error(
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
             )
+        fmt, identity = self._authorizer(kind)
         return Trigger(
             kind,
             source,
@@ -911,8 +930,33 @@ class _Builder:
             tuple(dict.fromkeys(t.keys)),
             filters=filters,
             s3_events=tuple(dict.fromkeys(t.s3_events)),
+            authorizer_format=fmt,
+            identity_sources=identity,
             **self._routes(kind),
         )
+
+    def _authorizer(self, kind: TriggerKind) -> tuple[AuthorizerFormat | None, tuple[str, ...]]:
+        """An authorizer's format (default token) and identity sources (a token
+        authorizer's default: the Authorization header; it reads exactly one header)."""
+        t = self.m.trigger
+        for key, value in (("format", t.format), ("identity", t.identity)):
+            if value and kind is not TriggerKind.AUTHORIZER:
+                raise self.where.error(
+                    ("trigger", key), value, f"{key} only for an authorizer trigger"
+                )
+        if kind is not TriggerKind.AUTHORIZER:
+            return None, ()
+        fmt = AuthorizerFormat(t.format or AuthorizerFormat.TOKEN)
+        identity = tuple(dict.fromkeys(t.identity))
+        if fmt is AuthorizerFormat.TOKEN:
+            identity = identity or ("header.Authorization",)
+            if len(identity) != 1 or not identity[0].startswith("header."):
+                raise self.where.error(
+                    ("trigger", "identity"),
+                    list(identity),
+                    "one header for a token authorizer (its token), e.g. [header.Authorization]",
+                )
+        return fmt, identity
 
     @staticmethod
     def _form_fields(trigger: Trigger, root: Path, module: str) -> Trigger:
@@ -986,7 +1030,12 @@ class _Builder:
             if source is not None and not re.fullmatch(rf"[{alphabet}]{{1,{longest}}}", source):
                 raise self.where.error(loc, source, f"a {what} name ([{alphabet}], 1-{longest})")
             return source
-        if kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2, TriggerKind.DIRECT):
+        if kind in (
+            TriggerKind.APIGATEWAY,
+            TriggerKind.APIGATEWAY_V2,
+            TriggerKind.DIRECT,
+            TriggerKind.AUTHORIZER,
+        ):
             if source is not None:
                 raise self.where.error(
                     loc, source, f"no source for {kind} (requests come from its callers)"

@@ -34,6 +34,21 @@ class TriggerKind(enum.StrEnum):
     KAFKA = "kafka"  # records of a self-managed Apache Kafka topic (the topic: `source`)
     ACTIVEMQ = "activemq"  # messages of an Amazon MQ ActiveMQ queue (the queue: `source`)
     RABBITMQ = "rabbitmq"  # messages of an Amazon MQ RabbitMQ queue (the queue: `source`)
+    AUTHORIZER = "authorizer"  # an API Gateway Lambda authorizer's requests (`AuthorizerFormat`)
+
+
+class AuthorizerFormat(enum.StrEnum):
+    """The event an API Gateway Lambda authorizer receives."""
+
+    TOKEN = "token"  # REST API TOKEN authorizer: {type: TOKEN, authorizationToken, methodArn}
+    REQUEST = "request"  # REST API REQUEST authorizer: the request's headers, query, ...
+    V1 = "v1"  # HTTP API, payload format 1.0: as REQUEST, with version and identitySource
+    V2 = "v2"  # HTTP API, payload format 2.0: {version: "2.0", type: REQUEST, routeArn, ...}
+
+
+#: Where an authorizer's identity source is read from: `header.Authorization`,
+#: `query.token`, `stage.name` (a stage variable), `context.name` (the request context).
+IDENTITY_PLACES = ("header", "query", "stage", "context")
 
 
 #: `trigger.body` values that are not file formats: a message carrying an S3 notification.
@@ -146,6 +161,10 @@ class Trigger:
     # `s3:ObjectRemoved:Delete`, ...); (): creations only, which is what lambdafuzz assumed
     # before the setting existed.  Removals are generated only when they are listed.
     s3_events: tuple[str, ...] = ()
+    # authorizer only: which event, and the identity sources every request carries
+    # (`place.name`, IDENTITY_PLACES): API Gateway calls no authorizer without them
+    authorizer_format: AuthorizerFormat | None = None
+    identity_sources: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

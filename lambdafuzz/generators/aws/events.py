@@ -26,6 +26,11 @@ from lambdafuzz import labels
 from lambdafuzz.errors import BackendError
 from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.aws import ids
+from lambdafuzz.generators.aws.authorizer_events import (
+    AuthorizerPlan,
+    draw_authorizer,
+    render_authorizer,
+)
 from lambdafuzz.generators.aws.bodies import draw_body
 from lambdafuzz.generators.aws.brokers import (
     BROKER_KINDS,
@@ -66,7 +71,14 @@ from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.generators.files.json_files import json_objects, json_values
 from lambdafuzz.model.event_pattern import leaf_matches
-from lambdafuzz.model.target import BodyModel, Envelope, ObjectsSpec, Target, TriggerKind
+from lambdafuzz.model.target import (
+    AuthorizerFormat,
+    BodyModel,
+    Envelope,
+    ObjectsSpec,
+    Target,
+    TriggerKind,
+)
 from lambdafuzz.model.world import LoadedWorld, World
 
 KIND_LABELS: Final = {
@@ -84,6 +96,7 @@ KIND_LABELS: Final = {
     TriggerKind.KAFKA: labels.KAFKA_EVENT,
     TriggerKind.ACTIVEMQ: labels.ACTIVEMQ_EVENT,
     TriggerKind.RABBITMQ: labels.RABBITMQ_EVENT,
+    TriggerKind.AUTHORIZER: labels.AUTHORIZER_EVENT,
 }
 #: The stream a Kinesis trigger without `source` reads.
 DEFAULT_STREAM: Final = "stream"
@@ -172,6 +185,7 @@ RecordPlanT = (
     | SchedulePlan
     | SamplePlan
     | BrokerMessagePlan
+    | AuthorizerPlan
 )
 
 
@@ -235,6 +249,9 @@ def draw_event_plan(
             records = _draw_kinesis(choices, target, world)
         elif kind in BROKER_KINDS:
             records = draw_broker_messages(choices, target, world)
+        elif kind is TriggerKind.AUTHORIZER:
+            fmt = trigger.authorizer_format or AuthorizerFormat.TOKEN
+            records = (draw_authorizer(choices, fmt, trigger.identity_sources, local),)
         elif kind is TriggerKind.SCHEDULE:
             rule = trigger.source or DEFAULT_RULE
             records = (SchedulePlan(rule, ids.draw_time_ms(choices), ids.draw_seed(choices)),)
@@ -526,6 +543,9 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
         return render_schedule(firing, loaded)
     if kind in BROKER_KINDS:
         return render_broker_event(kind, tuple(_only(plan, BrokerMessagePlan)), loaded)
+    if kind is TriggerKind.AUTHORIZER:
+        (call,) = _only(plan, AuthorizerPlan)
+        return render_authorizer(call, loaded)
     if kind is TriggerKind.KINESIS:
         records = _only(plan, KinesisRecordPlan)
         return {"Records": [render_kinesis_record(r, loaded, records[0]) for r in records]}

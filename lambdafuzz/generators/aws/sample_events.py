@@ -70,6 +70,7 @@ CONTENT: Final[dict[TriggerKind, tuple[str, ...]]] = {
     TriggerKind.KAFKA: (),
     TriggerKind.ACTIVEMQ: (),
     TriggerKind.RABBITMQ: (),
+    TriggerKind.AUTHORIZER: ("authorizationToken", "headers.*", "queryStringParameters.*"),
 }
 #: What an EventBridge "Object Created" event lets vary (the trigger names a bucket).
 BRIDGE_S3_CONTENT: Final = ("detail.object.key",)
