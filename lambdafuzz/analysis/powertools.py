@@ -110,6 +110,11 @@ class ParsedBody:
     # the model extends a Powertools event model and overrides this field with the body
     # ("detail" of an EventBridgeModel): the body is that field's schema; "": the model's
     field: str = ""
+    # it parses or validates the event the function received (a decorator of the handler;
+    # `event=` the enclosing function's event parameter), with no envelope or field to
+    # take a part of it: the schema's properties are the event's (`body`, `httpMethod`,
+    # `Records`), not a request body's
+    whole_event: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -324,6 +329,13 @@ class _Analysis:
         found: list[ParsedBody] = []
         handler_node = module.defined.get(handler) if handler else None
         inside = set()
+        # each call's innermost enclosing function's first parameter (its event):
+        # `ast.walk` is breadth first, so inner functions overwrite outer ones
+        event_params: dict[int, str] = {}
+        for function in ast.walk(module.tree):
+            if isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef) and function.args.args:
+                first = function.args.args[0].arg
+                event_params.update((id(n), first) for n in ast.walk(function))
         if isinstance(handler_node, ast.FunctionDef | ast.AsyncFunctionDef):
             inside = {id(n) for n in ast.walk(handler_node)}
             for decorator in handler_node.decorator_list:
@@ -332,7 +344,9 @@ class _Analysis:
                     found.append(body)
         for node in ast.walk(module.tree):
             if isinstance(node, ast.Call):
-                body = self.call_body(module, node, in_handler=id(node) in inside)
+                body = self.call_body(
+                    module, node, in_handler=id(node) in inside, event=event_params.get(id(node))
+                )
                 if body is not None:
                     found.append(body)
         return found
@@ -348,7 +362,7 @@ class _Analysis:
             if model_expr is None and function.args.args:  # the event parameter's annotation
                 model_expr = function.args.args[0].annotation
             return self.parsed(
-                module, BodySource.EVENT_PARSER, model_expr, keywords, decorator, True
+                module, BodySource.EVENT_PARSER, model_expr, keywords, decorator, True, whole=True
             )
         if name == "validator":
             return self.parsed(
@@ -358,10 +372,15 @@ class _Analysis:
                 keywords,
                 decorator,
                 True,
+                whole=True,
             )
         return None
 
-    def call_body(self, module: _Module, call: ast.Call, *, in_handler: bool) -> ParsedBody | None:
+    def call_body(
+        self, module: _Module, call: ast.Call, *, in_handler: bool, event: str | None = None
+    ) -> ParsedBody | None:
+        """A `parse` / `validate` call; `event`: the enclosing function's event parameter
+        (the call checks the whole event when it is handed that, unchanged)."""
         name = _powertools_name(module, call.func)
         if name not in ("parse", "validate"):
             return None
@@ -369,12 +388,26 @@ class _Analysis:
         positional = ("event", "model" if name == "parse" else "schema", "envelope")
         for key, value in zip(positional, call.args, strict=False):
             keywords.setdefault(key, value)
+        given = keywords.get("event")
+        whole = event is not None and isinstance(given, ast.Name) and given.id == event
         if name == "parse":
             return self.parsed(
-                module, BodySource.PARSE, keywords.get("model"), keywords, call, in_handler
+                module,
+                BodySource.PARSE,
+                keywords.get("model"),
+                keywords,
+                call,
+                in_handler,
+                whole=whole,
             )
         return self.parsed(
-            module, BodySource.VALIDATE, keywords.get("schema"), keywords, call, in_handler
+            module,
+            BodySource.VALIDATE,
+            keywords.get("schema"),
+            keywords,
+            call,
+            in_handler,
+            whole=whole,
         )
 
     def parsed(
@@ -385,7 +418,10 @@ class _Analysis:
         keywords: dict[str, ast.expr],
         node: ast.AST,
         in_handler: bool,
+        *,
+        whole: bool = False,
     ) -> ParsedBody:
+        """`whole`: what is parsed is the event itself (see `ParsedBody.whole_event`)."""
         where = self.where(module, node)
         ref = self.model_ref(module, model_expr)
         qualified = _qualify(module, model_expr) if model_expr is not None else None
@@ -405,7 +441,10 @@ class _Analysis:
                     schema_json = json.dumps(ast.literal_eval(model_expr), sort_keys=True)
                 except (ValueError, TypeError, SyntaxError):
                     schema_json = None
-        return ParsedBody(source, ref, envelope, written, schema_json, where, in_handler, field)
+        whole_event = whole and envelope is None and not written and not field
+        return ParsedBody(
+            source, ref, envelope, written, schema_json, where, in_handler, field, whole_event
+        )
 
     def event_model_field(self, ref: ModelRef) -> tuple[str, Envelope | None]:
         """("detail", EVENTBRIDGE) when `ref` is a class extending a Powertools event model

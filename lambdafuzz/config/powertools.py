@@ -59,6 +59,17 @@ _ENVELOPE_KINDS: dict[Envelope | None, tuple[TriggerKind, ...]] = {
     Envelope.KINESIS: (TriggerKind.KINESIS,),
 }
 _API_KINDS = (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
+#: Top-level fields of API Gateway (REST, HTTP API) and function URL events: a schema
+#: whose properties name `EVENT_FIELDS_MIN` of them describes an event, not a body.
+API_EVENT_FIELDS = frozenset(
+    {
+        "body", "httpMethod", "headers", "multiValueHeaders", "requestContext", "resource",
+        "path", "pathParameters", "queryStringParameters", "multiValueQueryStringParameters",
+        "stageVariables", "isBase64Encoded", "routeKey", "rawPath", "rawQueryString",
+        "cookies",
+    }
+)  # fmt: skip
+EVENT_FIELDS_MIN = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +107,11 @@ def apply_powertools(
         for note in use.notes:
             log.warning("warning [powertools]: %s: %s", target.handler, note)
     trigger = target.trigger
-    body = _explicit_body(target, explicit) if explicit is not None else _found_body(target, use)
+    if explicit is not None:
+        body = _explicit_body(target, explicit)
+        body = request_body(target, body, whole_event=False, where=explicit.where)
+    else:
+        body = _found_body(target, use)
     if body is not None:
         trigger = replace(trigger, body_model=body)
     if use.routes and trigger.kind in _API_KINDS and _catch_all(trigger.routes):
@@ -166,7 +181,73 @@ def _found_body(target: Target, use: PowertoolsUse) -> BodyModel | None:
         text = field_schema(text, body.field)
         if text is None:
             return None
-    return BodyModel(body.model.qualified, body.envelope, text)
+    model = BodyModel(body.model.qualified, body.envelope, text)
+    return request_body(target, model, whole_event=body.whole_event, where=body.location)
+
+
+def request_body(
+    target: Target, model: BodyModel, *, whole_event: bool, where: str
+) -> BodyModel | None:
+    """What of `model` an API trigger's requests carry.  A model without an envelope is
+    the request body's (a resolver route's, `trigger.schema` written for the body), unless
+    it checks the whole event (`whole_event`: `@validator` on the handler, `validate(event=
+    event, ...)`) or its properties are an API event's (`body`, `headers`, `httpMethod`):
+    then only its `body` property can describe the request body, when it is a JSON
+    document (`contentSchema`, pydantic's `Json[...]`; an object schema, for code that
+    decoded the body first).  A `body` that is only a string leaves the request bodies
+    to the generator, with a warning; never is the event's schema the body's."""
+    kind = target.trigger.kind
+    if kind not in _API_KINDS or model.envelope is not None:
+        return model
+    fields = sorted(event_fields(model.schema_json) & API_EVENT_FIELDS)
+    if not whole_event and len(fields) < EVENT_FIELDS_MIN:
+        return model
+    envelope = Envelope.APIGATEWAY if kind is TriggerKind.APIGATEWAY else Envelope.APIGATEWAY_V2
+    inner = field_schema(model.schema_json, "body")
+    what = f"{model.name} describes the whole event" + (
+        f" (its fields {', '.join(fields)})" if fields else ""
+    )
+    if inner is not None and _json_document(model.schema_json, inner):
+        log.warning(
+            "warning [powertools]: %s: %s, not the request body; request bodies are generated "
+            "from its `body` property",
+            where,
+            what,
+        )
+        return BodyModel(f"{model.name}.body", envelope, inner)
+    log.warning(
+        "warning [powertools]: %s: %s, not the request body; it is not used for the body, "
+        "which is generated as usual",
+        where,
+        what,
+    )
+    return None
+
+
+def event_fields(schema_json: str) -> set[str]:
+    """The top-level property and required names of a schema."""
+    schema = json.loads(schema_json)
+    if not isinstance(schema, dict):
+        return set()
+    properties = schema.get("properties")
+    required = schema.get("required")
+    names = set(properties) if isinstance(properties, dict) else set()
+    if isinstance(required, list):
+        names.update(r for r in required if isinstance(r, str))
+    return names
+
+
+def _json_document(schema_json: str, inner_json: str) -> bool:
+    """Whether an event schema's `body` (`inner_json`, from `field_schema`) describes a
+    JSON document rather than any string: it had a `contentSchema`, or is an object."""
+    schema = json.loads(schema_json)
+    body = schema.get("properties", {}).get("body", {})
+    if isinstance(body, dict) and isinstance(body.get("contentSchema"), dict):
+        return True
+    inner = json.loads(inner_json)
+    return isinstance(inner, dict) and (
+        inner.get("type") == "object" or isinstance(inner.get("properties"), dict)
+    )
 
 
 def field_schema(schema_json: str, field: str) -> str | None:
