@@ -65,8 +65,12 @@ def describe_bug(path: Path, saved: SavedInput) -> str | None:
     """One line saying which bug and variant a saved failure is, for a bug's file with more
     than one variant; None otherwise."""
     from lambdafuzz.fuzzer.bugs import read_bug_file
+    from lambdafuzz.fuzzer.corpus import load_input
 
-    bug = read_bug_file(path, saved)
+    try:
+        bug = read_bug_file(path, load_input(path))
+    except CorpusError:
+        return None
     if len(bug.variants) < 2:
         return None
     shown = next((v for v in bug.variants if v.saved.sequence == saved.sequence), None)

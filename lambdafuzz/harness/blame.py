@@ -9,12 +9,15 @@ It is no bug of the application: AWS answers that call.  Such a test is an *emul
 invalid (the world it ran in was not AWS), never a failure, and the campaign says once what
 to do about it (`EmulatorGap.advice`).
 
-Which frame decides: the one that raised (the traceback's last), when it lies in moto or in
-lambdafuzz and below an application frame (the handler called into it); for an import
-error, any moto frame below the application (moto imports its optional modules when a
-service is first used, through `importlib`'s own frames).  An exception raised by
-lambdafuzz *above* the application (calling a handler with the wrong signature) is the
-application's: nothing of the application ran.
+Which frames decide: those below the innermost application frame (what the handler
+called).  A moto frame among them means the exception rose while moto served the call — in
+moto's code or in a library moto called (`xmltodict` parsing a body moto sent it) — since
+an AWS error moto answers properly is raised by botocore after moto returned, with no moto
+frame left on the stack.  lambdafuzz's own code counts when it raised the exception itself
+(the raising frame is lambdafuzz's): its wrappers around client creation also sit below the
+handler's calls, and an error botocore raises under them (an unknown service name) is the
+application's.  An exception raised by lambdafuzz *above* the application (calling a
+handler with the wrong signature) is the application's too: nothing of it ran.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import importlib.metadata
 import os
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from types import TracebackType
 
 from lambdafuzz.model.outcome import EmulatorGap
@@ -61,13 +65,40 @@ def _owner(filename: str) -> str | None:
     return None
 
 
-def _frames(tb: TracebackType | None) -> list[tuple[str, int, str]]:
+@dataclass(slots=True, frozen=True)
+class _Frame:
+    filename: str
+    line: int
+    function: str
+    owner: str | None  # "moto", "lambdafuzz" or None (`_owner`)
+    aws_call: str  # "dynamodb DescribeContributorInsights" on botocore's call frame, else ""
+
+
+def _frames(tb: TracebackType | None) -> list[_Frame]:
     found = []
     while tb is not None:
         code = tb.tb_frame.f_code
-        found.append((code.co_filename, tb.tb_lineno, code.co_name))
+        found.append(
+            _Frame(
+                code.co_filename,
+                tb.tb_lineno,
+                code.co_name,
+                _owner(code.co_filename),
+                _aws_call(tb) if code.co_name == "_make_api_call" else "",
+            )
+        )
         tb = tb.tb_next
     return found
+
+
+def _aws_call(tb: TracebackType) -> str:
+    """The service and operation of botocore's `BaseClient._make_api_call` frame."""
+    try:
+        local = tb.tb_frame.f_locals
+        service = local["self"].meta.service_model.service_name
+        return f"{service} {local['operation_name']}"
+    except Exception:  # noqa: BLE001 - another function of that name: no call known
+        return ""
 
 
 def emulator_gap(exc: BaseException, app_dirs: Sequence[str]) -> EmulatorGap | None:
@@ -77,48 +108,55 @@ def emulator_gap(exc: BaseException, app_dirs: Sequence[str]) -> EmulatorGap | N
 
     frames = _frames(exc.__traceback__)
     below = None  # index of the innermost application frame
-    for i, (filename, _, _) in enumerate(frames):
-        if app_relative(filename, app_dirs) is not None:
+    for i, frame in enumerate(frames):
+        if app_relative(frame.filename, app_dirs) is not None:
             below = i
     if below is None or below == len(frames) - 1:
         return None
     called = frames[below + 1 :]
-    filename, line, function = called[-1]
-    owner = _owner(filename)
-    if isinstance(exc, ImportError):
-        moto = next((f for f in reversed(called) if _owner(f[0]) == "moto"), None)
-        if moto is not None:
-            return _missing_module(exc, moto[0])
-    if owner is None:
+    call = next((f.aws_call for f in called if f.aws_call), "")
+    moto = [f for f in called if f.owner == "moto"]
+    if moto:
+        if isinstance(exc, ImportError):
+            return _missing_module(exc, moto[-1].filename)
+        return _moto_gap(exc, moto[-1], call)
+    last = called[-1]
+    if last.owner != "lambdafuzz":
         return None
-    where = f"{_shown(filename, owner)}:{line} in {function}"
-    if owner == "moto":
-        service = _moto_service(filename)
-        if isinstance(exc, NotImplementedError):
-            match = _NOT_IMPLEMENTED.search(str(exc))
-            operation = match.group(1) if match else function
-            return EmulatorGap(
-                key=f"not implemented: {service} {operation}",
-                advice=(
-                    f"the emulator (moto) does not implement {service} {operation} "
-                    f"({where}); tests that call it are counted invalid, not failures. "
-                    "Fuzz this path with --backend localstack, or keep the handler off it."
-                ),
-            )
+    return EmulatorGap(
+        key=f"lambdafuzz: {type(exc).__name__} in {_shown(last)}",
+        advice=(
+            f"lambdafuzz itself raised {type(exc).__name__} while serving the handler's call"
+            f"{f' to {call}' if call else ''} ({_shown(last)}:{last.line}: {_short(exc)}); "
+            "not a bug of the application: tests that reach it are counted invalid. Please "
+            "report it with the saved input."
+        ),
+    )
+
+
+def _moto_gap(exc: BaseException, frame: _Frame, call: str) -> EmulatorGap:
+    """An operation moto does not implement, or an exception raised while moto served a
+    call (in its code or in a library it called)."""
+    where = f"{_shown(frame)}:{frame.line}"
+    if isinstance(exc, NotImplementedError):
+        match = _NOT_IMPLEMENTED.search(str(exc))
+        what = call or (match.group(1) if match else frame.function)
         return EmulatorGap(
-            key=f"moto crash: {type(exc).__name__} in {_shown(filename, owner)} in {function}",
+            key=f"not implemented: {what}",
             advice=(
-                f"the emulator (moto) raised {type(exc).__name__} inside its {service} "
-                f"service ({where}: {_short(exc)}); AWS would have answered the call, so this "
-                "is not a bug of the application: tests that reach it are counted invalid."
+                f"the emulator (moto) does not implement {what}; tests that call it are "
+                "counted invalid, not failures. Fuzz this path with --backend localstack, "
+                "or keep the handler off it."
             ),
         )
+    what = call or f"its {_moto_service(frame.filename)} service"
     return EmulatorGap(
-        key=f"lambdafuzz: {type(exc).__name__} in {_shown(filename, owner)} in {function}",
+        key=f"moto crash: {type(exc).__name__} in {_shown(frame)} in {frame.function}",
         advice=(
-            f"lambdafuzz itself raised {type(exc).__name__} while serving the handler's call "
-            f"({where}: {_short(exc)}); not a bug of the application: tests that reach it are "
-            "counted invalid. Please report it with the saved input."
+            f"the emulator (moto) raised {type(exc).__name__} while answering {what} "
+            f"({where} in {frame.function}: {_short(exc)}); AWS would have answered the "
+            "call, so this is not a bug of the application: tests that reach it are counted "
+            "invalid."
         ),
     )
 
@@ -179,11 +217,12 @@ def _moto_service(filename: str) -> str:
     return rel[0] if len(rel) > 1 else "core"
 
 
-def _shown(filename: str, owner: str) -> str:
-    root = _package_dir(owner)
+def _shown(frame: _Frame) -> str:
+    """A moto or lambdafuzz file as people know it: `moto/dynamodb/responses.py`."""
+    root = _package_dir(frame.owner) if frame.owner else None
     if root is None:
-        return filename
-    return f"{owner}/{os.path.relpath(os.path.realpath(filename), root)}"
+        return frame.filename
+    return f"{frame.owner}/{os.path.relpath(os.path.realpath(frame.filename), root)}"
 
 
 def _short(exc: BaseException) -> str:
