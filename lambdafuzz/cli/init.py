@@ -13,7 +13,7 @@ from lambdafuzz.cli.options import EnumChoice, config_errors_as_usage, function_
 from lambdafuzz.errors import ConfigError
 
 if TYPE_CHECKING:
-    from lambdafuzz.model.target import TriggerKind
+    from lambdafuzz.model.target import Target, TriggerKind
 
 EPILOG = """\b
 Examples:
@@ -157,6 +157,9 @@ def render_config(config: dict[str, Any], *, origin: str, unsupported: Sequence[
     if config.get("app_packages"):
         out += ["# Coverage and analysis scope: the application's own packages and modules."]
         out += [f"app_packages: {_flow(config['app_packages'])}"]
+    if config.get("layers"):
+        out += ["# Layer directories (relative to this file), on sys.path after root, in order."]
+        out += [f"layers: {_flow(config['layers'])}"]
     out += [
         "",
         f"# What invokes the handler: {kinds};",
@@ -331,11 +334,69 @@ def init(
     out: Path,
     force: bool,
 ) -> None:
-    """Write a commented lambdafuzz.yaml from a SAM template or from the options given."""
+    """Write a commented lambdafuzz.yaml from a SAM template or from the options given.
+
+    Without --function, a template of several functions gets one file per function
+    (OUT's name with -FUNCTION added); only configurations that load and whose handler
+    imports are written, with one line saying why for each of the others."""
+    outputs: dict[str | None, Path] = {function_name: out}
+    if template is not None and function_name is None:
+        fuzzable = _fuzzable(template)
+        if len(fuzzable) > 1:
+            outputs = {f: out.with_name(f"{out.stem}-{f}{out.suffix}") for f in fuzzable}
+    for path in outputs.values():
+        if path.exists() and not force:
+            raise click.UsageError(f"{path} exists; pass --force to overwrite it")
+    options = dict(
+        template=template, handler=handler, root=root, trigger=trigger, source=source, body=body,
+        buckets=buckets, tables=tables, queues=queues, topics=topics, env_pairs=env_pairs,
+        timeout_s=timeout_s,
+    )  # fmt: skip
+    skipped: list[str] = []
+    written = 0
+    for name, path in outputs.items():
+        try:
+            _write_one(name, path, **options)
+            written += 1
+        except click.UsageError as exc:
+            if len(outputs) == 1:
+                raise
+            skipped.append(f"skipped {name}: {' '.join(exc.message.split())}")
+    for line in skipped:
+        click.echo(line, err=True)
+    if not written:
+        raise click.UsageError(f"no configuration written ({len(skipped)} functions skipped)")
+    shown = out if len(outputs) == 1 else out.with_name(f"{out.stem}-FUNCTION{out.suffix}")
+    click.echo(f"next: lambdafuzz fuzz {shown} --time 60")
+
+
+def _fuzzable(template: Path) -> tuple[str, ...]:
+    from lambdafuzz.config.sam import template_functions
+
+    with config_errors_as_usage():
+        return template_functions(template).fuzzable
+
+
+def _write_one(
+    function_name: str | None,
+    out: Path,
+    *,
+    template: Path | None,
+    handler: str | None,
+    root: str | None,
+    trigger: TriggerKind | None,
+    source: str | None,
+    body: str | None,
+    buckets: tuple[str, ...],
+    tables: tuple[str, ...],
+    queues: tuple[str, ...],
+    topics: tuple[str, ...],
+    env_pairs: tuple[str, ...],
+    timeout_s: float | None,
+) -> None:
+    """Build, validate, import-check and write one configuration; UsageError: why not."""
     from lambdafuzz.config.schema import target_from_dict
 
-    if out.exists() and not force:
-        raise click.UsageError(f"{out} exists; pass --force to overwrite it")
     trigger_kind = trigger.value if trigger is not None else None  # plain str, for YAML
     unsupported: list[str] = []
     if template is not None:
@@ -360,15 +421,30 @@ def init(
     if timeout_s is not None:
         config["timeout_s"] = int(timeout_s) if float(timeout_s).is_integer() else timeout_s
     try:
-        target_from_dict(config, out.resolve())
+        target = target_from_dict(config, out.resolve())
     except ConfigError as exc:
         raise click.UsageError(f"the configuration would not load: {exc}") from exc
+    problem = _import_problem(target)
+    if problem is not None:
+        raise click.UsageError(f"the handler does not import as `fuzz` imports it: {problem}")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(render_config(config, origin=origin, unsupported=unsupported), encoding="utf-8")
     for line in unsupported:
         click.echo(f"warning [sam-unsupported]: {line}", err=True)
     click.echo(f"wrote {out} (handler {config['handler']}, trigger {config['trigger']['kind']})")
-    click.echo(f"next: lambdafuzz fuzz {out} --time 60")
+
+
+def _import_problem(target: Target) -> str | None:
+    """Why the handler does not import in a worker as `fuzz` starts one (None: it does)."""
+    from lambdafuzz.errors import BackendError, HandlerImportError
+    from lambdafuzz.fuzzer.replay import Replayer
+
+    try:
+        with Replayer(target) as replayer:
+            replayer.info  # noqa: B018 - starting the worker imports the handler
+    except (HandlerImportError, BackendError) as exc:
+        return " ".join(str(exc).split())
+    return None
 
 
 def _from_template(
@@ -383,10 +459,11 @@ def _from_template(
     # root is relative to the template there, to the written file here
     code = (template.resolve().parent / config["root"]).resolve()
     config["root"] = Path(os.path.relpath(code, out.resolve().parent)).as_posix()
-    config["seeds"] = [  # the sample events folder next to the template, from the new file
-        Path(os.path.relpath(template.resolve().parent / seed, out.resolve().parent)).as_posix()
-        for seed in config.get("seeds", ())
-    ]
-    if not config["seeds"]:
-        del config["seeds"]
+    for key in ("seeds", "layers"):  # sample events folder, layer directories: from the file
+        config[key] = [
+            Path(os.path.relpath(template.resolve().parent / p, out.resolve().parent)).as_posix()
+            for p in config.get(key, ())
+        ]
+        if not config[key]:
+            del config[key]
     return config, f"from {template.name} (function {name})", unsupported

@@ -35,7 +35,7 @@ from lambdafuzz.config.code_archive import code_archive_dir
 from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
 from lambdafuzz.config.event_keys import event_keys, handler_file
 from lambdafuzz.config.function_references import code_text, named_ids, referenced_ids
-from lambdafuzz.config.inline_code import inline_code_dir
+from lambdafuzz.config.inline_code import INLINE_MODULE, inline_code_dir
 from lambdafuzz.config.resource_properties import dropped_note, dropped_properties
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
@@ -52,7 +52,7 @@ from lambdafuzz.config.sam_template import (
 )
 from lambdafuzz.config.sample_events import EVENTS_DIR
 from lambdafuzz.config.schema import ENV_NAME_EXPECTED, S3_EVENT_TYPE, env_problem
-from lambdafuzz.config.source import nearest
+from lambdafuzz.config.source import dotpath, nearest
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.event_pattern import (
     OPERATORS,
@@ -66,6 +66,11 @@ from lambdafuzz.model.world import PROJECTION_TYPES
 
 log = logging.getLogger("lambdafuzz.config.sam")
 
+#: Credentials a template's Environment may hold (placeholders for `sam local`): left out,
+#: the sandbox's fake ones win.
+FAKE_CREDENTIAL_VARS = frozenset(
+    {"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"}
+)
 #: Layer resources whose local content directory goes on sys.path (as /opt/python).
 LAYER_TYPES = frozenset({"AWS::Serverless::LayerVersion", "AWS::Lambda::LayerVersion"})
 #: Objects of a bucket that triggers the handler, when nothing narrows them.
@@ -312,6 +317,7 @@ class _Importer:
         self.filters: list[dict[str, Any]] = []  # the chosen event's filter patterns
 
     def config(self) -> tuple[dict[str, Any], list[str]]:
+        self._duplicates()
         handler, root = self._handler()
         events, notes = template_events(self.t, self.function, self.props)
         self.unsupported.extend(notes)
@@ -357,12 +363,36 @@ class _Importer:
         self._other_resources(event, self._code_texts(handler, root))
         return config, self.unsupported
 
+    def _duplicates(self) -> None:
+        """A key the template holds twice is an error in the parts this function uses (its
+        resource, Globals, parameters, conditions, mappings, the resources it refers to or
+        that refer to it, the emulated ones) and a note elsewhere: SAM keeps the last one."""
+        if not self.t.duplicates:
+            return
+        used = {self.function, *referenced_ids(self.props, self.t.resources)}
+        for logical_id, resource in self.t.resources.items():
+            kind = self.t.type_of(logical_id)
+            if kind in RESOURCE_KINDS or self.function in named_ids(resource):
+                used.add(logical_id)
+        for path, line in self.t.duplicates:
+            where = dotpath(path)
+            if len(path) < 2 or path[0] != "Resources" or path[1] in used:
+                raise ConfigError(
+                    f"{self.t.path}:{line}: {where} appears twice; expected each key once "
+                    f"(function {self.function} uses this part of the template)"
+                )
+            self.unsupported.append(
+                f"{where} (line {line}) appears twice; the last one is read, as SAM reads it "
+                "(this function does not use that resource)"
+            )
+
     # --- handler and code -------------------------------------------------------------
     def _handler(self) -> tuple[str, str]:
         spec = self.props["Handler"]
         inline = _inline_code(self.props)
         if inline is not None:  # as Lambda runs it: index.py, imported as `index`
             root = inline_code_dir(inline)
+            self.single_module = INLINE_MODULE  # cfnresponse beside it is Lambda's, not theirs
             rel = os.path.relpath(root, self.t.path.parent)
             return module_function(spec), Path(rel).as_posix()
         code = self.props.get("CodeUri", self.props.get("Code", "."))
@@ -967,6 +997,7 @@ class _Importer:
     # --- environment ------------------------------------------------------------------
     def _env(self) -> dict[str, str]:
         env: dict[str, str] = {}
+        credentials: list[str] = []
         sources = (
             (("Globals", "Function"), self.t.globals()),
             (self.loc, self.t.properties(self.function)),
@@ -980,6 +1011,9 @@ class _Importer:
                 )
             for name, value in (variables or {}).items():
                 name = str(name)
+                if name in FAKE_CREDENTIAL_VARS:
+                    credentials.append(name)
+                    continue
                 var_loc = (*loc, "Environment", "Variables", name)
                 resolved = self.values.scalar(value, var_loc)
                 problem = env_problem(name, resolved or "")
@@ -993,6 +1027,12 @@ class _Importer:
                     )
                     resolved = placeholder
                 env[name] = resolved
+        if credentials:
+            self.unsupported.append(
+                f"Environment.Variables: {', '.join(dict.fromkeys(credentials))} left out: the "
+                "handler gets the sandbox's own fake credentials (lambdafuzz never passes "
+                "credentials on)"
+            )
         return env
 
 

@@ -11,6 +11,7 @@ import json
 import os
 import re
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -87,7 +88,22 @@ CFN_TAGS = (
 
 
 class _CfnLoader(BoundedLoader):
-    """The bounded safe loader, with CloudFormation short tags turned into their long forms."""
+    """The bounded safe loader, with CloudFormation short tags turned into their long forms;
+    a key a mapping holds twice is recorded (`_DUPLICATES`), the last one kept, as SAM's own
+    loader keeps it: only the function that uses that part refuses it (`config.sam`)."""
+
+    def duplicate_key(self, key: yaml.ScalarNode, path: tuple[Any, ...]) -> None:
+        found = _DUPLICATES.get()
+        if found is None:
+            super().duplicate_key(key, path)
+        else:
+            found.append((path, key.start_mark.line + 1))
+
+
+#: The duplicate keys of the template being read: (YAML path, line).
+_DUPLICATES: ContextVar[list[tuple[tuple[Any, ...], int]] | None] = ContextVar(
+    "lambdafuzz_template_duplicates", default=None
+)
 
 
 def _construct_tag(loader: _CfnLoader, suffix: str, node: yaml.Node) -> Any:
@@ -127,6 +143,8 @@ class Template:
     # cannot be evaluated (kept, and said so), by logical id -> the condition's name
     absent: dict[str, str] = field(default_factory=dict)
     undecided: dict[str, str] = field(default_factory=dict)
+    # keys a mapping holds twice (the last one is kept): (YAML path, line)
+    duplicates: tuple[tuple[tuple[Any, ...], int], ...] = ()
 
     @property
     def resources(self) -> dict[str, Any]:
@@ -165,7 +183,12 @@ def read_template(path: Path) -> Template:
     """A SAM/CloudFormation template, read within `TEMPLATE_LIMITS`; -> ConfigError."""
     file = Path(path).resolve()
     text = read_text(file, TEMPLATE_LIMITS)
-    data, node = parse_yaml(file, text, _CfnLoader, TEMPLATE_LIMITS)
+    duplicates: list[tuple[tuple[Any, ...], int]] = []
+    token = _DUPLICATES.set(duplicates)
+    try:
+        data, node = parse_yaml(file, text, _CfnLoader, TEMPLATE_LIMITS)
+    finally:
+        _DUPLICATES.reset(token)
     if not isinstance(data, dict) or not isinstance(data.get("Resources"), dict):
         found = "an empty file" if data is None else f"a {type(data).__name__}"
         if isinstance(data, dict):
@@ -179,6 +202,7 @@ def read_template(path: Path) -> Template:
             f"template with a `Resources:` mapping of logical ids."
         )
     template = Template(file, data, Locator(file, node), template_parameters(file.parent))
+    template.duplicates = tuple(duplicates)
     _decide_conditions(template)
     return template
 

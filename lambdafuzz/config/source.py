@@ -324,10 +324,13 @@ class _BoundedComposer(Composer):
         for key, _ in node.value:
             if isinstance(key, yaml.ScalarNode):
                 if key.value in seen and key.value != "<<":
-                    path = dotpath((*self._path, key.value))
-                    raise _Refused(key.start_mark, f"{path} appears twice; expected each key once")
+                    self.duplicate_key(key, (*self._path, key.value))
                 seen.add(key.value)
         return node
+
+    def duplicate_key(self, key: yaml.ScalarNode, path: tuple[Any, ...]) -> None:
+        """A key a mapping holds twice: refused (a loader may record it instead)."""
+        raise _Refused(key.start_mark, f"{dotpath(path)} appears twice; expected each key once")
 
     def _check_depth(self, depth: int, mark: Any) -> None:
         if depth > self.limits.max_depth:
