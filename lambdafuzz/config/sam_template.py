@@ -24,6 +24,7 @@ from lambdafuzz.config.source import (
     TEMPLATE_LIMITS,
     BoundedLoader,
     Locator,
+    dotpath,
     file_kind,
     nearest,
     parse_yaml,
@@ -201,6 +202,11 @@ def read_template(path: Path) -> Template:
             f"{file}: no `Resources` mapping ({found}); expected a SAM or CloudFormation "
             f"template with a `Resources:` mapping of logical ids."
         )
+    for path, line in duplicates:  # a section or a logical id twice: a resource vanishes
+        if len(path) <= 2:
+            raise ConfigError(
+                f"{file}:{line}: {dotpath(path)} appears twice; expected each key once."
+            )
     template = Template(file, data, Locator(file, node), template_parameters(file.parent))
     template.duplicates = tuple(duplicates)
     _decide_conditions(template)
