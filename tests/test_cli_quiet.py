@@ -51,3 +51,17 @@ def test_quiet_still_says_a_config_error(tmp_path):
     assert isinstance(result.exception, SystemExit)
     assert "unknown key timeout" in result.output and "Did you mean 'timeout_s'?" in result.output
     assert "Traceback" not in result.output
+
+
+def test_quiet_silences_the_config_loaders_notes(tmp_path, caplog):
+    stack = Path(__file__).parent / "ecosystem" / "fixtures" / "overlay_stack"
+    args = ["fuzz", str(stack), "--execs", "20", "--out"]
+    loud = CliRunner().invoke(cli, [*args, str(tmp_path / "loud")])
+    assert loud.exit_code == 0, loud.output
+    assert "note [overlay]" in caplog.text
+    caplog.clear()
+    quiet = CliRunner().invoke(cli, [*args, str(tmp_path / "quiet"), "--quiet"])
+    assert quiet.exit_code == 0, quiet.output
+    assert caplog.text == ""  # not even logged: lambdafuzz's loggers are at ERROR
+    assert quiet.output.startswith("lambdafuzz: budget exhausted after 20 executions")
+    assert "note" not in quiet.output

@@ -94,6 +94,8 @@ def fuzz(
     exception the handler caught), 2 usage or configuration error,
     128 + the signal when interrupted (130 for Ctrl-C).
     """
+    from lambdafuzz.config import resolve_config
+    from lambdafuzz.config.overlay import default_function
     from lambdafuzz.config.samconfig import active_overrides
     from lambdafuzz.config.sample_events import with_samples
     from lambdafuzz.fuzzer.campaign import build_engine
@@ -103,6 +105,9 @@ def fuzz(
         ctx.with_resource(_logged_at(logging.ERROR))
     if campaign["max_execs"] is None and campaign["max_seconds"] is None:
         campaign["max_seconds"] = 60.0
+    if function_name is None:  # a template overlay's `function:`, as if given
+        with config_errors_as_usage():
+            function_name = default_function(resolve_config(config))
     if out_dir is None:
         out_dir = Path("out") / function_name if function_name else Path("out")
     campaign["parameter_overrides"] = tuple(active_overrides().items())

@@ -22,10 +22,15 @@ def resolve_config(path: Path | str) -> Path:
     """`path`; for a directory without a lambdafuzz.yaml, the SAM template in it (so
     `lambdafuzz fuzz .` in a SAM project fuzzes its functions, as `sam` finds them), or
     the stack template of a CDK cloud assembly (`cdk.out/`; `ConfigError` when it holds
-    several stacks with functions)."""
+    several stacks with functions).  A lambdafuzz.yaml that names a template (an overlay,
+    `config.overlay`), or its directory, is that template: its settings apply to it."""
     from lambdafuzz.config.cdk import assembly_template, is_cloud_assembly
+    from lambdafuzz.config.overlay import read_overlay
 
     path = Path(path)
+    overlay = read_overlay(path)
+    if overlay is not None:
+        return overlay.template
     if not path.is_dir() or any((path / n).exists() for n in (CONFIG_NAME, "lambdafuzz.yml")):
         return path
     if is_cloud_assembly(path):

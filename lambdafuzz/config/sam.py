@@ -124,6 +124,8 @@ class TemplateImport:
     target: Target
     config: Mapping[str, Any]  # the lambdafuzz.yaml-shaped mapping the target was built from
     unsupported: tuple[str, ...]  # what the template says that lambdafuzz does not model
+    # settings merged over the import (`config.overlay`): "lambdafuzz.yaml functions.F (...)"
+    overlays: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -218,6 +220,12 @@ def load_template_target(path: Path | str, function_name: str | None = None) -> 
     imported = load_template(path, function_name)
     for item in imported.unsupported:
         log.warning("warning [sam-unsupported]: %s: %s", imported.function, item)
+    if imported.overlays:
+        log.warning(
+            "note [overlay]: %s: settings over the template's from %s",
+            imported.function,
+            "; ".join(imported.overlays),
+        )
     samples = imported.target.samples
     if samples:
         log.warning(
@@ -231,20 +239,26 @@ def load_template_target(path: Path | str, function_name: str | None = None) -> 
 
 
 def load_template(path: Path | str, function_name: str | None = None) -> TemplateImport:
+    """One function of the template (the overlay's `function:`, or the only one, when
+    `function_name` is None), with the settings of its overlays (`config.overlay`)."""
+    from lambdafuzz.config.overlay import default_function, with_overlays
     from lambdafuzz.config.schema import target_from_dict
 
     template = read_template(Path(path))
-    name = _pick_function(template, function_name)
+    name = _pick_function(template, function_name or default_function(template.path))
     config, unsupported = _Importer(template, name).config()
+    config, where, overlays = with_overlays(config, template, name)
     try:
-        target = target_from_dict(config, template.path)
+        target = target_from_dict(config, template.path, where)
     except ConfigError as exc:
+        if where.blamed:  # a mistake of the overlay, said where it was written
+            raise
         raise ConfigError(
             f"{template.path}: function {name}: the settings built from the template are "
             f"invalid (write a lambdafuzz.yaml with `lambdafuzz init --template {Path(path).name} "
             f"--function {name}` and fix it there): {exc}"
         ) from None
-    return TemplateImport(name, target, config, tuple(unsupported))
+    return TemplateImport(name, target, config, tuple(unsupported), tuple(overlays))
 
 
 def template_config(

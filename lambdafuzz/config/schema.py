@@ -1249,14 +1249,20 @@ def _with_code_configuration(
     )
 
 
-def target_from_dict(data: dict[str, Any], source: Path) -> Target:
+def target_from_dict(data: dict[str, Any], source: Path, where: Locator | None = None) -> Target:
     """Validate a mapping shaped like lambdafuzz.yaml that was built, not read (from a SAM
     template by `lambdafuzz.config.sam`); `source` is the file it came from and the base of `root`.
-    Errors name `source` without a line (the mapping has no YAML nodes)."""
+    Errors name `source` without a line (the mapping has no YAML nodes), unless `where` says
+    where its keys were written (`config.overlay`)."""
     file = Path(source).resolve()
-    where = Locator(file, None)
+    where = where or Locator(file, None)
     try:
         model = _ConfigModel.model_validate(data)
     except ValidationError as exc:
         raise from_validation_error(exc, where, _ConfigModel, _DESCRIPTIONS, _HINTS) from None
     return _Builder(model, where, file).target()
+
+
+def config_keys() -> tuple[str, ...]:
+    """The top-level keys of a lambdafuzz.yaml."""
+    return tuple(_ConfigModel.model_fields)
