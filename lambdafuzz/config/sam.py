@@ -93,6 +93,7 @@ _IGNORED_PROPERTIES = frozenset(
         "ReservedConcurrentExecutions", "ProvisionedConcurrencyConfig", "LoggingConfig",
         "EphemeralStorage", "RuntimeManagementConfig", "PropagateTags", "VersionDescription",
         "InlineCode", "ImageUri", "ImageConfig", "Layers", "FunctionUrlConfig",
+        "FileSystemConfigs",
     }
 )  # fmt: skip
 _PROPERTY_NOTES = {
@@ -101,7 +102,6 @@ _PROPERTY_NOTES = {
     "Role": "IAM is not enforced: the emulator allows every call",
     "DeadLetterQueue": "failed invocations are reported as failures, not redelivered",
     "EventInvokeConfig": "asynchronous invocation settings are not modelled",
-    "FileSystemConfigs": "EFS mounts are not emulated",
     "SnapStart": "not modelled",
     "KmsKeyArn": "encryption is not modelled",
 }
@@ -366,6 +366,9 @@ class _Importer:
         layers = self._layers()
         if layers:
             config["layers"] = layers
+        file_systems = self._file_systems()
+        if file_systems:
+            config["file_systems"] = file_systems
         if (self.t.path.parent / EVENTS_DIR).is_dir():  # `sam init`'s sample events: seeds
             config["seeds"] = [EVENTS_DIR]
         if event.kind in ("apigateway", "apigateway-v2"):
@@ -697,6 +700,25 @@ class _Importer:
         if not isinstance(value, list):
             raise self.t.error((*loc, key), value, f"a list of {items}")
         return value
+
+    def _file_systems(self) -> list[dict[str, str]]:
+        """`FileSystemConfigs`: each `LocalMountPath`, named after its access point's
+        logical id (`!GetAtt AccessPoint.Arn`, `!Ref`) when it has one."""
+        configs = self.props.get("FileSystemConfigs") or []
+        found = []
+        for entry in configs if isinstance(configs, list) else []:
+            path = entry.get("LocalMountPath") if isinstance(entry, dict) else None
+            if not isinstance(path, str) or not path.startswith("/mnt/"):
+                continue
+            arn = entry.get("Arn")
+            ref = arn.get("Fn::GetAtt") or arn.get("Ref") if isinstance(arn, dict) else None
+            ref = ref.split(".")[0] if isinstance(ref, str) else ref
+            name = ref[0] if isinstance(ref, list) and ref else ref
+            mount = {"path": path}
+            if isinstance(name, str) and name:
+                mount["name"] = name
+            found.append(mount)
+        return found
 
     def _layers(self) -> list[str]:
         """The function's local layers (a `!Ref` to a LayerVersion of this template whose

@@ -60,6 +60,7 @@ from lambdafuzz.model.target import (
     AuthorizerFormat,
     BucketSpec,
     Envelope,
+    FileSystemMount,
     FrozenMap,
     ObjectsSpec,
     OutcomeRules,
@@ -388,6 +389,11 @@ class _OutcomesModel(_Model):
     status_from: Annotated[str, AfterValidator(_status_key)] = "statusCode"
 
 
+class _FileSystemModel(_Model):
+    path: Annotated[str, Field(pattern=r"^/mnt/[^/].*$", max_length=160)]  # Lambda's rule
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")] | None = None
+
+
 class _ConfigModel(_Model):
     handler: Annotated[str, Field(min_length=1)]
     root: str = "."
@@ -402,6 +408,7 @@ class _ConfigModel(_Model):
     resources: _ResourcesModel = _ResourcesModel()
     outcomes: _OutcomesModel = _OutcomesModel()
     seeds: list[Annotated[str, Field(min_length=1)]] = []  # sample events: files, folders
+    file_systems: list[_FileSystemModel] = []  # EFS mounts: {path: /mnt/efs, name?}
 
     @field_validator("trigger", mode="before")
     @classmethod
@@ -560,6 +567,7 @@ class _Builder:
             import_timeout_s=float(m.import_timeout_s),
             dictionary=tuple(dict.fromkeys(m.dictionary)),
             layers=self._layers(),
+            file_systems=self._file_systems(),
             resources=resources,
             outcomes=self._outcomes(root),
             samples=self._samples(trigger, resources),
@@ -671,6 +679,20 @@ class _Builder:
                 nearest(package, tops),
             )
         return packages
+
+    def _file_systems(self) -> tuple[FileSystemMount, ...]:
+        """The file systems and their folder names (unique; by default the path's last
+        part), each path once."""
+        found: list[FileSystemMount] = []
+        for i, entry in enumerate(self.m.file_systems):
+            path = entry.path.rstrip("/")
+            name = entry.name or path.rsplit("/", 1)[-1]
+            if any(m.path == path or m.name == name for m in found):
+                raise self.where.error(
+                    ("file_systems", i), entry.path, "a path and name no other mount has"
+                )
+            found.append(FileSystemMount(name, path))
+        return tuple(found)
 
     def _layers(self) -> tuple[Path, ...]:
         """Each layer directory as Lambda puts it on sys.path: its `python/` when it has

@@ -457,6 +457,8 @@ class Engine:
             memory_limit_mb=options.memory_limit_mb,
             app_arms_total=self.catalog.total,
             cost=self.cost is not None,
+            # one folder per file system for the whole campaign, kept across restarts
+            file_systems_dir=str(Path(options.out_dir) / "efs"),
         )
         pool = self._pool_factory(spec, options.workers)
         self._pool = pool

@@ -46,7 +46,7 @@ import shutil
 import stat
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -110,6 +110,10 @@ class IsolationState:
     user_namespace: bool = False
     capabilities_dropped: tuple[str, ...] = ()
     worker_dir: str = ""  # where the worker reaches its own temp dir (see isolate_worker)
+    # the file-system mounts (`Target.file_systems`) made at their paths, and why the
+    # others were not ("" when all were)
+    mounts: tuple[str, ...] = ()
+    mounts_reason: str = ""
 
     def describe(self) -> str:
         """One line for the status display."""
@@ -125,6 +129,7 @@ class IsolationState:
         data["network"] = self.network.value
         data["tmp"] = self.tmp.value
         data["capabilities_dropped"] = list(self.capabilities_dropped)
+        data["mounts"] = list(self.mounts)
         return data
 
 
@@ -180,6 +185,7 @@ def isolate_worker(
     endpoint: str | None,
     keep_visible: Iterable[str] = (),
     worker_dir: str = "",
+    mounts: Sequence[tuple[str, str]] = (),
 ) -> IsolationState:
     """Enter the strongest isolation this kernel allows for `backend`: what it refuses is
     skipped and said in the returned state, never raised.
@@ -190,8 +196,11 @@ def isolate_worker(
     `worker_dir`: the worker's own temp dir, made (and removed, even after a kill) by the
     campaign; under a private /tmp it stays reachable at `IsolationState.worker_dir`
     (`/dev/shm/lambdafuzz-worker`, a bind mount), otherwise it also holds the per-worker
-    `tmp/` and `home/`."""
+    `tmp/` and `home/`.  `mounts`: (folder on the host, path in the worker) of the
+    function's file systems, bind-mounted at their paths in the mount namespace (never
+    made on the host); `IsolationState.mounts` names those made."""
     want_net, net_reason = network_plan(backend, endpoint)
+    keep_visible = tuple(keep_visible)
     tmp_reason = ""
     blocked = _blocking_path(keep_visible, ("/tmp", HOME_MOUNT))
     want_mnt = blocked is None and all(os.path.isdir(p) for p in ("/tmp", HOME_MOUNT))
@@ -228,11 +237,16 @@ def isolate_worker(
         if not user_ns:
             net_reason += "; no user namespace"
     state: IsolationState | None = None
+    made: tuple[str, ...] = ()
+    mounts_reason = ""
     if entered & os.CLONE_NEWNS:
+        held = _hold(mounts)  # before the private /tmp may cover them
         problem = _mount_private_dirs(worker_dir)
         if problem:
             tmp_reason = f"mounting the private tmpfs failed ({problem})"
+            _release(held)
         else:
+            made, mounts_reason = _mount_file_systems(held, keep_visible)
             state = IsolationState(
                 network=network,
                 network_reason=net_reason,
@@ -245,12 +259,15 @@ def isolate_worker(
                 worker_dir=os.path.join(HOME_MOUNT, WORKER_DIR_NAME) if worker_dir else "",
             )
     caps = _drop_capabilities()
+    if mounts and not made and not mounts_reason:
+        mounts_reason = f"no mount namespace: {tmp_reason or refusal or 'not entered'}"
     if state is None:
-        return _temp_dir_state(
+        fallback = _temp_dir_state(
             network, net_reason, tmp_reason, user_ns=user_ns, caps=caps, base=worker_dir
         )
+        return replace(fallback, mounts=made, mounts_reason=mounts_reason)
     tempfile.tempdir = state.tmp_dir
-    return replace(state, capabilities_dropped=caps)
+    return replace(state, capabilities_dropped=caps, mounts=made, mounts_reason=mounts_reason)
 
 
 def _temp_dir_state(
@@ -436,6 +453,91 @@ def _mount_private_dirs(worker_dir: str = "") -> str:
     finally:
         if held >= 0:
             os.close(held)
+    return ""
+
+
+#: Folders a file-system mount may cover with a small tmpfs to make its mount point: not
+#: these (the system's own), and nothing the worker needs (`_blocking_path`).  Lambda's
+#: mount paths are under /mnt, which holds nothing on most hosts.
+_SYSTEM_DIRS = frozenset(
+    {"/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc",
+     "/root", "/run", "/sbin", "/sys", "/usr", "/var"}
+)  # fmt: skip
+MOUNT_POINT_SIZE = "1m"
+
+
+def _hold(mounts: Sequence[tuple[str, str]]) -> list[tuple[int, str]]:
+    """(descriptor of the host folder, path) per mount; a folder that cannot be opened
+    is left out (its path is then not mounted, and said)."""
+    held = []
+    for host, path in mounts:
+        try:
+            held.append((os.open(host, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC), path))
+        except OSError:
+            held.append((-1, path))
+    return held
+
+
+def _release(held: Iterable[tuple[int, str]]) -> None:
+    for fd, _ in held:
+        if fd >= 0:
+            os.close(fd)
+
+
+def _mount_file_systems(
+    held: list[tuple[int, str]], keep_visible: Iterable[str]
+) -> tuple[tuple[str, ...], str]:
+    """Bind-mount each held host folder at its path, in this mount namespace only: a path
+    that does not exist gets a mount point on a small tmpfs over its deepest existing
+    folder (/mnt), so nothing is made on the host.  (the paths mounted, why others not)."""
+    import ctypes
+
+    libc = _libc()
+    made: list[str] = []
+    problems: list[str] = []
+    covered: set[str] = set()
+    try:
+        for fd, path in held:
+            problem = ""
+            if fd < 0:
+                problem = "its folder in the out dir cannot be opened"
+            elif not os.path.isabs(path) or os.path.normpath(path) == "/":
+                problem = "not an absolute path below /"
+            else:
+                problem = _mount_point(libc, os.path.normpath(path), covered, keep_visible)
+            if not problem:
+                source = f"/proc/self/fd/{fd}".encode()
+                if libc.mount(source, path.encode(), None, _MS_BIND, None) != 0:
+                    problem = f"mount: {os.strerror(ctypes.get_errno())}"
+            if problem:
+                problems.append(f"{path}: {problem}")
+            else:
+                made.append(path)
+    finally:
+        _release(held)
+    return tuple(made), "; ".join(problems)
+
+
+def _mount_point(libc: Any, path: str, covered: set[str], keep_visible: Iterable[str]) -> str:
+    """Make `path` exist in this mount namespace; "" when it does, else why not."""
+    import ctypes
+
+    if os.path.isdir(path):
+        return ""
+    top = os.path.dirname(path)
+    while not os.path.isdir(top):
+        top = os.path.dirname(top)
+    if top not in covered:
+        if top in _SYSTEM_DIRS or _blocking_path(keep_visible, (top,)) is not None:
+            return f"it does not exist, and {top} cannot be covered to make it"
+        options = f"size={MOUNT_POINT_SIZE},mode=0755".encode()
+        if libc.mount(b"tmpfs", top.encode(), b"tmpfs", _MS_NOSUID | _MS_NODEV, options) != 0:
+            return f"tmpfs on {top}: {os.strerror(ctypes.get_errno())}"
+        covered.add(top)
+    try:
+        os.makedirs(path, 0o755, exist_ok=True)
+    except OSError as exc:
+        return f"making its mount point: {exc.strerror or exc}"
     return ""
 
 
