@@ -148,6 +148,10 @@ class WorkerSpec:
     cost: bool = False
     # record exceptions the application catches (`harness.handled`): the handled findings
     handled: bool = True
+    # where the function's file systems (`Target.file_systems`) live on the host: one
+    # folder per mount, `<dir>/<name>`, the same for every worker of the campaign (`OUT/
+    # efs`); "": in the worker's own temp dir (a replay's, gone with the worker)
+    file_systems_dir: str = ""
 
 
 @dataclass(slots=True, frozen=True)
@@ -695,6 +699,19 @@ def _end_without_teardown() -> None:
     exit_now(0)
 
 
+def file_system_folders(spec: WorkerSpec, worker_dir: str) -> tuple[tuple[str, str], ...]:
+    """(host folder, mount path) of each of the target's file systems, the folders made
+    (in the campaign's out dir, or the worker's temp dir): never outside them."""
+    base = spec.file_systems_dir or (os.path.join(worker_dir, "efs") if worker_dir else "")
+    found = []
+    for mount in spec.target.file_systems if base else ():
+        folder = os.path.join(base, mount.name)
+        with contextlib.suppress(OSError):  # unmade: isolation says it was not mounted
+            os.makedirs(folder, 0o755, exist_ok=True)
+        found.append((folder, mount.path))
+    return tuple(found)
+
+
 def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int) -> None:
     """The worker's life until the campaign stops it (see `worker_main`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides when to stop
@@ -716,6 +733,7 @@ def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int)
             *app_dirs(spec.target),
         ),
         worker_dir=worker_dir,
+        mounts=file_system_folders(spec, worker_dir),
     )
     guard = FaultGuard.install(isolation.worker_dir, watched)
     output.start()

@@ -267,6 +267,16 @@ class OutcomeRules:
 
 
 @dataclass(slots=True, frozen=True)
+class FileSystemMount:
+    """A file system the function mounts (`FileSystemConfigs`: an EFS access point at
+    `LocalMountPath`).  The worker mounts a folder of the campaign's out dir there
+    (`OUT/efs/<name>/`), the same for every test of the campaign."""
+
+    name: str  # the folder's name: the access point's logical id or the path's last part
+    path: str  # absolute, where the handler finds it: "/mnt/efs"
+
+
+@dataclass(slots=True, frozen=True)
 class SampleEvent:
     """A sample event of the project (`events/*.json`, `sam local generate-event` output):
     a seed the generators reproduce exactly and mutation perturbs leaf by leaf."""
@@ -299,6 +309,8 @@ class Target:
     outcomes: OutcomeRules = OutcomeRules()
     # the project's sample events that fit the trigger: the campaign's first inputs
     samples: tuple[SampleEvent, ...] = ()
+    # file systems mounted into the function (EFS), each at its path in the worker
+    file_systems: tuple[FileSystemMount, ...] = ()
 
     @property
     def handler(self) -> str:
