@@ -36,6 +36,7 @@ from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
 from lambdafuzz.config.event_keys import event_keys, handler_file
 from lambdafuzz.config.function_references import code_text, named_ids, referenced_ids
 from lambdafuzz.config.inline_code import INLINE_MODULE, inline_code_dir
+from lambdafuzz.config.invoking_services import SETTINGS, service_events
 from lambdafuzz.config.resource_properties import dropped_note, dropped_properties
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,
@@ -341,6 +342,10 @@ class _Importer:
             events.append(TemplateEvent(authorizer.where, "authorizer", None, identity))
             self.unsupported.extend(authorizer.notes)
         api = self._api(events)
+        if not events:  # a service of the template invokes it (Firehose, Step Functions)
+            invoked, notes = service_events(self.t, self.function, self.values)
+            events.extend(invoked)
+            self.unsupported.extend(notes)
         if not events:  # no Events: invoked directly (SDK, Step Functions, other functions)
             events = [TemplateEvent("Invoke", "direct", None, {})]
         event = events[0]
@@ -886,16 +891,17 @@ class _Importer:
             trigger["format"] = event.properties["Format"]
             if event.properties["Identity"]:
                 trigger["identity"] = list(event.properties["Identity"])
+        trigger.update(event.properties.get(SETTINGS) or {})  # `config.invoking_services`
         if event.constant_json is not None:  # a rule's or schedule's Input, always the same
             trigger["constant"] = json.loads(event.constant_json)
-        elif event.kind == "direct":
+        elif event.kind == "direct" and "payloads" not in trigger:
             module, _, function = handler_spec.rpartition(".")
             source = handler_file((self.t.path.parent / root).resolve(), module)
             keys = event_keys(source, function) if source is not None else ()
             if keys:
                 trigger["keys"] = list(keys)
         batch = event.properties.get("BatchSize")
-        if event.kind in ("sqs", "dynamodb-stream", "kinesis", *_BROKER_DESTINATIONS):
+        if event.kind in ("sqs", "dynamodb-stream", "kinesis", "firehose", *_BROKER_DESTINATIONS):
             size = batch if isinstance(batch, int) and batch > 0 else 10
             trigger["records"] = {"min": 1, "max": min(size, MAX_RECORDS)}
         return trigger

@@ -62,6 +62,7 @@ _KIND_NAMES: Final = {
     TriggerKind.ACTIVEMQ: "an Amazon MQ (ActiveMQ) event",
     TriggerKind.RABBITMQ: "an Amazon MQ (RabbitMQ) event",
     TriggerKind.AUTHORIZER: "an API Gateway authorizer event",
+    TriggerKind.FIREHOSE: "a Firehose transformation batch",
 }
 #: `eventSource` of a whole event (the brokers' events carry no `Records` list).
 _EVENT_SOURCES: Final = {
@@ -95,6 +96,8 @@ def event_kind(payload: Any) -> TriggerKind:
         "methodArn" in payload or "routeArn" in payload
     ):
         return TriggerKind.AUTHORIZER
+    if "deliveryStreamArn" in payload and isinstance(payload.get("records"), list):
+        return TriggerKind.FIREHOSE
     context = payload.get("requestContext")
     if isinstance(context, dict):
         if payload.get("version") == "2.0" and isinstance(context.get("http"), dict):

@@ -91,6 +91,7 @@ _RECORD_KINDS = (
     TriggerKind.SNS,
     TriggerKind.DYNAMODB_STREAM,
     TriggerKind.KINESIS,
+    TriggerKind.FIREHOSE,
     *BROKER_KINDS,
 )
 _BODY_KINDS = (
@@ -99,12 +100,14 @@ _BODY_KINDS = (
     TriggerKind.APIGATEWAY,
     TriggerKind.APIGATEWAY_V2,
     TriggerKind.KINESIS,
+    TriggerKind.FIREHOSE,
     *BROKER_KINDS,
 )
 #: Sources lambdafuzz does not emulate (only their names reach the event): what each names,
 #: the characters and the length its service allows.
 _UNEMULATED_SOURCES = {
     TriggerKind.KINESIS: ("Kinesis stream", "A-Za-z0-9_.-", 128),
+    TriggerKind.FIREHOSE: ("Firehose delivery stream", "A-Za-z0-9_.-", 64),
     TriggerKind.SCHEDULE: ("EventBridge rule", "A-Za-z0-9_.-", 64),
     TriggerKind.MSK: ("Kafka topic", "A-Za-z0-9_.-", 249),
     TriggerKind.KAFKA: ("Kafka topic", "A-Za-z0-9_.-", 249),
@@ -286,6 +289,8 @@ class _TriggerModel(_Model):
             ),
         ]
     ] = []
+    # firehose only: the Kinesis data stream its delivery stream reads (none: Direct PUT)
+    kinesis_stream: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")] | None = None
 
     @field_validator("schema_", mode="before")
     @classmethod
@@ -942,6 +947,12 @@ class _Builder:
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
             )
         fmt, identity = self._authorizer(kind)
+        if t.kinesis_stream is not None and kind is not TriggerKind.FIREHOSE:
+            raise self.where.error(
+                ("trigger", "kinesis_stream"),
+                t.kinesis_stream,
+                "kinesis_stream only for a firehose trigger (the stream its delivery stream reads)",
+            )
         return Trigger(
             kind,
             source,
@@ -954,6 +965,7 @@ class _Builder:
             s3_events=tuple(dict.fromkeys(t.s3_events)),
             authorizer_format=fmt,
             identity_sources=identity,
+            kinesis_stream=t.kinesis_stream,
             **self._routes(kind),
         )
 

@@ -35,6 +35,9 @@ class TriggerKind(enum.StrEnum):
     ACTIVEMQ = "activemq"  # messages of an Amazon MQ ActiveMQ queue (the queue: `source`)
     RABBITMQ = "rabbitmq"  # messages of an Amazon MQ RabbitMQ queue (the queue: `source`)
     AUTHORIZER = "authorizer"  # an API Gateway Lambda authorizer's requests (`AuthorizerFormat`)
+    FIREHOSE = (
+        "firehose"  # a Firehose delivery stream's transformation batches (its name: `source`)
+    )
 
 
 class AuthorizerFormat(enum.StrEnum):
@@ -165,6 +168,9 @@ class Trigger:
     # (`place.name`, IDENTITY_PLACES): API Gateway calls no authorizer without them
     authorizer_format: AuthorizerFormat | None = None
     identity_sources: tuple[str, ...] = ()
+    # firehose only: the Kinesis data stream the delivery stream reads (None: Direct PUT);
+    # its batches then carry `sourceKinesisStreamArn` and each record's shard metadata
+    kinesis_stream: str | None = None
 
 
 @dataclass(slots=True, frozen=True)

@@ -45,6 +45,11 @@ from lambdafuzz.generators.aws.filter_steering import (
     patterns_of,
     steer,
 )
+from lambdafuzz.generators.aws.firehose import (
+    FirehoseRecordPlan,
+    draw_firehose_records,
+    render_firehose_event,
+)
 from lambdafuzz.generators.aws.http_events import (
     HttpRequestPlan,
     draw_request,
@@ -97,6 +102,7 @@ KIND_LABELS: Final = {
     TriggerKind.ACTIVEMQ: labels.ACTIVEMQ_EVENT,
     TriggerKind.RABBITMQ: labels.RABBITMQ_EVENT,
     TriggerKind.AUTHORIZER: labels.AUTHORIZER_EVENT,
+    TriggerKind.FIREHOSE: labels.FIREHOSE_EVENT,
 }
 #: The stream a Kinesis trigger without `source` reads.
 DEFAULT_STREAM: Final = "stream"
@@ -186,6 +192,7 @@ RecordPlanT = (
     | SamplePlan
     | BrokerMessagePlan
     | AuthorizerPlan
+    | FirehoseRecordPlan
 )
 
 
@@ -249,6 +256,8 @@ def draw_event_plan(
             records = _draw_kinesis(choices, target, world)
         elif kind in BROKER_KINDS:
             records = draw_broker_messages(choices, target, world)
+        elif kind is TriggerKind.FIREHOSE:
+            records = draw_firehose_records(choices, target, world)
         elif kind is TriggerKind.AUTHORIZER:
             fmt = trigger.authorizer_format or AuthorizerFormat.TOKEN
             records = (draw_authorizer(choices, fmt, trigger.identity_sources, local),)
@@ -543,6 +552,8 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
         return render_schedule(firing, loaded)
     if kind in BROKER_KINDS:
         return render_broker_event(kind, tuple(_only(plan, BrokerMessagePlan)), loaded)
+    if kind is TriggerKind.FIREHOSE:
+        return render_firehose_event(tuple(_only(plan, FirehoseRecordPlan)), loaded)
     if kind is TriggerKind.AUTHORIZER:
         (call,) = _only(plan, AuthorizerPlan)
         return render_authorizer(call, loaded)

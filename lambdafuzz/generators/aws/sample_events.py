@@ -71,6 +71,7 @@ CONTENT: Final[dict[TriggerKind, tuple[str, ...]]] = {
     TriggerKind.ACTIVEMQ: (),
     TriggerKind.RABBITMQ: (),
     TriggerKind.AUTHORIZER: ("authorizationToken", "headers.*", "queryStringParameters.*"),
+    TriggerKind.FIREHOSE: (),  # base64 record data, as Kinesis
 }
 #: What an EventBridge "Object Created" event lets vary (the trigger names a bucket).
 BRIDGE_S3_CONTENT: Final = ("detail.object.key",)
