@@ -906,7 +906,7 @@ def test_a_scheduled_function_gets_scheduled_events_and_a_generated_world(tmp_pa
     result = CliRunner().invoke(cli, [*args, "--strategy", "zest-strings"])  # "amount"
     assert result.exit_code == 1, result.output
     failures = [p.name for p in (out / "NightlyFunction" / "failures").glob("*.json")]
-    planted = ("ValueError-at-nightly-py-12-", "TypeError-at-nightly-py-12-")  # int(amount)
+    planted = ("ValueError-at-nightly-py-in-", "TypeError-at-nightly-py-in-")  # int(amount)
     assert failures and all(name.startswith(planted) for name in failures), failures
     saved = json.loads(sorted((out / "NightlyFunction" / "corpus").glob("*.json"))[0].read_text())
     assert saved["event"]["resources"][0].endswith(":rule/nightly-report")
