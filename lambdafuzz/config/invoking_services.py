@@ -10,8 +10,12 @@ modelled.
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from lambdafuzz.config.firehose import function_firehose
 from lambdafuzz.config.sam_template import Resolver, Template, TemplateEvent
+from lambdafuzz.config.state_machines import function_tasks
 
 #: The key of `TemplateEvent.properties` holding trigger settings (no SAM property has a dot).
 SETTINGS = "lambdafuzz.trigger"
@@ -31,4 +35,35 @@ def service_events(
             settings["kinesis_stream"] = firehose.kinesis_stream
         events.append(TemplateEvent(firehose.where, "firehose", None, {SETTINGS: settings}))
         notes.extend(firehose.notes)
+    tasks, task_notes = function_tasks(template, function)
+    notes.extend(task_notes)
+    texts = [
+        json.dumps(_resolved(values, t.payload), ensure_ascii=False)
+        for t in tasks
+        if t.payload is not None
+    ]
+    if texts:  # Step Functions sends the tasks' payload templates, evaluated
+        payloads = [json.loads(text) for text in dict.fromkeys(texts)]
+        settings = {"payloads": payloads}
+        events.append(TemplateEvent(tasks[0].where, "direct", None, {SETTINGS: settings}))
+        whole = [t.where for t in tasks if t.payload is None]
+        if whole:
+            notes.append(
+                f"{whole[0]}: passes its state input whole, which the definition does not "
+                f"describe; the payload templates of {len(tasks) - len(whole)} other task(s) "
+                "are drawn"
+            )
     return events, notes
+
+
+def _resolved(values: Resolver, template: Any) -> Any:
+    """The payload template with the template's intrinsics (`!Ref Table`) resolved; an
+    unresolvable one becomes a placeholder string."""
+    if isinstance(template, list):
+        return [_resolved(values, item) for item in template]
+    if not isinstance(template, dict):
+        return template
+    if len(template) == 1 and next(iter(template)) in ("Ref", "Fn::GetAtt", "Fn::Sub", "Fn::Join"):
+        text = values.scalar(template, ("Resources",))
+        return text if text is not None else "lambdafuzz-unresolved"
+    return {key: _resolved(values, value) for key, value in template.items()}

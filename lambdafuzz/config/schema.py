@@ -291,6 +291,8 @@ class _TriggerModel(_Model):
     ] = []
     # firehose only: the Kinesis data stream its delivery stream reads (none: Direct PUT)
     kinesis_stream: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")] | None = None
+    # direct only: Step Functions payload templates (`key.$`: a JSONPath) the caller sends
+    payloads: list[Annotated[Any, AfterValidator(_json_value)]] = []
 
     @field_validator("schema_", mode="before")
     @classmethod
@@ -953,6 +955,7 @@ class _Builder:
                 t.kinesis_stream,
                 "kinesis_stream only for a firehose trigger (the stream its delivery stream reads)",
             )
+        payloads = self._payloads(kind)
         return Trigger(
             kind,
             source,
@@ -966,8 +969,26 @@ class _Builder:
             authorizer_format=fmt,
             identity_sources=identity,
             kinesis_stream=t.kinesis_stream,
+            payloads=payloads,
             **self._routes(kind),
         )
+
+    def _payloads(self, kind: TriggerKind) -> tuple[str, ...]:
+        """`payloads` (state machine tasks' payload templates) as JSON texts: a direct
+        trigger's, and never beside `keys` or `constant`, which describe the payload too."""
+        t = self.m.trigger
+        if not t.payloads:
+            return ()
+        loc = ("trigger", "payloads")
+        if kind is not TriggerKind.DIRECT:
+            raise self.where.error(loc, t.payloads, "payloads only for a direct trigger")
+        for other in ("keys", "constant"):
+            if other in t.model_fields_set:
+                raise self.where.error(
+                    loc, t.payloads, f"either trigger.payloads or trigger.{other}, not both"
+                )
+        texts = (json.dumps(p, ensure_ascii=False) for p in t.payloads)
+        return tuple(dict.fromkeys(texts))
 
     def _authorizer(self, kind: TriggerKind) -> tuple[AuthorizerFormat | None, tuple[str, ...]]:
         """An authorizer's format (default token) and identity sources (a token

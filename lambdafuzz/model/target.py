@@ -171,6 +171,10 @@ class Trigger:
     # firehose only: the Kinesis data stream the delivery stream reads (None: Direct PUT);
     # its batches then carry `sourceKinesisStreamArn` and each record's shard metadata
     kinesis_stream: str | None = None
+    # direct only: the payload templates of the state machine tasks invoking the function
+    # (JSON text, Step Functions' syntax: `key.$` holds a JSONPath such as `$$.Task.Token`
+    # or `$.order`, other keys constants); each payload is one of them, evaluated
+    payloads: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

@@ -70,6 +70,7 @@ from lambdafuzz.generators.aws.streams import (
     draw_stream_records,
     render_stream_record,
 )
+from lambdafuzz.generators.aws.task_payloads import draw_task_payload
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import date_fields
 from lambdafuzz.generators.files import draw_file
@@ -250,6 +251,11 @@ def draw_event_plan(
             records = draw_stream_records(choices, table, count, local, patterns)
         elif kind is TriggerKind.EVENTBRIDGE:
             records = (_draw_bridge(choices, target, world),)
+        elif kind is TriggerKind.DIRECT and trigger.payloads:  # a state machine's task
+            payload = draw_task_payload(
+                choices, trigger.payloads, region=world.region, account=world.account_id
+            )
+            records = (DirectPlan(json.dumps(payload, ensure_ascii=False)),)
         elif kind is TriggerKind.DIRECT:
             records = (_draw_direct(choices, trigger.event_keys, model_for(trigger, None)),)
         elif kind is TriggerKind.KINESIS:
