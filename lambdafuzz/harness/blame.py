@@ -30,7 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
-from lambdafuzz.model.outcome import EmulatorGap
+from lambdafuzz.errors import LambdafuzzError
+from lambdafuzz.harness.unemulated import unemulated_cause
+from lambdafuzz.model.outcome import EmulatorGap, FailureInfo
+from lambdafuzz.model.target import Target
 
 #: moto's optional-dependency markers: `openapi-spec-validator>=0.5; extra == "apigateway"`.
 _EXTRA = re.compile(r"""^\s*([A-Za-z0-9_.\-]+)[^;]*;.*extra\s*==\s*["']([^"']+)["']""")
@@ -105,7 +108,10 @@ def emulator_gap(exc: BaseException, app_dirs: Sequence[str]) -> EmulatorGap | N
     """The emulator gap `exc` shows, or None when it is the application's (see the module's
     docstring)."""
     from lambdafuzz.harness.invoke import app_relative
+    from lambdafuzz.harness.safety import sandbox_violation
 
+    if isinstance(exc, LambdafuzzError) or sandbox_violation(exc) is not None:
+        return None  # the sandbox refusing on purpose: a failure of its own kind
     frames = _frames(exc.__traceback__)
     below = None  # index of the innermost application frame
     for i, frame in enumerate(frames):
@@ -158,6 +164,20 @@ def _moto_gap(exc: BaseException, frame: _Frame, call: str) -> EmulatorGap:
             "call, so this is not a bug of the application: tests that reach it are counted "
             "invalid."
         ),
+    )
+
+
+def unemulated_gap(
+    failure: FailureInfo, target: Target, mounted: Sequence[str]
+) -> EmulatorGap | None:
+    """A failure only a service lambdafuzz does not emulate explains (`harness.unemulated`:
+    a file system that could not be mounted, an endpoint of a service not emulated)."""
+    label = unemulated_cause(failure, target, mounted)
+    if not label:
+        return None
+    return EmulatorGap(
+        key=label.split(", which")[0],
+        advice=f"{label}; tests that reach it are counted invalid, not failures.",
     )
 
 

@@ -569,14 +569,17 @@ class WorkerRuntime:
             status, failure = classify_exception(
                 exc, target.outcomes, self.app_dirs, formatted=formatted
             )
+        gap = None
         if failure is not None and failed is not None and escaped is not None:
-            from lambdafuzz.harness.blame import emulator_gap
+            from lambdafuzz.harness.blame import emulator_gap, unemulated_gap
 
-            gap = emulator_gap(failed, self.app_dirs)
-            if gap is not None:  # raised by the emulator or lambdafuzz: not the app's bug
+            # raised by the emulator or lambdafuzz, or explained only by a service lambdafuzz
+            # does not emulate: not the application's bug
+            gap = emulator_gap(failed, self.app_dirs) or unemulated_gap(
+                failure, target, self.isolation.mounts
+            )
+            if gap is not None:
                 status, failure, failed = Status.INVALID, None, None
-        else:
-            gap = None
         if failure is not None and not formatted:
             self._failed = failed  # its frames live until the next test
         branch_hits = collector.end()
