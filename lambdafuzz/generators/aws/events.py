@@ -38,6 +38,12 @@ from lambdafuzz.generators.aws.brokers import (
     draw_broker_messages,
     render_broker_event,
 )
+from lambdafuzz.generators.aws.cloudtrail import DETAIL_TYPE as CLOUDTRAIL_DETAIL_TYPE
+from lambdafuzz.generators.aws.cloudtrail import (
+    draw_cloudtrail_detail,
+    is_cloudtrail,
+    service_of,
+)
 from lambdafuzz.generators.aws.filter_steering import (
     choose_pattern,
     draw_admitted,
@@ -368,8 +374,14 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     )
     detail_type = choices.draw_choice(CUSTOM_DETAIL_TYPES, site="detail-type")
     model = model_for(trigger, Envelope.EVENTBRIDGE)
+    trail = None if model is not None else is_cloudtrail(patterns_of(trigger.filters))
     if model is not None:  # the handler's model decides the detail
         detail = draw_model_value(choices, model)
+    elif trail is not None:  # AWS's record of an API call (`cloudtrail.py`)
+        detail = draw_cloudtrail_detail(
+            choices, trail, region=world.region, account=world.account_id
+        )
+        source, detail_type = service_of(detail), CLOUDTRAIL_DETAIL_TYPE
     else:
         file = draw_file(choices, ("json",), erroneous_p=0.0)
         try:
@@ -379,7 +391,8 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
         if not isinstance(detail, dict):
             detail = {"data": detail}
         detail = date_fields(choices, detail)  # time-named fields hold written dates
-    detail = edge_values.drop_fields(choices, detail)  # a producer that omitted fields
+    if trail is None:  # (AWS writes every field of a CloudTrail record)
+        detail = edge_values.drop_fields(choices, detail)  # a producer that omitted fields
     pattern = choose_pattern(choices, patterns_of(trigger.filters))
     if pattern is not None:
         steered = steer(
