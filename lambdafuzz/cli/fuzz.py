@@ -52,14 +52,14 @@ if TYPE_CHECKING:
     "junit_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Write unique failures as a JUnit XML report.",
+    help="Write the bugs found as a JUnit XML report (one testcase per bug).",
 )
 @click.option(
     "--sarif",
     "sarif_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Write unique failures as a SARIF 2.1.0 log.",
+    help="Write the bugs found as a SARIF 2.1.0 log (one result per bug).",
 )
 @click.option(
     "--sarif-root",
@@ -228,12 +228,15 @@ def _fuzz_on_ray(
 
 def _combined(results: list[Any], functions: list[str | None]) -> str:
     """One line per function and the totals of a concurrent run."""
+    from lambdafuzz.report.status import bugs_and_variants
+
     lines = [f"lambdafuzz: {len(results)} functions fuzzed concurrently on Ray"]
     for finished, function in zip(results, functions, strict=True):
         s = finished.stats
         lines.append(
-            f"  {function or '-':<24} {s.execs} executions, {s.unique_failures} unique "
-            f"failures, {s.app_branches_covered}/{s.app_branches_total} branches "
+            f"  {function or '-':<24} {s.execs} executions, "
+            f"{bugs_and_variants(s.unique_failures, s.failure_variants)}, "
+            f"{s.app_branches_covered}/{s.app_branches_total} branches "
             f"({finished.out_dir}/)"
         )
     failing = sum(1 for f in results if f.stats.unique_failures)

@@ -122,7 +122,12 @@ class IsolationState:
         else:
             net = f"audit guard only ({self.network_reason})"
         tmp = "private /tmp (tmpfs)" if self.tmp is PrivateTmp.TMPFS else "per-worker TMPDIR"
-        return f"{net}; {tmp}"
+        line = f"{net}; {tmp}"
+        if self.mounts:
+            line += f"; file systems mounted at {', '.join(self.mounts)}"
+        if self.mounts_reason:  # said once, where the campaign states its isolation
+            line += f"; file systems not mounted ({self.mounts_reason})"
+        return line
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
