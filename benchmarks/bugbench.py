@@ -112,17 +112,20 @@ def read_findings(out: Path) -> list[Finding]:
                     data = json.loads(path.read_text(encoding="utf-8"))
                 except (OSError, ValueError):
                     continue
-                info = data.get("failure") or {}
-                first = info.get("first_exec")
-                found.append(
-                    Finding(
-                        folder,
-                        str(info.get("exception_type") or ""),
-                        str(info.get("message") or ""),
-                        str(info.get("location") or ""),
-                        int(first) if isinstance(first, int) else None,
+                top = data.get("failure") or {}
+                # a bug's file: each of its variants (signatures) is a finding to match
+                variants = [v.get("record") or {} for v in top.get("variants") or ()]
+                for info in [v for v in variants if isinstance(v, dict)] or [top]:
+                    first = info.get("first_exec")
+                    found.append(
+                        Finding(
+                            folder,
+                            str(info.get("exception_type") or ""),
+                            str(info.get("message") or ""),
+                            str(info.get("location") or ""),
+                            int(first) if isinstance(first, int) else None,
+                        )
                     )
-                )
     return found
 
 
