@@ -212,7 +212,9 @@ def evaluate(app: BenchApp, out: Path, run: Run) -> None:
                 run.first_exec = min(run.first_exec or finding.first_exec, finding.first_exec)
         else:
             where = finding.location or "returned"
-            run.other_findings.append(f"{finding.folder}: {finding.exception_type} at {where}")
+            other = f"{finding.folder}: {finding.exception_type} at {where}"
+            if other not in run.other_findings:  # variants of one bug: counted once
+                run.other_findings.append(other)
 
 
 def reread(app: BenchApp, strategy: str, seed: int, runs_dir: Path) -> Run | None:
