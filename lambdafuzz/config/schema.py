@@ -49,7 +49,9 @@ from lambdafuzz.errors import ConfigError
 from lambdafuzz.generators.aws.brokers import BROKER_KINDS
 from lambdafuzz.generators.files import FORMATS
 from lambdafuzz.model.target import (
+    ATTRIBUTE_TYPES,
     BODY_EVENTBRIDGE_S3,
+    BODY_JSON_OBJECT,
     BODY_S3_EVENT,
     IDENTITY_PLACES,
     KEY_TYPES,
@@ -103,6 +105,8 @@ _BODY_KINDS = (
     TriggerKind.FIREHOSE,
     *BROKER_KINDS,
 )
+#: The trigger kinds whose records carry payloads (`body: json-object` applies to them).
+_PAYLOAD_KINDS = (TriggerKind.KINESIS, TriggerKind.FIREHOSE, *BROKER_KINDS)
 #: Sources lambdafuzz does not emulate (only their names reach the event): what each names,
 #: the characters and the length its service allows.
 _UNEMULATED_SOURCES = {
@@ -335,6 +339,13 @@ class _IndexModel(_Model):
     non_key_attributes: list[AttributeNameT] = []
 
 
+class _AttributeModel(_Model):
+    """A non-key attribute every item of a table holds (what its writers always set)."""
+
+    name: AttributeNameT
+    type: Annotated[str, _one_of(ATTRIBUTE_TYPES, "a DynamoDB attribute type")]
+
+
 class _TableModel(_Model):
     name: TableNameT
     hash_key: _KeyModel
@@ -342,6 +353,7 @@ class _TableModel(_Model):
     items: _Range | None = None
     stream: Annotated[str, _one_of(STREAM_VIEW_TYPES, "a stream view type")] | None = None
     indexes: list[_IndexModel] = []
+    attributes: list[_AttributeModel] = []
 
 
 class _QueueModel(_Model):
@@ -800,7 +812,31 @@ class _Builder:
         )
         low, high = self._range((*loc, "items"), *_bounds(t.items), 0, 0)
         indexes = tuple(self._index((*loc, "indexes"), t, j) for j in range(len(t.indexes)))
-        return TableSpec(t.name, schema, low, high, t.stream, indexes)
+        attributes = self._attributes((*loc, "attributes"), t)
+        return TableSpec(t.name, schema, low, high, t.stream, indexes, attributes)
+
+    def _attributes(self, loc: tuple[Any, ...], t: _TableModel) -> tuple[tuple[str, str], ...]:
+        """`attributes`: each named once, no key attribute of the table (those are always
+        there), an index key attribute with that key's type."""
+        keys = {t.hash_key.name, *(k.name for k in (t.range_key,) if k is not None)}
+        index_types = {
+            key.name: key.type
+            for x in t.indexes
+            for key in (x.hash_key, x.range_key)
+            if key is not None
+        }
+        found: dict[str, str] = {}
+        for j, a in enumerate(t.attributes):
+            if a.name in keys or a.name in found:
+                raise self.where.error((*loc, j, "name"), a.name, "a non-key attribute listed once")
+            if index_types.get(a.name, a.type) != a.type:
+                raise self.where.error(
+                    (*loc, j, "type"),
+                    a.type,
+                    f"{index_types[a.name]}, the type of index key attribute {a.name!r}",
+                )
+            found[a.name] = a.type
+        return tuple(found.items())
 
     def _index(self, loc: tuple[Any, ...], t: _TableModel, j: int) -> SecondaryIndex:
         """An index as DynamoDB's CreateTable takes it: a name unique in the table, a key
@@ -1139,6 +1175,13 @@ class _Builder:
                 loc, body, f"no body for {kind}; bodies apply to " + ", ".join(_BODY_KINDS)
             )
         notes = (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3)
+        if body == BODY_JSON_OBJECT:  # a payload of a stream or broker: a JSON object always
+            if kind not in _PAYLOAD_KINDS:
+                payloads = ", ".join(_PAYLOAD_KINDS)
+                raise self.where.error(
+                    loc, body, f"a file format for {kind} ({body} is for {payloads})"
+                )
+            return
         if body in notes:
             if kind not in (TriggerKind.SQS, TriggerKind.SNS):
                 raise self.where.error(
@@ -1155,6 +1198,8 @@ class _Builder:
         options = (
             (*self.formats, *notes) if kind in (TriggerKind.SQS, TriggerKind.SNS) else self.formats
         )
+        if kind in _PAYLOAD_KINDS:
+            options = (*options, BODY_JSON_OBJECT)
         if body not in options:
             raise self.where.error(
                 loc,

@@ -57,8 +57,13 @@ IDENTITY_PLACES = ("header", "query", "stage", "context")
 #: `trigger.body` values that are not file formats: a message carrying an S3 notification.
 BODY_S3_EVENT = "s3-event"
 BODY_EVENTBRIDGE_S3 = "eventbridge-s3"
+#: A stream or broker `trigger.body`: every payload a JSON object (what an API Gateway
+#: integration sending `$input.json('$')` writes), never the default mix's text or bytes.
+BODY_JSON_OBJECT = "json-object"
 STREAM_VIEW_TYPES = ("NEW_AND_OLD_IMAGES", "NEW_IMAGE", "OLD_IMAGE", "KEYS_ONLY")
 KEY_TYPES = ("S", "N", "B")
+#: Every DynamoDB attribute type (`TableSpec.attributes`).
+ATTRIBUTE_TYPES = ("S", "N", "B", "BOOL", "NULL", "L", "M", "SS", "NS", "BS")
 #: What each resource kind can be referenced as in `env`: `${queues.jobs.url}`.
 REFERENCE_ATTRIBUTES: Mapping[str, tuple[str, ...]] = types.MappingProxyType(
     {
@@ -203,6 +208,9 @@ class TableSpec:
     items_max: int = 0
     stream: str | None = None  # StreamViewType
     indexes: tuple[SecondaryIndex, ...] = ()  # global and local secondary indexes
+    # non-key attributes every item holds, (name, DynamoDB type): what the table's only
+    # writers always set (`config.integrations`); (): nothing known beyond the key
+    attributes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

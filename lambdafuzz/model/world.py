@@ -83,6 +83,8 @@ class Table:
     items: tuple[ItemT, ...] = ()
     stream: str | None = None  # StreamViewType when the table has a stream
     indexes: tuple[SecondaryIndex, ...] = ()  # global and local secondary indexes
+    # non-key attributes every item and stream image holds, (name, type) (`TableSpec`)
+    attributes: tuple[tuple[str, str], ...] = ()
 
     def index_key_types(self) -> dict[str, str]:
         """Attribute name -> type of every index key attribute that is not a table key:

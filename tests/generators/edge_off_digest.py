@@ -76,9 +76,11 @@ def digest_of(target: Target, **choices_options: object) -> str:
 
 def _world_text(world: object) -> str:
     """The world's repr without the fields worlds gained later, empty for these targets
-    (secrets and parameters, a table's secondary indexes): the digest compares generation
-    with the commit before edge values, whose worlds had no such fields."""
-    return repr(world).replace(", secrets=(), parameters=()", "").replace(", indexes=()", "")
+    (secrets and parameters, a table's secondary indexes and always-present attributes):
+    the digest compares generation with the commit before edge values, whose worlds had no
+    such fields."""
+    text = repr(world).replace(", secrets=(), parameters=()", "")
+    return text.replace(", indexes=(), attributes=()", "").replace(", indexes=()", "")
 
 
 if __name__ == "__main__":  # prints EXPECTED_OFF for the code on sys.path

@@ -24,7 +24,7 @@ import dataclasses
 import math
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Final
 
@@ -323,10 +323,12 @@ def draw_item(
     taken: set[tuple[str, ...]] | None = None,
     *,
     index_keys: Sequence[tuple[str, str]] = (),
+    attributes: Sequence[tuple[str, str]] = (),
 ) -> ItemT:
     """An item with the schema's key (unique against `taken`, which it joins), mostly the
     key attributes of the table's indexes (`index_keys`: (name, type) of those that are no
-    table key, `Table.index_key_types`) and extras."""
+    table key, `Table.index_key_types`), the attributes every item holds (`attributes`:
+    (name, type), `Table.attributes`) and extras."""
     item: ItemT = {
         schema.hash_name: draw_key_value(
             choices, schema.hash_type, local, name=schema.hash_name, site="hash"
@@ -347,8 +349,33 @@ def draw_item(
     for name, key_type in index_keys:
         if choices.draw_boolean(INDEX_KEY_P, site="index-key?"):
             item[name] = draw_key_value(choices, key_type, local, name=name, site="index-key")
-    item.update(draw_extras(choices, schema, local, reserved=[n for n, _ in index_keys]))
+    index_types = dict(index_keys)
+    item.update(draw_always(choices, attributes, item, local, index_types=index_types))
+    reserved = [*index_types, *(n for n, _ in attributes)]
+    item.update(draw_extras(choices, schema, local, reserved=reserved))
     return item
+
+
+def draw_always(
+    choices: Choices,
+    attributes: Sequence[tuple[str, str]],
+    item: ItemT,
+    local: Sequence[str] = (),
+    *,
+    index_types: Mapping[str, str] | None = None,
+) -> ItemT:
+    """The `attributes` (name, type) `item` lacks, drawn of their types: what the table's
+    writers always set (an index key among them is drawn as a key: never empty)."""
+    found: ItemT = {}
+    for name, kind in attributes:
+        if name in item:
+            continue
+        if index_types and name in index_types:
+            found[name] = draw_key_value(choices, kind, local, name=name, site="always")
+        else:
+            with choices.scope(labels.DYNAMODB_ATTRIBUTE, site="always"):
+                found[name] = draw_typed_value(choices, kind, local)
+    return found
 
 
 def draw_extras(
@@ -399,11 +426,25 @@ def draw_table(
     n = choices.draw_integer(low, high, site="items")
     taken: set[tuple[str, ...]] = set()
     items = []
-    table = Table(spec.name, spec.key_schema, stream=spec.stream, indexes=spec.indexes)
+    table = Table(
+        spec.name,
+        spec.key_schema,
+        stream=spec.stream,
+        indexes=spec.indexes,
+        attributes=spec.attributes,
+    )
     index_keys = tuple(table.index_key_types().items())
     for i in range(n):
         if i >= low and not fits(choices, 200):
             break
-        item = draw_item(choices, spec.key_schema, local, taken, index_keys=index_keys, site="item")
+        item = draw_item(
+            choices,
+            spec.key_schema,
+            local,
+            taken,
+            index_keys=index_keys,
+            attributes=spec.attributes,
+            site="item",
+        )
         items.append(item)
     return dataclasses.replace(table, items=tuple(items))

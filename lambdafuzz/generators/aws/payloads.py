@@ -13,21 +13,28 @@ format (CSV, plain text, XML; with edge values on, half of them almost JSON, as
 `edge_values.NOT_JSON_BODIES`) sometimes, and raw bytes rarely (a poison record).  A named
 file format is that file's bytes, never base64 of them.  A filter on the payload (`data`
 of a Kinesis pattern) and a Powertools body model decide it as they decide message
-bodies (`bodies.draw_body`).  Labels: the caller's (`kinesis.data`, `broker.message`).
+bodies (`bodies.draw_body`).  `json-object` (`BODY_JSON_OBJECT`: a stream only API Gateway
+integrations sending `$input.json('$')` write) is a JSON object every time, which a filter's
+object rule or a body model still decides.  Labels: the caller's (`kinesis.data`, `broker.message`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from lambdafuzz.generators import edge_values
-from lambdafuzz.generators.aws.bodies import draw_body
+from lambdafuzz.generators.aws.bodies import draw_body, steered_body
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.json_files import json_objects
-from lambdafuzz.model.target import BODY_EVENTBRIDGE_S3, BODY_S3_EVENT, BodyModel
+from lambdafuzz.model.target import (
+    BODY_EVENTBRIDGE_S3,
+    BODY_JSON_OBJECT,
+    BODY_S3_EVENT,
+    BodyModel,
+)
 from lambdafuzz.model.world import Bucket
 
 #: What a default payload is, and how often (in hundredths).
@@ -56,6 +63,8 @@ def draw_payload(
     """One record's payload as bytes (the renderer base64-encodes it): as `body` says
     (None or `json`: the default mix), `rule` (a filter's part on the payload) steering
     it and `model` (a Powertools body model) deciding it where given."""
+    if body == BODY_JSON_OBJECT:
+        return _json_object(choices, region=region, account=account, rule=rule, model=model)
     if model is not None or rule is not None or body in (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3):
         text = draw_body(
             choices, body, buckets, region=region, account=account, rule=rule, model=model
@@ -72,6 +81,25 @@ def draw_payload(
         return draw_file(choices, TEXT_FORMATS, erroneous_p=0.003).data
     if kind == "bytes":
         return choices.draw_bytes(1, MAX_RAW_BYTES, site="bytes")
-    document = json_objects(choices, max_depth=3)
+    return _dump_object(choices, json_objects(choices, max_depth=3))
+
+
+def _json_object(
+    choices: Choices, *, region: str, account: str, rule: Any, model: BodyModel | None
+) -> bytes:
+    """A `json-object` payload: the body model's JSON, a filter's object rule steering the
+    object, or a fresh object (a rule on a bare string admits no object: the matcher drops
+    what it refuses, as Lambda does)."""
+    if model is not None:
+        text = draw_body(choices, None, (), region=region, account=account, model=model)
+        return text.encode("utf-8", "surrogatepass")
+    if isinstance(rule, Mapping):
+        steered = steered_body(choices, rule)
+        if steered is not None:
+            return steered.encode("utf-8", "surrogatepass")
+    return _dump_object(choices, json_objects(choices, max_depth=3))
+
+
+def _dump_object(choices: Choices, document: Any) -> bytes:
     ascii_only = choices.draw_boolean(0.5, site="ascii?")
     return json.dumps(document, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")

@@ -23,6 +23,7 @@ from lambdafuzz.generators import edge_values
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.dynamodb import (
     TYPES,
+    draw_always,
     draw_binary,
     draw_extras,
     draw_item,
@@ -78,13 +79,16 @@ def draw_stream_record(
     keys), so a removed item is never one that is still there.  `pattern`: the filter the
     record is drawn to pass."""
     schema = table.key_schema
+    always = [n for n, _ in table.attributes]
     weights = _admitted_weights(pattern, bool(table.items))
     name = choices.draw_weighted(EVENT_NAMES, weights, site="event-name")
     new_image: ItemT | None = None
     old_image: ItemT | None = None
     old_rule = pattern_part(pattern, "dynamodb", "OldImage")
     if name == "REMOVE":
-        old_image = draw_item(choices, schema, local, removed, site="removed")
+        old_image = draw_item(
+            choices, schema, local, removed, attributes=table.attributes, site="removed"
+        )
         keys_rule = pattern_part(pattern, "dynamodb", "Keys")
         old_image = steer_keys(choices, keys_rule, old_image, schema, removed, local)
         if isinstance(old_rule, Mapping):
@@ -95,9 +99,11 @@ def draw_stream_record(
         keys = key_only(new_image, schema)
         if name == "MODIFY":
             with choices.scope(labels.DYNAMODB_ITEM, site="old-image"):
-                old_image = {**keys, **draw_extras(choices, schema, local)}
+                old_image = {**keys, **draw_extras(choices, schema, local, reserved=always)}
+                old_image.update(draw_always(choices, table.attributes, old_image, local))
                 if choices.edge_values:
-                    old_image = edge_old_image(choices, new_image, old_image, set(keys), local)
+                    kept = {*keys, *always}  # what every version of an item holds
+                    old_image = edge_old_image(choices, new_image, old_image, kept, local)
                 if isinstance(old_rule, Mapping):
                     old_image = steer_image(choices, old_rule, old_image, set(keys), local)
     seed = ids.draw_seed(choices)
