@@ -54,6 +54,7 @@ from lambdafuzz.config.sam_template import (
 from lambdafuzz.config.sample_events import EVENTS_DIR
 from lambdafuzz.config.schema import ENV_NAME_EXPECTED, S3_EVENT_TYPE, env_problem
 from lambdafuzz.config.source import dotpath, nearest
+from lambdafuzz.config.written_shapes import apply_written_shapes
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.event_pattern import (
     OPERATORS,
@@ -127,6 +128,8 @@ class TemplateImport:
     unsupported: tuple[str, ...]  # what the template says that lambdafuzz does not model
     # settings merged over the import (`config.overlay`): "lambdafuzz.yaml functions.F (...)"
     overlays: tuple[str, ...] = ()
+    # what the template fixes about the inputs (`config.written_shapes`), said once
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)
@@ -227,6 +230,8 @@ def load_template_target(path: Path | str, function_name: str | None = None) -> 
             imported.function,
             "; ".join(imported.overlays),
         )
+    for note in imported.notes:
+        log.warning("note [sam-integrations]: %s: %s", imported.function, note)
     samples = imported.target.samples
     if samples:
         log.warning(
@@ -247,7 +252,8 @@ def load_template(path: Path | str, function_name: str | None = None) -> Templat
 
     template = read_template(Path(path))
     name = _pick_function(template, function_name or default_function(template.path))
-    config, unsupported = _Importer(template, name).config()
+    importer = _Importer(template, name)
+    config, unsupported = importer.config()
     config, where, overlays = with_overlays(config, template, name)
     try:
         target = target_from_dict(config, template.path, where)
@@ -259,7 +265,9 @@ def load_template(path: Path | str, function_name: str | None = None) -> Templat
             f"invalid (write a lambdafuzz.yaml with `lambdafuzz init --template {Path(path).name} "
             f"--function {name}` and fix it there): {exc}"
         ) from None
-    return TemplateImport(name, target, config, tuple(unsupported), tuple(overlays))
+    return TemplateImport(
+        name, target, config, tuple(unsupported), tuple(overlays), tuple(importer.notes)
+    )
 
 
 def template_config(
@@ -330,6 +338,7 @@ class _Importer:
         self.values = Resolver(template)
         self.single_module: str | None = None  # CodeUri names one .py file: the package
         self.filters: list[dict[str, Any]] = []  # the chosen event's filter patterns
+        self.notes: list[str] = []  # what the template fixes about the inputs
 
     def config(self) -> tuple[dict[str, Any], list[str]]:
         self._duplicates()
@@ -383,6 +392,8 @@ class _Importer:
             }
         self._properties()
         self._other_resources(event, self._code_texts(handler, root))
+        # API Gateway integrations as a resource's only writers shape its data
+        self.notes = apply_written_shapes(self.t, self.values, config)
         return config, self.unsupported
 
     def _duplicates(self) -> None:
