@@ -252,3 +252,71 @@ def test_a_config_json_object_body_and_attributes_are_validated(trigger, tables,
     with pytest.raises(ConfigError) as caught:
         target_from_dict(config, TEMPLATE)
     assert expected in str(caught.value)
+
+
+_ONE_METHOD = """\
+Resources:
+  Orders:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      TableName: orders
+      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
+      KeySchema: [{AttributeName: id, KeyType: HASH}]
+  Feed:
+    Type: AWS::Kinesis::Stream
+    Properties: {ShardCount: 1}
+  Method:
+    Type: AWS::ApiGateway::Method
+    Properties:
+      HttpMethod: POST
+      Integration:
+        Type: AWS
+        Uri: {uri}
+        RequestTemplates:
+          application/json: {request}
+"""
+
+
+@pytest.mark.parametrize(
+    ("uri", "request_text", "expected"),
+    [
+        (  # a literal table name; an Item's top-level attributes, typed
+            "arn:aws:apigateway:us-east-1:dynamodb:action/PutItem",
+            '\'{"TableName": "orders", "Item": {"id": {"S": "$context.requestId"}, '
+            '"total": {"N": "$input.path(\'\'$.total\'\')"}, "meta": {"M": {"a": {"S": "x"}}}}}\'',
+            ("Orders", (("id", "S"), ("total", "N"), ("meta", "M")), False),
+        ),
+        (  # a name placeholder called #set; REMOVE takes one away; a nested path is no attribute
+            '!Join ["", ["arn:aws:apigateway:", !Ref "AWS::Region", ":dynamodb:action/UpdateItem"]]',
+            '!Sub \'{"TableName": "${Orders}", "UpdateExpression": "SET #set = :s, a.b = :s, '
+            'n = n + :one REMOVE gone, #set2", "ExpressionAttributeNames": {"#set": "state", '
+            '"#set2": "old"}, "ExpressionAttributeValues": {":s": {"S": "x"}, ":one": {"N": "1"}}}\'',
+            ("Orders", (("state", "S"), ("n", "N")), False),
+        ),
+        (  # what is set depends on the request: nothing is known to be always there
+            "arn:aws:apigateway:us-east-1:dynamodb:action/UpdateItem",
+            '!Sub \'{"TableName": "${Orders}", #if($input.path("$.a") != "")"UpdateExpression": '
+            '"SET a = :a", #end "ExpressionAttributeValues": {":a": {"S": "x"}}}\'',
+            ("Orders", (), False),
+        ),
+        (  # the raw body: not known to be JSON
+            "!Sub arn:aws:apigateway:${AWS::Region}:kinesis:action/PutRecord",
+            '!Sub \'{"StreamName": "${Feed}", "Data": "$util.base64Encode($input.body)", '
+            '"PartitionKey": "k"}\'',
+            ("Feed", (), False),
+        ),
+        (
+            "!Sub arn:aws:apigateway:${AWS::Region}:kinesis:action/PutRecord",
+            '!Sub \'{"StreamName": "${Feed}", "Data": "$util.base64Encode($input.json(\'\'$.order\'\'))", '
+            '"PartitionKey": "k"}\'',
+            ("Feed", (), True),
+        ),
+    ],
+)
+def test_request_templates_are_read_as_text(tmp_path, uri, request_text, expected):
+    path = tmp_path / "template.yaml"
+    path.write_text(_ONE_METHOD.replace("{uri}", uri).replace("{request}", request_text))
+    template = read_template(path)
+    (found,) = service_integrations(template, Resolver(template))
+    assert (found.resource, found.attributes, found.json_data) == expected
+    assert found.use is IntegrationUse.WRITE
