@@ -1245,6 +1245,9 @@ class Engine:
         recorded = self._recorded(request, result)
         variant.saved = self._failure_input(request, recorded, tag, variant.record)
         variant.size = _size(recorded)
+        # the label names this input's missing object (a handled record never has one)
+        if not variant.record.handled:
+            variant.record.world_inconsistency = recorded.world_inconsistency
 
     def _flaky(
         self, found: FoundFailure, record: FailureRecord | None, outcome: RerunOutcome, hits: int
