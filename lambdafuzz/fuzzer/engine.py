@@ -1430,7 +1430,7 @@ class Engine:
             return f"loaded {seeds}" if seeds else ""
         parts = [
             f"{_count(len(existing.resumed), 'corpus input')} (re-run first)",
-            _count(len(existing.failures), "known failure"),
+            _count(len(existing.failures), "known bug"),
             f"{len(existing.flaky)} flaky",
         ]
         if existing.handled:

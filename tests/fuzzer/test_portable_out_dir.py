@@ -275,7 +275,7 @@ def test_a_resume_says_what_it_loaded(tmp_path, fuzzed):
     handled = len(list((out / "handled").glob("*.json")))
     expected = (
         f"resuming from {out}/: {corpus} corpus inputs (re-run first), "
-        f"{failures} known failure{'s' if failures != 1 else ''}, 1 flaky"
+        f"{failures} known bug{'s' if failures != 1 else ''}, 1 flaky"
         + (f", {handled} handled exception{'s' if handled != 1 else ''}" if handled else "")
     )
     quiet = fuzz(str(project), "--execs", "5", "--out", str(out), "--quiet")
