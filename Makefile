@@ -37,8 +37,8 @@ demo: venv
 	$(VENV)/bin/lambdafuzz fuzz benchmarks/lambdas/$(DEMO_LAMBDA) --time $(DEMO_SECONDS) --out out/demo; \
 	  status=$$?; [ $$status -le 1 ] || exit $$status
 	@echo ""
-	@echo "Replay a failure:  $(VENV)/bin/lambdafuzz repro out/demo/failures/<file>.json"
-	@echo "Shrink it:         $(VENV)/bin/lambdafuzz minimize out/demo/failures/<file>.json"
+	@echo "Replay a bug:      $(VENV)/bin/lambdafuzz repro out/demo/failures/<bug>.json"
+	@echo "Shrink it:         $(VENV)/bin/lambdafuzz minimize out/demo/failures/<bug>.json"
 
 bench: venv
 	$(PY) benchmarks/reset_load.py
