@@ -62,7 +62,15 @@ class Bug:
     key: str
     file_name: str
     variants: list[Variant] = field(default_factory=list)
-    other_hits: int = 0  # hits of signatures past MAX_VARIANTS
+    # signatures past MAX_VARIANTS: their records (still counting hits), and the hits such
+    # signatures had in a file read back
+    others: list[FailureRecord] = field(default_factory=list)
+    earlier_other_hits: int = 0
+
+    @property
+    def other_hits(self) -> int:
+        """Hits of signatures past MAX_VARIANTS, which keep no input."""
+        return self.earlier_other_hits + sum(r.hits for r in self.others)
 
     @property
     def primary(self) -> Variant:
@@ -134,14 +142,15 @@ class BugBook:
 
     def add(self, record: FailureRecord, saved: SavedInput, size: int) -> tuple[Bug, bool]:
         """File a new signature under its bug; (the bug, whether the bug is new).  Past
-        MAX_VARIANTS its hits count in the bug's `other_hits` and it keeps no input."""
+        MAX_VARIANTS its hits (now and later) count in the bug's `other_hits` and it keeps
+        no input."""
         key = bug_key(record.info)
         bug = self.bugs.get(key)
         new = bug is None
         if bug is None:
             bug = self.bugs[key] = Bug(key, failure_slug(key) + ".json")
         if len(bug.variants) >= MAX_VARIANTS:
-            bug.other_hits += record.hits
+            bug.others.append(record)
         else:
             record.file_name = bug.file_name
             bug.variants.append(Variant(bug.next_name(), record, saved, size))
@@ -152,7 +161,7 @@ class BugBook:
         """A bug read back from its file (a resumed campaign)."""
         bug = self.bugs.get(key)
         if bug is None:
-            bug = self.bugs[key] = Bug(key, file_name, other_hits=other)
+            bug = self.bugs[key] = Bug(key, file_name, earlier_other_hits=other)
         for variant in variants:
             if variant.signature in self._by_signature:
                 continue
@@ -255,7 +264,7 @@ def merged(files: list[BugFile]) -> BugFile:
 
 def bug_of_file(found: BugFile) -> Bug:
     """The in-memory bug a file holds."""
-    bug = Bug(found.key, found.path.name, other_hits=found.other_hits)
+    bug = Bug(found.key, found.path.name, earlier_other_hits=found.other_hits)
     for variant in found.variants:
         variant.record.file_name = bug.file_name
         bug.variants.append(variant)
