@@ -15,7 +15,8 @@ from typing import Any
 
 from lambdafuzz.config.firehose import function_firehose
 from lambdafuzz.config.sam_template import Resolver, Template, TemplateEvent
-from lambdafuzz.config.state_machines import function_tasks
+from lambdafuzz.config.state_machine_inputs import InputT, execution_inputs
+from lambdafuzz.config.state_machines import TaskUse, function_tasks
 
 #: The key of `TemplateEvent.properties` holding trigger settings (no SAM property has a dot).
 SETTINGS = "lambdafuzz.trigger"
@@ -43,8 +44,12 @@ def service_events(
         if t.payload is not None
     ]
     if texts:  # Step Functions sends the tasks' payload templates, evaluated
-        payloads = [json.loads(text) for text in dict.fromkeys(texts)]
+        inputs = _task_inputs(template, values, [t for t in tasks if t.payload is not None], notes)
+        pairs = dict.fromkeys(zip(texts, inputs, strict=True))
+        payloads = [json.loads(text) for text, _ in pairs]
         settings = {"payloads": payloads}
+        if any(task_input != "[]" for _, task_input in pairs):  # `$` is the execution's input
+            settings["inputs"] = [json.loads(task_input) for _, task_input in pairs]
         events.append(TemplateEvent(tasks[0].where, "direct", None, {SETTINGS: settings}))
         whole = [t.where for t in tasks if t.payload is None]
         if whole:
@@ -54,6 +59,31 @@ def service_events(
                 "are drawn"
             )
     return events, notes
+
+
+def _task_inputs(
+    template: Template, values: Resolver, tasks: list[TaskUse], notes: list[str]
+) -> list[str]:
+    """Per task, the inputs its `$` can be (JSON text of `config.state_machine_inputs`
+    inputs, the task's `InputPath` appended): its state machine's execution inputs when
+    the task's state receives the execution's input, `[]` (not known) otherwise."""
+    found: dict[str, list[InputT]] = {}
+    texts = []
+    for task in tasks:
+        if task.input_path is None:
+            texts.append("[]")
+            continue
+        if task.machine not in found:
+            found[task.machine], machine_notes = execution_inputs(template, task.machine, values)
+            notes.extend(machine_notes)
+        inputs = []
+        for start in found[task.machine]:
+            start = dict(start)
+            if task.input_path != "$" and "paths" in start:
+                start["paths"] = [*start["paths"], task.input_path]
+            inputs.append(start)
+        texts.append(json.dumps(inputs, ensure_ascii=False, sort_keys=True))
+    return texts
 
 
 def _resolved(values: Resolver, template: Any) -> Any:

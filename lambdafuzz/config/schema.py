@@ -297,6 +297,9 @@ class _TriggerModel(_Model):
     kinesis_stream: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")] | None = None
     # direct only: Step Functions payload templates (`key.$`: a JSONPath) the caller sends
     payloads: list[Annotated[Any, AfterValidator(_json_value)]] = []
+    # direct only, beside payloads: per payload, what its `$` (the execution's input) can
+    # be (`config.state_machine_inputs`); [] for a payload whose `$` is not known
+    inputs: list[list[dict[str, Any]]] = []
 
     @field_validator("schema_", mode="before")
     @classmethod
@@ -1006,6 +1009,7 @@ class _Builder:
             identity_sources=identity,
             kinesis_stream=t.kinesis_stream,
             payloads=payloads,
+            payload_inputs=self._payload_inputs() if payloads else (),
             **self._routes(kind),
         )
 
@@ -1025,6 +1029,27 @@ class _Builder:
                 )
         texts = (json.dumps(p, ensure_ascii=False) for p in t.payloads)
         return tuple(dict.fromkeys(texts))
+
+    def _payload_inputs(self) -> tuple[str, ...]:
+        """`inputs` (what each payload's `$` can be) as JSON texts, one per payload."""
+        t = self.m.trigger
+        if not t.inputs:
+            return ()
+        if len(t.inputs) != len(t.payloads):
+            raise self.where.error(
+                ("trigger", "inputs"),
+                t.inputs,
+                f"one list of inputs per payload ({len(t.payloads)} payloads)",
+            )
+        pairs = dict.fromkeys(
+            (json.dumps(p, ensure_ascii=False), json.dumps(i, ensure_ascii=False, sort_keys=True))
+            for p, i in zip(t.payloads, t.inputs, strict=True)
+        )
+        if len(pairs) != len(self._payloads(TriggerKind.DIRECT)):
+            raise self.where.error(
+                ("trigger", "inputs"), t.inputs, "the same inputs for a payload written twice"
+            )
+        return tuple(i for _, i in pairs)
 
     def _authorizer(self, kind: TriggerKind) -> tuple[AuthorizerFormat | None, tuple[str, ...]]:
         """An authorizer's format (default token) and identity sources (a token

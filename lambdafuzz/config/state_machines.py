@@ -22,7 +22,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from lambdafuzz.config.function_arns import functions_named
 from lambdafuzz.config.sam_template import Template
@@ -41,6 +41,10 @@ class TaskUse:
 
     where: str  # "Resources.Flow.Definition.States.Charge", for messages
     payload: Any  # the payload template (JSON value); None: the state input, whole
+    machine: str = ""  # the state machine's logical id
+    # the task's `$` is the execution's input, at this path (its `InputPath`); None: the
+    # state's input is an earlier state's output, which the definition does not describe
+    input_path: str | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -61,13 +65,58 @@ def function_tasks(template: Template, function: str) -> tuple[list[TaskUse], li
         definition = _definition(template, logical_id, notes)
         if definition is None:
             continue
+        receiving = execution_input_states(definition.document)
         for where, state in _task_states(definition.where, definition.document):
             use = _task_use(template, definition, where, state, function, notes)
-            if use is not None and use.payload is not None:  # the state's name is known
-                use = TaskUse(use.where, _named_state(use.payload, where.rpartition(".")[2]))
-            if use is not None:
-                tasks.append(use)
+            if use is None:
+                continue
+            payload = use.payload
+            if payload is not None:  # the state's name is known
+                payload = _named_state(payload, where.rpartition(".")[2])
+            name = where.removeprefix(f"{definition.where}.States.")
+            path = state.get("InputPath", "$") if name in receiving else None
+            tasks.append(
+                TaskUse(use.where, payload, logical_id, path if isinstance(path, str) else None)
+            )
     return tasks, notes
+
+
+#: Fields that make a passing state's output differ from its input.
+_RESHAPING: Final = (
+    "InputPath", "Parameters", "Result", "ResultPath", "ResultSelector", "OutputPath",
+    "Arguments", "Output", "Assign", "Items", "ItemsPath",
+)  # fmt: skip
+
+
+def execution_input_states(document: Mapping[str, Any]) -> frozenset[str]:
+    """The top-level states whose input is the execution's input itself: the `StartAt`
+    state, and the states reached from it only through `Pass`, `Wait` and `Choice` states
+    that reshape nothing (none of `_RESHAPING`), which hand their input on unchanged.
+    Every other state's input is an earlier state's output (a task's result by default),
+    which the definition does not describe; states inside `Parallel` branches and `Map`
+    processors are not followed."""
+    states = document.get("States")
+    start = document.get("StartAt")
+    if not isinstance(states, dict) or not isinstance(start, str):
+        return frozenset()
+    found: set[str] = set()
+    pending = [start]
+    while pending:
+        name = pending.pop()
+        state = states.get(name)
+        if name in found or not isinstance(state, dict):
+            continue
+        found.add(name)
+        if state.get("Type") not in ("Pass", "Wait", "Choice"):
+            continue
+        if any(key in state for key in _RESHAPING):
+            continue
+        following = [state.get("Next"), state.get("Default")]
+        choices = state.get("Choices") if state.get("Type") == "Choice" else None
+        for rule in choices if isinstance(choices, list) else []:
+            following.append(rule.get("Next") if isinstance(rule, dict) else None)
+        pending.extend(n for n in following if isinstance(n, str))
+    return frozenset(found)
 
 
 def _definition(template: Template, logical_id: str, notes: list[str]) -> _Definition | None:

@@ -180,6 +180,10 @@ class Trigger:
     # (JSON text, Step Functions' syntax: `key.$` holds a JSONPath such as `$$.Task.Token`
     # or `$.order`, other keys constants); each payload is one of them, evaluated
     payloads: tuple[str, ...] = ()
+    # direct only, beside `payloads`: per payload, what its `$` can be (JSON text of a list
+    # of `config.state_machine_inputs` inputs: a rule's event, a schedule's, a constant);
+    # (), or "[]" for one payload: any JSON object, as the definition does not say
+    payload_inputs: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

@@ -14,6 +14,7 @@ Labels: `lambdafuzz.Event` > `event.<kind>` > the parts' own labels.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import functools
 import hashlib
 import json
@@ -76,7 +77,12 @@ from lambdafuzz.generators.aws.streams import (
     draw_stream_records,
     render_stream_record,
 )
-from lambdafuzz.generators.aws.task_payloads import draw_task_payload
+from lambdafuzz.generators.aws.task_inputs import TaskPlan, s3_bucket, task_inputs, with_input
+from lambdafuzz.generators.aws.task_payloads import (
+    draw_payload_of,
+    draw_task_index,
+    draw_task_payload,
+)
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import date_fields
 from lambdafuzz.generators.files import draw_file
@@ -89,9 +95,10 @@ from lambdafuzz.model.target import (
     Envelope,
     ObjectsSpec,
     Target,
+    Trigger,
     TriggerKind,
 )
-from lambdafuzz.model.world import LoadedWorld, World
+from lambdafuzz.model.world import Bucket, LoadedWorld, World
 
 KIND_LABELS: Final = {
     TriggerKind.S3: labels.S3_EVENT,
@@ -200,6 +207,7 @@ RecordPlanT = (
     | BrokerMessagePlan
     | AuthorizerPlan
     | FirehoseRecordPlan
+    | TaskPlan
 )
 
 
@@ -257,6 +265,8 @@ def draw_event_plan(
             records = draw_stream_records(choices, table, count, local, patterns)
         elif kind is TriggerKind.EVENTBRIDGE:
             records = (_draw_bridge(choices, target, world),)
+        elif kind is TriggerKind.DIRECT and trigger.payload_inputs:  # `$`: the execution's
+            records = (_draw_task(choices, target, world),)  # input (`task_inputs.py`)
         elif kind is TriggerKind.DIRECT and trigger.payloads:  # a state machine's task
             payload = draw_task_payload(
                 choices, trigger.payloads, region=world.region, account=world.account_id
@@ -411,6 +421,45 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
     )
 
 
+def _draw_task(choices: Choices, target: Target, world: World) -> DirectPlan | TaskPlan:
+    """A state machine task's payload whose `$` paths read the execution's input: an
+    event of one of the state machine's triggers (`task_inputs.py`)."""
+    trigger = target.trigger
+    index = draw_task_index(choices, trigger.payloads)
+    template = trigger.payloads[index]
+    payload = draw_payload_of(choices, template, region=world.region, account=world.account_id)
+    payload_json = json.dumps(payload, ensure_ascii=False)
+    inputs = task_inputs(trigger.payload_inputs, index)
+    if not inputs:
+        return DirectPlan(payload_json)
+    start = inputs[0]
+    if len(inputs) > 1:
+        start = inputs[choices.draw_integer(0, len(inputs) - 1, site="execution-input")]
+    paths = tuple(p for p in start.get("paths", ()) if isinstance(p, str))
+    kind = start.get("kind")
+    if kind == "constant":
+        constant = json.dumps(start.get("value"), ensure_ascii=False)
+        return TaskPlan(template, payload_json, None, constant, paths)
+    if kind == "schedule":
+        rule = start.get("rule") if isinstance(start.get("rule"), str) else DEFAULT_RULE
+        firing = SchedulePlan(rule, ids.draw_time_ms(choices), ids.draw_seed(choices))
+        return TaskPlan(template, payload_json, firing, None, paths)
+    if kind != "eventbridge":  # any object: the payload as drawn
+        return DirectPlan(payload_json)
+    raw = start.get("patterns")
+    patterns = [p for p in raw if isinstance(p, dict)] if isinstance(raw, list) else []
+    bucket = s3_bucket(patterns)
+    if bucket is not None:  # S3 "Object Created" events of the bucket
+        buckets = [b for b in world.buckets if b.name == bucket or not bucket]
+        buckets = [b for b in buckets if b.objects][:1] or [Bucket(bucket or "bucket")]
+        plan = draw_s3_record(choices, buckets, bucket=buckets[0].name, site="record")
+        return TaskPlan(template, payload_json, BridgePlan(plan), None, paths)
+    filters = tuple(json.dumps(p, ensure_ascii=False) for p in patterns)
+    rule = Trigger(TriggerKind.EVENTBRIDGE, None, filters=filters)
+    bridge = _draw_bridge(choices, dataclasses.replace(target, trigger=rule), world)
+    return TaskPlan(template, payload_json, bridge, None, paths)
+
+
 def _s3_removal(choices: Choices, event_types: Sequence[str]) -> str:
     """The removal an S3 notification record reports ("" for a creation): only with edge
     values on and where the notification's event types include removals (all records
@@ -563,6 +612,14 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     if kind is TriggerKind.EVENTBRIDGE:
         (bridge,) = _only(plan, BridgePlan)
         return render_bridge(bridge, loaded)
+    if kind is TriggerKind.DIRECT and type(plan.records[0]) is TaskPlan:
+        (task,) = _only(plan, TaskPlan)
+        start = task.start
+        if isinstance(start, BridgePlan):
+            return with_input(task, render_bridge(start, loaded))
+        if isinstance(start, SchedulePlan):
+            return with_input(task, render_schedule(start, loaded))
+        return with_input(task, None)
     if kind is TriggerKind.DIRECT:
         (direct,) = _only(plan, DirectPlan)
         return json.loads(direct.payload_json)

@@ -60,10 +60,20 @@ def draw_task_payload(
     choices: Choices, templates: Sequence[str], *, region: str, account: str
 ) -> Any:
     """One payload of one of the tasks' `templates` (JSON texts), evaluated."""
-    index = 0
+    index = draw_task_index(choices, templates)
+    return draw_payload_of(choices, templates[index], region=region, account=account)
+
+
+def draw_task_index(choices: Choices, templates: Sequence[str]) -> int:
+    """Which of the tasks' `templates` the payload comes from."""
     if len(templates) > 1:
-        index = choices.draw_integer(0, len(templates) - 1, site="task")
-    schema = payload_schema(templates[index], region=region, account=account)
+        return choices.draw_integer(0, len(templates) - 1, site="task")
+    return 0
+
+
+def draw_payload_of(choices: Choices, template: str, *, region: str, account: str) -> Any:
+    """One payload of the task's `template` (JSON text), evaluated."""
+    schema = payload_schema(template, region=region, account=account)
     return json_schema_values(choices, schema, name="task.payload", near_p=0.0)
 
 
