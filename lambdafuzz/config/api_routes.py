@@ -17,9 +17,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from lambdafuzz.config.api_definitions import api_definition
 from lambdafuzz.config.sam_template import Template, TemplateEvent, logical_ref
-from lambdafuzz.config.source import TEMPLATE_LIMITS, BoundedLoader, parse_yaml, read_text
-from lambdafuzz.errors import ConfigError
 from lambdafuzz.generators.aws.http_events import DEFAULT_ROUTE, FORM_TYPE, ROUTE_METHODS
 
 #: API resources whose definition may route requests to a function.
@@ -185,33 +184,12 @@ def definition_routes(template: Template, function: str) -> tuple[str, ApiRoutes
 
 
 def _definition(template: Template, api: str, notes: list[str]) -> Mapping[str, Any] | None:
-    """The API's OpenAPI/Swagger document: inline, or a local file; None without one."""
-    props = template.properties(api)
-    body = props.get("DefinitionBody", props.get("Body"))
-    if isinstance(body, dict) and isinstance(body.get("paths"), dict):
-        return body
-    if isinstance(body, dict):
-        notes.append(
-            f"Resources.{api}.DefinitionBody: not an inline OpenAPI document with `paths` "
-            f"({', '.join(map(str, body)) or 'empty'}); its routes are not read"
-        )
-        return None
-    uri = props.get("DefinitionUri", props.get("BodyS3Location"))
-    if isinstance(uri, str) and not uri.startswith("s3://"):
-        file = template.path.parent / uri
-        try:  # JSON is YAML; a document with CloudFormation tags is refused here
-            document, _ = parse_yaml(
-                file, read_text(file, TEMPLATE_LIMITS), BoundedLoader, TEMPLATE_LIMITS
-            )
-        except ConfigError as exc:
-            notes.append(f"Resources.{api}.DefinitionUri: {uri} cannot be read ({exc})")
-            return None
-        if isinstance(document, dict) and isinstance(document.get("paths"), dict):
-            return document
-        notes.append(f"Resources.{api}.DefinitionUri: {uri} is not an OpenAPI document")
-    elif uri is not None:
-        notes.append(f"Resources.{api}.DefinitionUri: {uri!r} is not a local file; not read")
-    return None
+    """The API's OpenAPI/Swagger document (`config.api_definitions`): inline, included or a
+    local file; None without one, with a note when it cannot be read."""
+    definition = api_definition(template, api)
+    if definition is not None and definition.problem is not None:
+        notes.append(definition.problem)
+    return None if definition is None else definition.document
 
 
 def _operations(document: Mapping[str, Any]) -> Iterator[tuple[str, str, Mapping[str, Any]]]:

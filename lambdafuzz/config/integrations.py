@@ -26,6 +26,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from lambdafuzz.config.api_definitions import ApiDefinition, api_definitions
+from lambdafuzz.config.integration_roles import role_targets
 from lambdafuzz.config.sam_template import Resolver, Template
 from lambdafuzz.model.target import ATTRIBUTE_TYPES
 
@@ -67,6 +69,8 @@ _JSON_DATA = re.compile(r"\s*\$util\.base64Encode\(\s*\$input\.json\(\s*'[^']*'\
 #: Velocity directives that make what is rendered depend on the request.
 _DIRECTIVE = re.compile(r"#\{?(?:if|elseif|foreach)\}?\s*\(")
 _CLAUSE = re.compile(r"(?<![#:\w])(SET|REMOVE|ADD|DELETE)\b", re.IGNORECASE)
+#: A target name the request decides: a Velocity reference (`$input.params('s')`).
+_DYNAMIC = re.compile(r"\$(?!\{)|#\{?(?:set|if|foreach)")
 
 
 class IntegrationUse(enum.Enum):
@@ -88,10 +92,20 @@ class Integration:
     json_data: bool = False  # kinesis / firehose: every Data is base64 of `$input.json`
     # dynamodb PutItem / UpdateItem: (name, type) of the attributes every write sets
     attributes: tuple[tuple[str, str], ...] = ()
+    # an API whose definition cannot be read: why (its integrations are all unknown)
+    problem: str | None = None
 
 
-def service_integrations(template: Template, values: Resolver) -> tuple[Integration, ...]:
-    """Every Kinesis, Firehose and DynamoDB integration of the template's APIs."""
+def service_integrations(
+    template: Template,
+    values: Resolver,
+    definitions: Mapping[str, ApiDefinition] | None = None,
+) -> tuple[Integration, ...]:
+    """Every Kinesis, Firehose and DynamoDB integration of the template's APIs (their
+    `definitions`, `config.api_definitions`, read when not given).  An API whose
+    definition cannot be read has an unknown integration of every service."""
+    if definitions is None:
+        definitions = api_definitions(template)
     found: list[Integration] = []
     for logical_id in template.resources:
         kind = template.type_of(logical_id) or ""
@@ -104,10 +118,23 @@ def service_integrations(template: Template, values: Resolver) -> tuple[Integrat
         elif kind == V2_INTEGRATION_TYPE:
             where = f"Resources.{logical_id}"
             found += _integration(template, values, where, logical_id, props, "")
-        elif kind in DEFINITION_TYPES:
-            body = props.get(DEFINITION_TYPES[kind])
-            for path, method, integration in _definition_integrations(body):
-                where = f"Resources.{logical_id}.{DEFINITION_TYPES[kind]}.paths.{path}.{method}"
+        elif kind in DEFINITION_TYPES and logical_id in definitions:
+            definition = definitions[logical_id]
+            if definition.problem is not None:
+                where = f"Resources.{logical_id}.{definition.key}"
+                unknown = IntegrationUse.UNKNOWN
+                found += [
+                    Integration(where, logical_id, s, "", unknown, None, problem=definition.problem)
+                    for s in SERVICES
+                ]
+                continue
+            prefix = (
+                f"{definition.source} "  # an included file
+                if definition.source is not None
+                else f"Resources.{logical_id}.{definition.key}."
+            )
+            for path, method, integration in _definition_integrations(definition.document):
+                where = f"{prefix}paths.{path}.{method}"
                 found += _integration(template, values, where, logical_id, integration, "x")
     return tuple(found)
 
@@ -146,9 +173,13 @@ def _integration(
         # HTTP API first-class integration: `Data` is what its RequestParameters say,
         # usually the raw `$request.body`: never known to be JSON
         params = flat(get("RequestParameters"))
-        resource = _resource(template, values, "kinesis", params, _named(params, "StreamName"))
         action = subtype.partition("-")[2]
-        return [Integration(where, container, "kinesis", action, _use("kinesis", action), resource)]
+        credentials = get("CredentialsArn")
+        targets = _targets(
+            template, values, "kinesis", action, params, _named(params, "StreamName"), credentials
+        )
+        use = _use("kinesis", action)
+        return [Integration(where, container, "kinesis", action, use, t) for t in targets]
     uri = flat(get("Uri"))
     match = _URI.search(uri)
     if match is None:
@@ -159,18 +190,21 @@ def _integration(
     everything = " ".join([uri, flat(get("RequestParameters")), *texts])
     key = SERVICES[service][1]
     named = [n for text in texts for n in _named(text, key)]
-    resource = _resource(template, values, service, everything, named)
+    credentials = get("Credentials")
+    targets = _targets(template, values, service, action, everything, named, credentials)
     use = _use(service, action) if style == "action" else IntegrationUse.UNKNOWN
     if use is IntegrationUse.WRITE and not texts:
         use = IntegrationUse.UNKNOWN  # the request passes through as the client sent it
-    if use is not IntegrationUse.WRITE:
-        return [Integration(where, container, service, action, use, resource)]
-    if service in ("kinesis", "firehose"):
+    json_data, attributes = False, ()
+    if use is IntegrationUse.WRITE and service in ("kinesis", "firehose"):
         data = [d for text in texts for d in _named(text, "Data")]
         json_data = bool(data) and all(_JSON_DATA.fullmatch(d) for d in data)
-        return [Integration(where, container, service, action, use, resource, json_data)]
-    attributes = common_attributes([_written_attributes(action, text) for text in texts])
-    return [Integration(where, container, service, action, use, resource, False, attributes)]
+    elif use is IntegrationUse.WRITE:
+        attributes = common_attributes([_written_attributes(action, text) for text in texts])
+    return [
+        Integration(where, container, service, action, use, t, json_data, attributes)
+        for t in targets
+    ]
 
 
 def _use(service: str, action: str) -> IntegrationUse:
@@ -224,6 +258,33 @@ def flat(value: Any) -> str:
 def _named(text: str, key: str) -> list[str]:
     """The string values of `"key": "..."` anywhere in `text`."""
     return re.findall(rf'"{key}"\s*:\s*"((?:[^"\\]|\\.)*)"', text)
+
+
+def _targets(
+    template: Template,
+    values: Resolver,
+    service: str,
+    action: str,
+    text: str,
+    named: list[str],
+    credentials: Any,
+) -> tuple[str | None, ...]:
+    """The resources an integration may act on: the one its request names (`_resource`),
+    and where the request takes the name from the caller (`$input.params('stream')`)
+    those its credentials role allows the action on (`config.integration_roles`); (None,)
+    when that cannot be told."""
+    fixed = [n for n in named if not _DYNAMIC.search(n)]
+    found: list[str | None] = []
+    if fixed or not named:
+        found.append(_resource(template, values, service, text, fixed))
+    if len(fixed) < len(named):
+        types = SERVICES[service][0]
+        names = {
+            r: physical_name(values, r) for r in template.resources if template.type_of(r) in types
+        }
+        allowed = role_targets(template, values, credentials, service, action, names)
+        found += allowed if allowed is not None else [None]
+    return (None,) if None in found else tuple(dict.fromkeys(found))
 
 
 def _resource(

@@ -213,6 +213,15 @@ def read_template(path: Path) -> Template:
     return template
 
 
+def read_fragment(path: Path) -> Any:
+    """A YAML or JSON file a template includes (an `AWS::Include` snippet, an OpenAPI
+    definition), CloudFormation tags read as in a template, within `TEMPLATE_LIMITS`;
+    -> ConfigError."""
+    file = Path(path).resolve()
+    data, _ = parse_yaml(file, read_text(file, TEMPLATE_LIMITS), _CfnLoader, TEMPLATE_LIMITS)
+    return data
+
+
 def not_deployed(condition: str) -> str:
     """Why a resource with a false `Condition` is not there."""
     return (

@@ -25,7 +25,9 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
+from lambdafuzz.config.api_definitions import api_definitions, with_definitions
 from lambdafuzz.config.function_references import named_ids
+from lambdafuzz.config.integration_roles import POLICY_TYPES, ROLE_TYPE
 from lambdafuzz.config.integrations import (
     SERVICES,
     Integration,
@@ -68,8 +70,6 @@ READING_PROPERTIES: Final = {
     **dict.fromkeys(FUNCTION_TYPES, ("Events",)),
     "AWS::KinesisFirehose::DeliveryStream": ("KinesisStreamSourceConfiguration",),
 }
-ROLE_TYPE: Final = "AWS::IAM::Role"
-POLICY_TYPES: Final = ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy")
 #: The IAM actions that write each service's data.
 WRITE_ACTIONS: Final = {
     "kinesis": ("kinesis:PutRecord", "kinesis:PutRecords"),
@@ -108,10 +108,19 @@ class WrittenShape:
 def written_shapes(template: Template, values: Resolver) -> dict[str, WrittenShape]:
     """The resources of the template every writer of which is an API Gateway integration
     whose request template was read, by logical id."""
-    integrations = service_integrations(template, values)
+    return _shapes(template, values)[0]
+
+
+def _shapes(template: Template, values: Resolver) -> tuple[dict[str, WrittenShape], list[str]]:
+    """(`written_shapes`, why an API's integrations are unknown: its definition is not
+    read)."""
+    definitions = api_definitions(template)
+    integrations = service_integrations(template, values, definitions)
+    problems = list(dict.fromkeys(i.problem for i in integrations if i.problem is not None))
     if not any(i.use is IntegrationUse.WRITE for i in integrations):
-        return {}
+        return {}, problems
     containers = {i.container for i in integrations}
+    usage = with_definitions(template, definitions)  # roles an included definition names
     found: dict[str, WrittenShape] = {}
     for service, (types, _, _) in SERVICES.items():
         mine = [i for i in integrations if i.service == service]
@@ -123,7 +132,7 @@ def written_shapes(template: Template, values: Resolver) -> dict[str, WrittenSha
             ]
             if not writers or any(_may_write(i, logical_id) for i in mine):
                 continue
-            if other_writer(template, values, logical_id, service, containers) is not None:
+            if other_writer(usage, values, logical_id, service, containers) is not None:
                 continue
             written = [i for i in writers if i.action != "DeleteItem"]
             attributes = common_attributes([i.attributes for i in written]) if written else ()
@@ -135,7 +144,7 @@ def written_shapes(template: Template, values: Resolver) -> dict[str, WrittenSha
                 all(i.json_data for i in writers),
                 attributes,
             )
-    return found
+    return found, problems
 
 
 def _may_write(integration: Integration, logical_id: str) -> bool:
@@ -287,11 +296,17 @@ def apply_written_shapes(template: Template, values: Resolver, config: dict[str,
     """Put the written shapes into a function's lambdafuzz.yaml mapping (`body:
     json-object` for the stream its trigger reads, `attributes` of its tables), leaving
     what is set already; the notes saying so."""
-    shapes = written_shapes(template, values)
-    if not shapes:
-        return []
-    notes: list[str] = []
+    shapes, problems = _shapes(template, values)
     trigger = config.get("trigger")
+    tables = config.get("resources", {}).get("tables", [])
+    reads = isinstance(trigger, dict) and _stream_read(trigger)[0] is not None
+    notes = [
+        f"{problem}: what that API's integrations write is not known, so no stream or "
+        "table takes the shape of what API Gateway integrations write"
+        for problem in (problems if reads or tables else ())
+    ]
+    if not shapes:
+        return notes
     if isinstance(trigger, dict) and "body" not in trigger:
         service, name = _stream_read(trigger)
         shape = next((s for s in shapes.values() if (s.service, s.name) == (service, name)), None)
@@ -302,7 +317,6 @@ def apply_written_shapes(template: Template, values: Resolver, config: dict[str,
                 f"integrations that send JSON ({', '.join(shape.writers)}): its records are "
                 "JSON objects"
             )
-    tables = config.get("resources", {}).get("tables", [])
     for table in tables:
         shape = next(
             (s for s in shapes.values() if (s.service, s.name) == ("dynamodb", table["name"])),
