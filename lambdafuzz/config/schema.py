@@ -24,6 +24,7 @@ from urllib.parse import urlsplit
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lambdafuzz.config import aws_names
+from lambdafuzz.config.api_call_shapes import call_parameters
 from lambdafuzz.config.api_routes import (
     FORM_TYPE,
     ROUTE_METHODS,
@@ -1010,6 +1011,7 @@ class _Builder:
             kinesis_stream=t.kinesis_stream,
             payloads=payloads,
             payload_inputs=self._payload_inputs() if payloads else (),
+            call_parameters=call_parameters(filters) if kind is TriggerKind.EVENTBRIDGE else (),
             **self._routes(kind),
         )
 

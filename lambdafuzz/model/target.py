@@ -141,6 +141,18 @@ class BodyModel:
 
 
 @dataclass(slots=True, frozen=True)
+class CallParameters:
+    """The `requestParameters` of an API call a CloudTrail rule names, as JSON Schemas of
+    CloudTrail's two layouts (`config.api_call_shapes`)."""
+
+    event_source: str  # "ec2.amazonaws.com"
+    event_name: str  # "AdvertiseByoipCidr"
+    input_shape: str  # "AdvertiseByoipCidrRequest": the wrapping object's name
+    schema_json: str  # members at the top level, lowerCamel names
+    wrapped_json: str  # the members as the API names them, wrapped in `input_shape`
+
+
+@dataclass(slots=True, frozen=True)
 class Trigger:
     kind: TriggerKind
     source: str | None  # bucket / queue / topic / table emitting the events; None: no resource
@@ -184,6 +196,8 @@ class Trigger:
     # of `config.state_machine_inputs` inputs: a rule's event, a schedule's, a constant);
     # (), or "[]" for one payload: any JSON object, as the definition does not say
     payload_inputs: tuple[str, ...] = ()
+    # eventbridge only: the request parameters of the API calls its CloudTrail rule names
+    call_parameters: tuple[CallParameters, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

@@ -10,18 +10,22 @@ null), `requestID`, `eventID`, `eventType: AwsApiCall`, `readOnly` and
 `requestParameters` or held a string there, which AWS never sends.  The record's service
 and call come from the rule's pattern (`detail.eventSource` / `detail.eventName`, else
 `source: aws.<service>`); the parameters and response are JSON objects from the
-generators of message bodies (the code's field names and constants apply).  The pattern
+generators of message bodies (the code's field names and constants apply), or, for a
+call the pattern names exactly, the call's request (`config.api_call_shapes`).  The pattern
 still steers every field it constrains afterwards (`filter_steering.steer`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files.json_files import json_objects
+from lambdafuzz.generators.json_schema import json_schema_values
+from lambdafuzz.model.target import CallParameters
 
 DETAIL_TYPE: Final = "AWS API Call via CloudTrail"
 #: Calls with no parameters (ListBuckets, GetCallerIdentity) get `requestParameters: null`;
@@ -50,9 +54,15 @@ def is_cloudtrail(patterns: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | 
 
 
 def draw_cloudtrail_detail(
-    choices: Choices, pattern: Mapping[str, Any], *, region: str, account: str
+    choices: Choices,
+    pattern: Mapping[str, Any],
+    *,
+    region: str,
+    account: str,
+    calls: Sequence[CallParameters] = (),
 ) -> dict[str, Any]:
-    """A CloudTrail record of one API call the `pattern` is about."""
+    """A CloudTrail record of one API call the `pattern` is about; its parameters follow
+    the call's request where `calls` describes it (`config.api_call_shapes`)."""
     detail_rules = pattern.get("detail") if isinstance(pattern.get("detail"), Mapping) else {}
     sources = _exact(detail_rules.get("eventSource"))
     if not sources:
@@ -76,8 +86,11 @@ def draw_cloudtrail_detail(
         identity["invokedBy"] = source
     else:
         identity["accessKeyId"] = "ASIA" + ids.alnum_id(seed, "key", 16)
-    if names or not choices.draw_boolean(NULL_PARAMETERS_P, site="parameters-null?"):
-        parameters: dict[str, Any] | None = json_objects(choices, max_depth=2)
+    call = next((c for c in calls if (c.event_source, c.event_name) == (source, name)), None)
+    if call is not None:
+        parameters: dict[str, Any] | None = _call_parameters(choices, call)
+    elif names or not choices.draw_boolean(NULL_PARAMETERS_P, site="parameters-null?"):
+        parameters = json_objects(choices, max_depth=2)
     else:
         parameters = None
     response = None
@@ -102,6 +115,21 @@ def draw_cloudtrail_detail(
         "recipientAccountId": account,
         "eventCategory": "Management",
     }
+
+
+def _call_parameters(choices: Choices, call: CallParameters) -> dict[str, Any]:
+    """The call's request as CloudTrail logs it: wrapped in the input shape's name where
+    the code names that shape (EC2's layout for its newer calls), else its members at the
+    top level; drawn with no defect (a record AWS wrote is the call's request)."""
+    if call.input_shape in choices.dictionary:
+        inner = json_schema_values(
+            choices, json.loads(call.wrapped_json), name="cloudtrail.request", near_p=0.0
+        )
+        return {call.input_shape: inner}
+    value = json_schema_values(
+        choices, json.loads(call.schema_json), name="cloudtrail.request", near_p=0.0
+    )
+    return value if isinstance(value, dict) else {}
 
 
 def service_of(detail: Mapping[str, Any]) -> str:

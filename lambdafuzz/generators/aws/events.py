@@ -389,7 +389,11 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
         detail = draw_model_value(choices, model)
     elif trail is not None:  # AWS's record of an API call (`cloudtrail.py`)
         detail = draw_cloudtrail_detail(
-            choices, trail, region=world.region, account=world.account_id
+            choices,
+            trail,
+            region=world.region,
+            account=world.account_id,
+            calls=trigger.call_parameters,
         )
         source, detail_type = service_of(detail), CLOUDTRAIL_DETAIL_TYPE
     else:
