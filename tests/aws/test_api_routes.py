@@ -455,8 +455,7 @@ def test_a_definition_lambdafuzz_cannot_read_is_noted(tmp_path):
     imported = load_template(path, "Fn")
     assert imported.target.trigger.routes == (Route("GET", "/items"),)
     assert any(
-        "Resources.Shop.DefinitionBody: AWS::Include of 's3://b/api.yaml' is not a local file"
-        in n
+        "Resources.Shop.DefinitionBody: AWS::Include of 's3://b/api.yaml' is not a local file" in n
         for n in imported.unsupported
     )
 
