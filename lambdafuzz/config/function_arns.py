@@ -2,7 +2,8 @@
 
 Services that invoke a function (a Firehose processor's `LambdaArn`, a state machine
 task's `FunctionName` or `Resource`) name it in several ways: `!GetAtt Fn.Arn`,
-`!Sub ${Fn.Arn}`, `!Ref Fn`, an ARN text ending in the function's literal `FunctionName`,
+`!Sub ${Fn.Arn}`, `!Ref Fn`, an ARN text ending in the function's literal `FunctionName`
+or that name alone (with an optional `:alias`, as Lambda's `FunctionName` parameter takes it),
 or one of its aliases and versions (`!Ref FnAlias` of an `AWS::Lambda::Alias`, SAM's
 `!Ref Fn.Alias` and `FnAliaslive` of `AutoPublishAlias`, an `AWS::Lambda::Version`).
 """
@@ -18,6 +19,9 @@ from lambdafuzz.config.sam_template import FUNCTION_TYPES, Template
 _VERSIONED = ("AWS::Lambda::Alias", "AWS::Lambda::Version")
 #: `...:function:NAME` (with an optional `:alias` / `:version` qualifier) in an ARN text.
 _ARN_NAME = re.compile(r":function:([A-Za-z0-9_-]+)")
+#: A plain function name, as Lambda's `FunctionName` parameter also takes it (`NAME`,
+#: `NAME:alias`).
+_PLAIN_NAME = re.compile(r"([A-Za-z0-9_-]{1,140})(?::[A-Za-z0-9$_-]+)?")
 
 
 def functions_named(template: Template, value: Any) -> frozenset[str]:
@@ -26,7 +30,7 @@ def functions_named(template: Template, value: Any) -> frozenset[str]:
     for logical_id in named_ids(value):
         found |= _function_of(template, logical_id.split(".", 1)[0], logical_id)
     if isinstance(value, str):
-        match = _ARN_NAME.search(value)
+        match = _ARN_NAME.search(value) or _PLAIN_NAME.fullmatch(value)
         if match is not None:
             found |= _by_function_name(template, match.group(1))
     return frozenset(found)

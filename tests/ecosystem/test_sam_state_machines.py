@@ -173,3 +173,30 @@ def test_a_task_campaign_finds_nothing(tmp_path):
     reached = {arm.to_line for arm in engine.coverage().covered}
     captured = line_of(HANDLER, 'status = "captured"')
     assert captured in reached, f"seed 2: {sorted(reached)}"
+
+
+@pytest.mark.parametrize("named", ["Archiver", "Archiver:live"])
+def test_a_task_naming_the_function_by_its_plain_name_gives_its_payload(tmp_path, named):
+    """Lambda's FunctionName parameter takes a function's name alone (or with an alias),
+    as much as its ARN."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "tasks.py").write_text(HANDLER.read_text())
+    (tmp_path / "template.yaml").write_text(
+        "Transform: AWS::Serverless-2016-10-31\n"
+        "Resources:\n"
+        "  Fn: {Type: AWS::Serverless::Function, Properties: {Runtime: python3.12, "
+        "CodeUri: src/, Handler: tasks.archive, FunctionName: Archiver}}\n"
+        "  Flow:\n"
+        "    Type: AWS::Serverless::StateMachine\n"
+        "    Properties:\n"
+        "      Definition:\n"
+        "        StartAt: Go\n"
+        "        States:\n"
+        "          Go:\n"
+        "            Type: Task\n"
+        "            Resource: arn:aws:states:::lambda:invoke\n"
+        f"            Parameters: {{FunctionName: '{named}', Payload: {{kind: archive}}}}\n"
+        "            End: true\n"
+    )
+    trigger = load_template(tmp_path / "template.yaml", "Fn").target.trigger
+    assert trigger.kind is TriggerKind.DIRECT and len(trigger.payloads) == 1
