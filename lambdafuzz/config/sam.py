@@ -56,6 +56,7 @@ from lambdafuzz.config.schema import ENV_NAME_EXPECTED, S3_EVENT_TYPE, env_probl
 from lambdafuzz.config.source import dotpath, nearest
 from lambdafuzz.config.written_shapes import apply_written_shapes
 from lambdafuzz.errors import ConfigError
+from lambdafuzz.generators.aws.task_inputs import task_input_buckets
 from lambdafuzz.model.event_pattern import (
     OPERATORS,
     OR_KEY,
@@ -578,6 +579,17 @@ class _Importer:
             buckets = self._bridge_buckets(event)
             objects.update(self._bridge_key_shape())
             return dict.fromkeys(buckets[:1], objects)
+        if event.kind == "direct":  # a state machine task whose input is an S3 event
+            settings = event.properties.get(SETTINGS)
+            names = task_input_buckets(
+                settings.get("inputs") if isinstance(settings, dict) else None
+            )
+            return {
+                logical_id: dict(objects)
+                for logical_id in self.t.resources
+                if RESOURCE_KINDS.get(self.t.type_of(logical_id) or "") == "buckets"
+                and self.values.name_of(logical_id) in names
+            }
         return {}
 
     def _buckets_notifying(self, queue_id: str) -> list[str]:

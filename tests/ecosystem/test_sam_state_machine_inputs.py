@@ -145,3 +145,25 @@ def test_a_scan_campaign_finds_nothing(tmp_path):
     assert isinstance(events[-1], CampaignFinished)
     failures = [e for e in events if isinstance(e, NewFailure)]
     assert failures == [], f"seed 3: {failures[:1]}"  # no KeyError on the S3 event's fields
+
+
+def test_the_bucket_whose_events_start_the_machine_holds_the_object_they_name(tmp_path):
+    """A bucket of the template whose S3 "Object Created" events are a task's input is an
+    event source: its objects are in the world, and the event names one of them (a handler
+    reading the object finds it, as it would after a real upload)."""
+    from lambdafuzz.generators.aws.world_generator import generate_input
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "uploads.py").write_text(HANDLER.read_text())
+    text = TEMPLATE.read_text().replace("name: [my-bucket]", "name: [!Ref Inbox]")
+    text = text.replace("Resources:\n", "Resources:\n  Inbox:\n    Type: AWS::S3::Bucket\n\n", 1)
+    (tmp_path / "template.yaml").write_text(text)
+    target = load_template_target(tmp_path / "template.yaml", "ScanFunction")
+    (bucket,) = target.resources.buckets
+    assert bucket.objects is not None and bucket.objects.min >= 1
+    for seed in range(30):
+        generated = generate_input(Choices(seed=seed), target)
+        event = generated.render_event(LoadedWorld(generated.world))
+        detail = event["data"]["detail"]
+        (held,) = [b for b in generated.world.buckets if b.name == detail["bucket"]["name"]]
+        assert detail["object"]["key"] in {o.key for o in held.objects}, seed

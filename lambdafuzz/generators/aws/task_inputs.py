@@ -74,6 +74,24 @@ def s3_bucket(patterns: Sequence[Mapping[str, Any]]) -> str | None:
     return named[0] if named else ""
 
 
+def task_input_buckets(inputs: Any) -> frozenset[str]:
+    """The buckets whose S3 "Object Created" events are some task's execution input (the
+    `inputs` setting: per payload, a list of inputs): their objects are in the world, as
+    an S3 trigger's are, so the event names an object the bucket holds."""
+    found = set()
+    for per_payload in inputs if isinstance(inputs, list) else ():
+        for start in per_payload if isinstance(per_payload, list) else ():
+            if not isinstance(start, dict) or start.get("kind") != "eventbridge":
+                continue
+            raw = start.get("patterns")
+            bucket = s3_bucket(
+                [p for p in raw if isinstance(p, dict)] if isinstance(raw, list) else []
+            )
+            if bucket:
+                found.add(bucket)
+    return frozenset(found)
+
+
 def selected(value: Any, path: str) -> Any:
     """What a JSONPath (`$`, `$.a.b`, `$.a[0]`, `$['a']`) selects in `value`; `_MISSING`
     when it selects nothing or is not such a path."""
