@@ -808,12 +808,7 @@ class _Builder:
                 t.range_key.name,
                 "a range key name different from the hash key's",
             )
-        schema = KeySchema(
-            hash_name=t.hash_key.name,
-            hash_type=t.hash_key.type,
-            range_name=t.range_key.name if t.range_key else None,
-            range_type=t.range_key.type if t.range_key else None,
-        )
+        schema = _key_schema(t.hash_key, t.range_key)
         low, high = self._range((*loc, "items"), *_bounds(t.items), 0, 0)
         indexes = tuple(self._index((*loc, "indexes"), t, j) for j in range(len(t.indexes)))
         attributes = self._attributes((*loc, "attributes"), t)
@@ -900,12 +895,7 @@ class _Builder:
                 x.non_key_attributes,
                 "the attributes an INCLUDE projection holds (at least one)",
             )
-        schema = KeySchema(
-            hash_name=x.hash_key.name,
-            hash_type=x.hash_key.type,
-            range_name=x.range_key.name if x.range_key else None,
-            range_type=x.range_key.type if x.range_key else None,
-        )
+        schema = _key_schema(x.hash_key, x.range_key)
         return SecondaryIndex(
             x.name, schema, x.local, x.projection, tuple(dict.fromkeys(x.non_key_attributes))
         )
@@ -1325,6 +1315,16 @@ class _Builder:
             root,
             f" Did you mean {close!r}?" if close else "",
         )
+
+
+def _key_schema(hash_key: _KeyModel, range_key: _KeyModel | None) -> KeySchema:
+    """The key schema a table's or an index's `hash_key`/`range_key` describe."""
+    return KeySchema(
+        hash_name=hash_key.name,
+        hash_type=hash_key.type,
+        range_name=range_key.name if range_key else None,
+        range_type=range_key.type if range_key else None,
+    )
 
 
 def _bounds(r: _Range | None) -> tuple[int | None, int | None]:
