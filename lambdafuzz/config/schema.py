@@ -1000,7 +1000,7 @@ class _Builder:
             identity_sources=identity,
             kinesis_stream=t.kinesis_stream,
             payloads=payloads,
-            payload_inputs=self._payload_inputs() if payloads else (),
+            payload_inputs=self._payload_inputs(payloads) if payloads else (),
             call_parameters=call_parameters(filters) if kind is TriggerKind.EVENTBRIDGE else (),
             **self._routes(kind),
         )
@@ -1022,8 +1022,9 @@ class _Builder:
         texts = (json.dumps(p, ensure_ascii=False) for p in t.payloads)
         return tuple(dict.fromkeys(texts))
 
-    def _payload_inputs(self) -> tuple[str, ...]:
-        """`inputs` (what each payload's `$` can be) as JSON texts, one per payload."""
+    def _payload_inputs(self, payloads: tuple[str, ...]) -> tuple[str, ...]:
+        """`inputs` (what each payload's `$` can be) as JSON texts, one per payload
+        (`payloads`: `_payloads`, each written once)."""
         t = self.m.trigger
         if not t.inputs:
             return ()
@@ -1037,7 +1038,7 @@ class _Builder:
             (json.dumps(p, ensure_ascii=False), json.dumps(i, ensure_ascii=False, sort_keys=True))
             for p, i in zip(t.payloads, t.inputs, strict=True)
         )
-        if len(pairs) != len(self._payloads(TriggerKind.DIRECT)):
+        if len(pairs) != len(payloads):
             raise self.where.error(
                 ("trigger", "inputs"), t.inputs, "the same inputs for a payload written twice"
             )
