@@ -11,7 +11,8 @@ variant's, with the bug's key, total hits and every variant (record, size and in
 `variants`.
 
 Files written before bugs existed hold one signature each: read, they are one-variant bugs
-(`read_bug_file`), and `group_bug_files` merges the files of one bug into the first one's.
+(`read_bug_file`), and `merged` joins the files of one bug into the first one's
+(`OutDir._group_bug_files`).
 """
 
 from __future__ import annotations
@@ -136,9 +137,6 @@ class BugBook:
     @property
     def hits(self) -> int:
         return sum(b.hits for b in self.bugs.values())
-
-    def of(self, signature: str) -> Bug | None:
-        return self._by_signature.get(signature)
 
     def add(self, record: FailureRecord, saved: SavedInput, size: int) -> tuple[Bug, bool]:
         """File a new signature under its bug; (the bug, whether the bug is new).  Past
