@@ -318,21 +318,7 @@ def _render_outcomes(outcomes: dict[str, Any] | None) -> list[str]:
 )
 @click.option("--force", is_flag=True, help="Overwrite --out if it exists.")
 def init(
-    template: Path | None,
-    function_name: str | None,
-    handler: str | None,
-    root: str | None,
-    trigger: TriggerKind | None,
-    source: str | None,
-    body: str | None,
-    buckets: tuple[str, ...],
-    tables: tuple[str, ...],
-    queues: tuple[str, ...],
-    topics: tuple[str, ...],
-    env_pairs: tuple[str, ...],
-    timeout_s: float | None,
-    out: Path,
-    force: bool,
+    template: Path | None, function_name: str | None, out: Path, force: bool, **options: Any
 ) -> None:
     """Write a commented lambdafuzz.yaml from a SAM template or from the options given.
 
@@ -347,16 +333,11 @@ def init(
     for path in outputs.values():
         if path.exists() and not force:
             raise click.UsageError(f"{path} exists; pass --force to overwrite it")
-    options = dict(
-        template=template, handler=handler, root=root, trigger=trigger, source=source, body=body,
-        buckets=buckets, tables=tables, queues=queues, topics=topics, env_pairs=env_pairs,
-        timeout_s=timeout_s,
-    )  # fmt: skip
     skipped: list[str] = []
     written = 0
     for name, path in outputs.items():
         try:
-            _write_one(name, path, **options)
+            _write_one(name, path, template=template, **options)  # options: _write_one's keywords
             written += 1
         except click.UsageError as exc:
             if len(outputs) == 1:
