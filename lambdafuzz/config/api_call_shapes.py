@@ -25,10 +25,10 @@ import json
 from collections.abc import Sequence
 from typing import Any, Final
 
+from lambdafuzz.generators.aws.cloudtrail import DETAIL_TYPE, exact_values
 from lambdafuzz.model.event_pattern import load_pattern
 from lambdafuzz.model.target import CallParameters
 
-DETAIL_TYPE: Final = "AWS API Call via CloudTrail"
 #: CloudTrail event sources whose botocore service name differs from the host's first part.
 _SERVICES: Final = {"monitoring": "cloudwatch", "email": "ses", "states": "stepfunctions"}
 #: Top-level names CloudTrail gives a service's members where lowerCamel is not its rule.
@@ -46,16 +46,12 @@ def call_parameters(filters: Sequence[str]) -> tuple[CallParameters, ...]:
         detail = pattern.get("detail")
         if not (isinstance(rule, list) and DETAIL_TYPE in rule and isinstance(detail, dict)):
             continue
-        for source in _exact(detail.get("eventSource")):
-            for name in _exact(detail.get("eventName")):
+        for source in exact_values(detail.get("eventSource")):
+            for name in exact_values(detail.get("eventName")):
                 shapes = _call_shapes(source, name)
                 if shapes is not None:
                     found.setdefault((source, name), shapes)
     return tuple(found.values())
-
-
-def _exact(rule: Any) -> list[str]:
-    return [r for r in rule if isinstance(r, str)] if isinstance(rule, list) else []
 
 
 @functools.lru_cache(maxsize=64)

@@ -64,14 +64,14 @@ def draw_cloudtrail_detail(
     """A CloudTrail record of one API call the `pattern` is about; its parameters follow
     the call's request where `calls` describes it (`config.api_call_shapes`)."""
     detail_rules = pattern.get("detail") if isinstance(pattern.get("detail"), Mapping) else {}
-    sources = _exact(detail_rules.get("eventSource"))
+    sources = exact_values(detail_rules.get("eventSource"))
     if not sources:
-        services = [s.removeprefix("aws.") for s in _exact(pattern.get("source"))]
+        services = [s.removeprefix("aws.") for s in exact_values(pattern.get("source"))]
         sources = [f"{s}.amazonaws.com" for s in services if s] or [
             f"{s}.amazonaws.com" for s in SERVICES
         ]
     source = choices.draw_choice(sources, site="event-source")
-    names = _exact(detail_rules.get("eventName"))
+    names = exact_values(detail_rules.get("eventName"))
     name = choices.draw_choice(names or list(CALLS), site="event-name")
     seed = ids.draw_seed(choices)
     kind = choices.draw_choice(IDENTITY_TYPES, site="identity-type")
@@ -138,7 +138,7 @@ def service_of(detail: Mapping[str, Any]) -> str:
     return "aws." + source.split(".", 1)[0] if isinstance(source, str) else "aws.cloudtrail"
 
 
-def _exact(rule: Any) -> list[str]:
+def exact_values(rule: Any) -> list[str]:
     """The exact strings a pattern's rule list admits (operators left out)."""
     return [r for r in rule if isinstance(r, str)] if isinstance(rule, list) else []
 
