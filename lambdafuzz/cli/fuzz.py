@@ -187,11 +187,15 @@ def _fuzz_on_ray(
     """Every campaign at once, its workers Ray actors: one connection to the cluster, one
     thread per campaign in this process, one combined summary and exit status."""
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.out_dir import RAY_DIR
+    from lambdafuzz.fuzzer.out_dir import RAY_DIR, OutDir, OutDirError
     from lambdafuzz.harness import ray_pool
     from lambdafuzz.report.status import summary
 
     address = None if campaign["ray"] == "local" else campaign["ray"]
+    try:  # ray/ is the first thing written; a symlink there would lead Ray's files away
+        OutDir(out_dir).check_layout()
+    except OutDirError as exc:
+        raise SetupProblem(str(exc)) from None
     try:
         where = ray_pool.connect(
             address,

@@ -52,9 +52,11 @@ _TEXT_FAILURE_FIELDS += ("cause", "traceback", "world_inconsistency")
 _SEED_RANGE = (-(2**63), 2**64 - 1)
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
-    """Write JSON so that a reader (or a crash) never sees a half-written file."""
-    write_text_atomic(path, json.dumps(data, indent=1, default=_json_default), durable=True)
+def write_json_atomic(path: Path, data: Any, *, real_parent: bool = False) -> None:
+    """Write JSON so that a reader (or a crash) never sees a half-written file;
+    `real_parent`: refuse a parent that is a symlink (`write_bytes_atomic`)."""
+    text = json.dumps(data, indent=1, default=_json_default)
+    write_text_atomic(path, text, durable=True, real_parent=real_parent)
 
 
 def _json_default(value: Any) -> Any:
@@ -128,8 +130,8 @@ class SavedInput:
         )
 
 
-def save_input(path: Path, saved: SavedInput) -> None:
-    write_json_atomic(path, saved.to_json())
+def save_input(path: Path, saved: SavedInput, *, real_parent: bool = False) -> None:
+    write_json_atomic(path, saved.to_json(), real_parent=real_parent)
 
 
 def input_name(path: Path) -> str:

@@ -50,7 +50,7 @@ from lambdafuzz.fuzzer.cost import (
 from lambdafuzz.fuzzer.failures import FailureRecord, RerunOutcome, failure_slug
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator, grow
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
-from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm, OutDir, PlotRow
+from lambdafuzz.fuzzer.out_dir import EFS_DIR, CoverageRecord, CoveredArm, OutDir, PlotRow
 from lambdafuzz.fuzzer.rejections import Rejections
 from lambdafuzz.fuzzer.sample_seeds import sample_seeds
 from lambdafuzz.fuzzer.stats import Stats
@@ -430,7 +430,9 @@ class Engine:
     def run(self) -> Iterator[EventT]:
         """The campaign's events.  The out dir is locked for as long as it runs; an out dir
         that another campaign holds, or that holds another target's campaign, raises
-        `OutDirError` before anything in it changes."""
+        `OutDirError` before anything in it changes, as does a folder or file in it that
+        is a symlink (`OutDir.check_layout`)."""
+        self.out.check_layout()
         lock = self.out.lock()
         try:
             yield from self._run_locked(lock.note)
@@ -458,7 +460,7 @@ class Engine:
             app_arms_total=self.catalog.total,
             cost=self.cost is not None,
             # one folder per file system for the whole campaign, kept across restarts
-            file_systems_dir=str(Path(options.out_dir) / "efs"),
+            file_systems_dir=str(Path(options.out_dir) / EFS_DIR),
         )
         pool = self._pool_factory(spec, options.workers)
         self._pool = pool

@@ -10,6 +10,11 @@ records here.  Readers tolerate a campaign that was interrupted: a missing file 
 section, an unreadable one is listed in `problems`, never raised.  Files are replaced
 atomically, never rewritten in place, and corrupt ones are kept on disk.
 
+No write leaves the out dir through a symlink: a campaign refuses to start while a folder
+or file it writes (`OWN_FOLDERS`, `OWN_FILES`) is one (`check_layout`); a folder made later
+is written through a descriptor opened without following one, and a file's rename replaces
+a symlink rather than following it.  The out dir itself may be a symlink (the user chose it).
+
 A resumed campaign never moves `corpus/` away: its inputs keep their names, are re-run from
 where they are and rewritten in place (atomically) when re-saved; new inputs are numbered
 after the highest name there.  A resume stopped at any moment leaves every input on disk for
@@ -26,6 +31,7 @@ replays the copy (`CampaignMeta.config_candidates`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import fcntl
@@ -34,6 +40,7 @@ import json
 import os
 import re
 import socket
+import stat
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -80,6 +87,11 @@ MIN_SUFFIX = ".min.json"
 LOCK_FILE = "campaign.lock"
 #: A local Ray cluster's sessions and logs, when lambdafuzz starts it (`--ray`)
 RAY_DIR = "ray"
+#: One folder per file system of the target (`OUT/efs/<name>/`, mounted where the handler
+#: finds it), kept across restarts.
+EFS_DIR = "efs"
+#: The page `lambdafuzz report` writes (`report.html.REPORT_NAME`).
+REPORT_FILE = "report.html"
 PLOT_HEADER = "time_s,execs,branches,valid_branches,corpus,failures"
 #: campaign.json, stats.json, coverage.json and plot_data.csv larger than this are refused.
 MAX_RECORD_BYTES = 64 * 1024 * 1024
@@ -87,6 +99,10 @@ MAX_RECORD_BYTES = 64 * 1024 * 1024
 LEGACY_CORPUS_DIR = re.compile(rf"{CORPUS_DIR}\.prev(\d+)")
 #: The names the engine gives new corpus inputs.
 ENTRY_NAME = re.compile(r"id-(\d+)")
+#: The folders and files lambdafuzz writes in an out dir: each must be a real one (or not
+#: there yet), never a symlink that would lead a write out of the out dir (`check_layout`).
+OWN_FOLDERS = (CORPUS_DIR, FAILURES_DIR, FLAKY_DIR, HANDLED_DIR, COST_DIR, EFS_DIR, RAY_DIR)
+OWN_FILES = (CAMPAIGN_FILE, STATS_FILE, PLOT_FILE, COVERAGE_FILE, REPORT_FILE, LOCK_FILE)
 
 
 # =========================================================================== records
@@ -583,7 +599,8 @@ class OutDir:
 
     def save_corpus_input(self, saved: SavedInput) -> Path:
         path = self.corpus_dir / f"{_safe_name(saved.name)}.json"
-        save_input(path, saved)
+        with _real_folder(path):
+            save_input(path, saved, real_parent=True)
         return path
 
     def save_failure(self, bug: Bug) -> Path:
@@ -592,7 +609,7 @@ class OutDir:
 
     def _save_bug(self, folder: Path, bug: Bug) -> Path:
         path = folder / f"{_safe_name(bug.file_name.removesuffix('.json'))}.json"
-        _write_json(path, bug.to_json())
+        _write_in_folder(path, bug.to_json())
         return path
 
     def save_flaky(self, record: FailureRecord, saved: SavedInput) -> Path:
@@ -601,7 +618,7 @@ class OutDir:
         path = self.path / FLAKY_DIR / f"{_safe_name(record.file_name.removesuffix('.json'))}.json"
         data = saved.to_json()
         data["failure"] = record.to_json()
-        _write_json(path, data)
+        _write_in_folder(path, data)
         return path
 
     def save_handled(self, bug: Bug) -> Path:
@@ -615,7 +632,7 @@ class OutDir:
         path = self.path / COST_DIR / finding.file_name
         data = saved.to_json()
         data["cost"] = finding.to_json()
-        _write_json(path, data)
+        _write_in_folder(path, data)
         return path
 
     def iter_cost(self) -> Iterator[CostEntry | CorpusError]:
@@ -645,17 +662,11 @@ class OutDir:
     def prepare_resume(self) -> list[str]:
         """Make the folder ready for a campaign to resume in it; what was done, as notes.
 
-        Refuses (`CorpusError`) a `corpus` or `failures` that is not a plain directory (a
-        symlink could lead writes out of the out dir); removes the temporary files of writes
-        that a kill interrupted; merges `corpus.prevN/` folders back into `corpus/`.
+        Refuses (`OutDirError`) a folder or file that is not what lambdafuzz writes there
+        (`check_layout`); removes the temporary files of writes that a kill interrupted;
+        merges `corpus.prevN/` folders back into `corpus/`.
         Every step is safe to interrupt: a later resume finishes it."""
-        for directory in (self.corpus_dir, self.failures_dir, self.path / HANDLED_DIR):
-            if directory.is_symlink() or (os.path.lexists(directory) and not directory.is_dir()):
-                raise CorpusError(
-                    f"{directory}: expected a directory of saved inputs, found "
-                    f"{'a symlink' if directory.is_symlink() else 'something else'}; "
-                    f"move it away to resume in {self.path}"
-                )
+        self.check_layout()
         notes = []
         folders = (self.path, self.corpus_dir, self.failures_dir, self.path / HANDLED_DIR)
         stale = sum(remove_stale_temps(d) for d in folders)
@@ -668,6 +679,29 @@ class OutDir:
             if note:
                 notes.append(note)
         return notes
+
+    def check_layout(self) -> None:
+        """Refuse (`OutDirError`, naming it) a folder of `OWN_FOLDERS` that is a symlink or
+        not a directory, a symlink or other non-directory directly in `efs/` (the worker
+        makes one folder per file system there), or a file of `OWN_FILES` that is a symlink
+        or not a regular file: a symlink would lead the campaign's (or the handler's) writes
+        out of the out dir.  The out dir itself may be a symlink: the user chose it.
+        Folders made later are made safely (`write_bytes_atomic`'s `real_parent`)."""
+        for name in OWN_FOLDERS:
+            found = _lstat(self.path / name)
+            if found is not None and not stat.S_ISDIR(found.st_mode):
+                raise OutDirError(_not_own(self.path / name, "a directory", found, self.path))
+        efs = self.path / EFS_DIR
+        for entry in os.scandir(efs) if _lstat(efs) is not None else ():
+            if not entry.is_dir(follow_symlinks=False):
+                found = _lstat(Path(entry.path))
+                if found is not None:
+                    raise OutDirError(_not_own(Path(entry.path), "a directory", found, self.path))
+        for name in OWN_FILES:
+            found = _lstat(self.path / name)
+            if found is not None and not stat.S_ISREG(found.st_mode):
+                what = "a regular file or none"
+                raise OutDirError(_not_own(self.path / name, what, found, self.path))
 
     def _group_bug_files(self, folder: Path) -> str:
         """Merge the files in `folder` that hold one bug (one signature each, as releases
@@ -686,7 +720,7 @@ class OutDir:
             files.sort(key=lambda f: (min(v.record.first_exec for v in f.variants), f.path.name))
             whole = merged(files)
             bug = bug_of_file(whole)
-            _write_json(whole.path, bug.to_json())
+            _write_in_folder(whole.path, bug.to_json())
             merged_files += 1
             for found in files[1:]:
                 first = found.variants[0].signature
@@ -1062,6 +1096,55 @@ def _json(path: Path, problems: list[str]) -> dict[str, Any]:
         problems.append(f"{path}: unreadable campaign record: expected a JSON object")
         return {}
     return data
+
+
+def _lstat(path: Path) -> os.stat_result | None:
+    """What is at `path` itself (a symlink is not followed), None when nothing is."""
+    try:
+        return os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise OutDirError(f"{path}: cannot check it: {exc.strerror}") from None
+
+
+def _not_own(path: Path, expected: str, found: os.stat_result, out: Path) -> str:
+    kinds = {
+        stat.S_IFLNK: "a symlink",
+        stat.S_IFREG: "a regular file",
+        stat.S_IFDIR: "a directory",
+        stat.S_IFIFO: "a FIFO",
+        stat.S_IFSOCK: "a socket",
+        stat.S_IFCHR: "a character device",
+        stat.S_IFBLK: "a block device",
+    }
+    what = kinds.get(stat.S_IFMT(found.st_mode), "something else")
+    return (
+        f"{path}: expected {expected}, found {what}; lambdafuzz writes there, and only "
+        f"inside {out} (a symlink would lead its writes out of it): move it away or use "
+        "another --out"
+    )
+
+
+@contextlib.contextmanager
+def _real_folder(path: Path) -> Iterator[None]:
+    """Turn a write refused because `path`'s folder is a symlink (or not a directory, made
+    so after `check_layout`) into an `OutDirError`."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in (errno.ELOOP, errno.ENOTDIR):
+            raise
+        found = _lstat(path.parent)
+        if found is None:
+            raise
+        raise OutDirError(_not_own(path.parent, "a directory", found, path.parent.parent)) from None
+
+
+def _write_in_folder(path: Path, data: Any) -> None:
+    """A record in one of the out dir's folders, never through a symlinked folder."""
+    with _real_folder(path):
+        _write_json(path, data, real_parent=True)
 
 
 def _safe_name(name: str) -> str:

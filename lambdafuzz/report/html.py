@@ -25,6 +25,7 @@ from typing import Any
 from lambdafuzz import __version__
 from lambdafuzz.config.campaign import campaign_target, reproduce_command
 from lambdafuzz.fuzzer.out_dir import (
+    REPORT_FILE,
     CampaignDir,
     CoveredArm,
     FailureEntry,
@@ -38,7 +39,7 @@ from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.model.target import Target
 from lambdafuzz.report.html_style import CSS
 
-REPORT_NAME = "report.html"
+REPORT_NAME = REPORT_FILE
 #: Source files above this size are listed but not rendered (a vendored blob in scope).
 MAX_SOURCE_BYTES = 400_000
 
