@@ -566,7 +566,9 @@ class _Builder:
         module, function = self._handler()
         root = self._root()
         self._check_handler_file(root, module, function)
-        packages = self._app_packages(root) if m.app_packages else (module.split(".")[0],)
+        packages = (
+            self._app_packages(root) if m.app_packages is not None else (module.split(".")[0],)
+        )
         resources = self._resources()
         trigger = self._form_fields(self._trigger(resources), root, module)
         explicit = self._explicit_body()
@@ -685,6 +687,14 @@ class _Builder:
         """Each package must be a directory or module below root: coverage is measured
         there, and a package that is not there would silently measure nothing."""
         packages = tuple(self.m.app_packages or ())
+        if not packages:  # `app_packages: []` would measure nothing the user named
+            raise self.where.error(
+                ("app_packages",),
+                [],
+                "at least one package or module of the application below "
+                f"{root} (coverage is measured there), or no `app_packages` key at all "
+                "to measure the handler's own package",
+            )
         for i, package in enumerate(packages):
             base = root.joinpath(*package.split("."))
             if base.is_dir() or base.with_suffix(".py").is_file():

@@ -318,3 +318,24 @@ def test_a_constant_payload_is_only_for_a_direct_trigger_and_must_be_json(make_t
         make_target("handler: app.handler\ntrigger: {kind: direct, constant: {day: 2026-01-01}}\n")
     target = make_target("handler: app.handler\ntrigger: {kind: direct, constant: null}\n")
     assert [(s.payload_json, s.fixed) for s in target.samples] == [("null", True)]
+
+
+def test_empty_app_packages_is_a_config_error_not_the_handlers_package(tmp_path):
+    from click.testing import CliRunner
+
+    from lambdafuzz.cli.main import cli
+
+    config = write_config(tmp_path / "app", "app_packages: []\n" + GOOD)
+    message = error_for(tmp_path / "app", "app_packages: []\n" + GOOD)
+    assert f"{config}:1" in message or str(config) in message
+    assert "app_packages is []" in message and "at least one package" in message
+    result = CliRunner().invoke(
+        cli, ["fuzz", str(config), "--execs", "5", "--out", str(tmp_path / "out")]
+    )
+    assert result.exit_code == 2, result.output
+    assert isinstance(result.exception, SystemExit)
+    assert "app_packages is []; expected at least one package" in result.output
+    assert "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()  # nothing was measured
+    # no key at all still measures the handler's own package
+    assert load_config(write_config(tmp_path / "none", GOOD)).app_packages == ("app",)
