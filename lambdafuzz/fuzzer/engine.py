@@ -1132,7 +1132,9 @@ class Engine:
         One that does not (state an earlier test corrupted, a worker killed from outside, a
         hang that depended on load) is saved in flaky/ with both outcomes; a flaky
         signature is re-run for up to MAX_FLAKY_RERUNS inputs, so a real bug that shares
-        it still becomes a failure."""
+        it still becomes a failure.  Whenever a known flaky signature recurs, the worker it
+        recurred in is replaced (its state is what makes tests fail): past the re-runs, at
+        the cost of one worker start and no re-run."""
         assert result.failure is not None
         info = self._keyed(result.failure)
         signature = info.signature
@@ -1141,13 +1143,16 @@ class Engine:
             record.hits += 1
             self._smaller(self.bugs, signature, request, result, tag)
             return
+        flaky = self.flaky.get(signature)
         pending = self._pending_reruns.get(signature)
         if pending is not None:
             pending.hits += 1
+            if flaky is not None:
+                self._recycle(request)
             return
-        flaky = self.flaky.get(signature)
         if flaky is not None and flaky.reruns >= MAX_FLAKY_RERUNS:
             flaky.hits += 1
+            self._recycle(request)
             return
         result = self._recorded(request, result)  # with the traceback the answer left out
         assert result.failure is not None
@@ -1269,15 +1274,19 @@ class Engine:
         record.rerun = outcome
         self.out.save_flaky(record, self._flaky_inputs[signature])
         # the worker it failed in is replaced: its state is what made the input fail
-        recycle = getattr(self._pool, "recycle", None)
-        if recycle is not None:
-            recycle(request)
+        self._recycle(request)
         again = outcome.signature or outcome.status
         yield Notice(
             "flaky-failure",
             f"{signature}: re-run in a fresh worker it gave {again}; saved in flaky/, "
             "not as a failure",
         )
+
+    def _recycle(self, request: TestRequest) -> None:
+        """Replace the worker that ran `request` (a pool that cannot: nothing)."""
+        recycle = getattr(self._pool, "recycle", None)
+        if recycle is not None:
+            recycle(request)
 
     def _rerun(self, request: TestRequest) -> TestResult | None:
         """The request run again in a fresh worker (None from a pool that cannot: a test

@@ -63,6 +63,7 @@ from lambdafuzz.harness.worker_faults import (
     FaultGuard,
     exit_now,
     fault_path,
+    high_fd,
     read_fault,
     start_janitor,
 )
@@ -352,6 +353,9 @@ class WorkerRuntime:
                 )
         finally:
             self.import_coverage = dict(self.collector.end().hits)
+        # restored before every test (`_fresh_sandbox`): where the handler's import left it
+        self._cwd = _current_dir() or os.path.abspath(target.root)
+        self._cwd_fd = _open_dir(self._cwd)
         refuse_native_code()
         self._guard = next_record()  # violations count for the test during which they happen
         self._tidied = False  # sandbox and emulator already fresh for the next test (`tidy`)
@@ -374,6 +378,7 @@ class WorkerRuntime:
     def _fresh_sandbox(self) -> None:
         """Before every test: the sandbox environment exactly as at start (a handler that
         deleted the fake credentials or set AWS_PROFILE affects no later test), the
+        working directory the import left (`_restore_cwd`; one getcwd a test, ~1 us), the
         private temp dir and HOME empty.
 
         Cost: ~23 us a test when the handler left nothing behind (os.environ compared as
@@ -387,8 +392,44 @@ class WorkerRuntime:
 
         if _environ_data() != self._env_data:
             _replace_environ(self.env)
+        if _current_dir() != self._cwd:  # one getcwd a test (~1 us)
+            self._restore_cwd()
         tempfile.tempdir = self.isolation.tmp_dir
         fresh_dirs(self.isolation)
+
+    def _restore_cwd(self) -> None:
+        """Back to the working directory the import left (an earlier test changed it, or
+        removed the directory it moved to), through a descriptor of it: by its path, a
+        directory under a mount the worker covered (a host /tmp under the private one)
+        would not be found.  When that directory itself was removed, it is made again
+        (empty), else the private temp dir is used; either is said in the log of the test
+        that follows (written to the handler's stderr capture)."""
+        if self._cwd_fd is not None:
+            with contextlib.suppress(OSError):  # closed by the handler: by its path below
+                os.fchdir(self._cwd_fd)
+            if _current_dir() == self._cwd:
+                return
+        try:
+            os.chdir(self._cwd)
+            note = ""
+        except OSError as exc:
+            try:
+                os.makedirs(self._cwd, 0o755, exist_ok=True)
+                os.chdir(self._cwd)
+                note = f"{self._cwd} was removed by a test ({exc.strerror}): made it again, empty"
+            except OSError:
+                fallback = self.isolation.tmp_dir or tempfile.gettempdir()
+                with contextlib.suppress(OSError):
+                    os.chdir(fallback)
+                note = f"{self._cwd} was removed by a test and cannot be made again: {fallback}"
+                self._cwd = _current_dir() or fallback
+        if self._cwd_fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self._cwd_fd)
+        self._cwd_fd = _open_dir(self._cwd)
+        if note:
+            with contextlib.suppress(OSError):
+                os.write(2, f"lambdafuzz: working directory {note}\n".encode())
 
     def ready(self) -> None:
         """The worker's own threads are all running: any more are the handler's."""
@@ -639,6 +680,23 @@ def resources_only(target: Target) -> World:
 def _replace_environ(env: Mapping[str, str]) -> None:
     os.environ.clear()
     os.environ.update(env)
+
+
+def _current_dir() -> str | None:
+    """The working directory, None when it was removed."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
+def _open_dir(path: str) -> int | None:
+    """A descriptor of directory `path`, out of reach of a handler closing low ones."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    return high_fd(fd)
 
 
 def _environ_data() -> Mapping[Any, Any]:

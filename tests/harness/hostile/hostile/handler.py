@@ -12,8 +12,10 @@ import os
 import resource
 import signal
 import sys
+import tempfile
 import threading
 import time
+import zlib
 
 import boto3
 
@@ -153,6 +155,34 @@ def corrupts_cwd(event, context):
     if os.getcwd() != _START_DIR:
         raise RuntimeError("not started in the handler's directory")  # HOSTILE:cwd
     os.chdir("/")
+    return OK
+
+
+_OWN_FILE = os.path.relpath(os.path.abspath(__file__), _START_DIR)  # relative to the start
+
+
+def chdirs_into_removed_dir(event, context):
+    """Reads its own module by a path relative to where it started, then moves into a temp
+    dir it removes: the next test's read works only if the worker moved it back."""
+    with open(_OWN_FILE, "rb") as fh:  # HOSTILE:relative_read
+        fh.read(1)
+    away = tempfile.mkdtemp()
+    os.chdir(away)
+    os.rmdir(away)
+    return OK
+
+
+_poisoned = []
+
+
+def poisons_its_worker(event, context):
+    """About one input in eight (by its key) poisons the module: every later test in that
+    worker fails the same way, never one in a fresh worker (a flaky failure that recurs
+    for as long as the worker lives)."""
+    if _poisoned:
+        raise RuntimeError("poisoned by an earlier test")  # HOSTILE:poisoned
+    if zlib.crc32(_key(event).encode()) % 8 == 0:
+        _poisoned.append(True)
     return OK
 
 
