@@ -114,6 +114,8 @@ class IsolationState:
     # others were not ("" when all were)
     mounts: tuple[str, ...] = ()
     mounts_reason: str = ""
+    # what holds the processes the handler starts (`process_group.Descendants.describe`)
+    descendants: str = ""
 
     def describe(self) -> str:
         """One line for the status display."""
@@ -127,6 +129,8 @@ class IsolationState:
             line += f"; file systems mounted at {', '.join(self.mounts)}"
         if self.mounts_reason:  # said once, where the campaign states its isolation
             line += f"; file systems not mounted ({self.mounts_reason})"
+        if self.descendants:
+            line += f"; {self.descendants}"
         return line
 
     def to_json(self) -> dict[str, Any]:

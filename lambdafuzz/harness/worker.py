@@ -53,6 +53,7 @@ from lambdafuzz.harness.fork_server import (
 from lambdafuzz.harness.handled import HandledException
 from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
 from lambdafuzz.harness.isolation import IsolationState, isolate_worker
+from lambdafuzz.harness.process_group import contain, forget_fork_server
 from lambdafuzz.harness.worker_faults import (
     EXIT_ORPHANED,
     EXIT_PIPE_LOST,
@@ -739,6 +740,7 @@ def worker_main(
 
     Requests arrive as `(request id, TestRequest)` and results leave as `(request id,
     TestResult)`, so the campaign can drop an answer that is not the one it waits for."""
+    forget_fork_server()  # before anything is forked: nothing may keep the server alive
     adopt_environment(environment)
     _serve(conn, spec, worker_dir, parent_pid)
     _end_without_teardown()
@@ -779,7 +781,9 @@ def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int)
     watched = watched_parent(parent_pid)
     if watched is None:  # the campaign ended before this worker started
         exit_now(EXIT_ORPHANED)
-    start_janitor(worker_dir, parent_pid)  # removes worker_dir if the campaign cannot
+    janitor = start_janitor(worker_dir, parent_pid)  # removes worker_dir if the campaign cannot
+    # from here on, whatever the worker starts dies with each test and with the worker
+    descendants = contain({janitor} - {0})
     # handler stdout/stderr into the per-test capture (its thread starts after isolation)
     output = HandlerOutput.install(worker_dir, spec.handler_log)
     # First, while single-threaded and before boto3, moto or the handler are imported: the
@@ -796,7 +800,9 @@ def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int)
         worker_dir=worker_dir,
         mounts=file_system_folders(spec, worker_dir),
     )
+    isolation = replace(isolation, descendants=descendants.describe())
     guard = FaultGuard.install(isolation.worker_dir, watched)
+    guard.descendants = descendants
     output.start()
     guard.before_fatal = output.salvage
     conn = guard.protect(conn)

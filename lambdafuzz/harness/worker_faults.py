@@ -105,6 +105,8 @@ class FaultGuard:
         self.before_fatal: Any = None
         self._stdio: list[int] = []
         self._prctl: Any = None
+        # what the handler starts, killed after every test (`process_group.Descendants`)
+        self.descendants: Any = None
 
     @classmethod
     def install(cls, worker_dir: str, parent_pid: int) -> FaultGuard:
@@ -168,7 +170,10 @@ class FaultGuard:
         killed; stdin/stdout/stderr are restored; a non-fatal traced dump is dropped."""
         if os.getpid() != self.pid:  # the handler forked and its child returned
             _real_exit(0)
-        if self.forked:
+        if self.descendants is not None:
+            self.forked = False
+            self.descendants.sweep()
+        elif self.forked:
             self.forked = False
             _kill_children()
         for fd, saved in enumerate(self._stdio):
@@ -297,7 +302,7 @@ class FaultGuard:
         signal.pthread_kill = pthread_kill
 
 
-def start_janitor(worker_dir: str, campaign_pid: int) -> None:
+def start_janitor(worker_dir: str, campaign_pid: int) -> int:
     """Fork a process that creates `worker_dir`, then removes it once both this worker and
     its campaign are gone (while the campaign lives, it reads the dump in there and removes
     the dir itself; the janitor is for a campaign that was killed, which leaves no one else).
@@ -313,12 +318,12 @@ def start_janitor(worker_dir: str, campaign_pid: int) -> None:
     descriptors: its end of a pipe whose other end only the worker (and what the worker
     forks) holds, where end of file means the worker is gone, and a pidfd of the campaign,
     readable once the campaign has exited.  Where no janitor can be forked, the worker makes
-    the dir itself."""
+    the dir itself.  Returns the janitor's pid (0: none), a child the worker never kills."""
     if not worker_dir:
-        return
+        return 0
     if not campaign_pid or not hasattr(os, "fork"):
         os.makedirs(worker_dir, 0o700, exist_ok=True)
-        return
+        return 0
     read_end, write_end = os.pipe()
     made_read, made_write = os.pipe()
     try:
@@ -327,7 +332,7 @@ def start_janitor(worker_dir: str, campaign_pid: int) -> None:
         for fd in (read_end, write_end, made_read, made_write):
             os.close(fd)
         os.makedirs(worker_dir, 0o700, exist_ok=True)
-        return
+        return 0
     if pid == 0:  # the janitor
         try:
             os.close(made_read)
@@ -343,6 +348,7 @@ def start_janitor(worker_dir: str, campaign_pid: int) -> None:
     # held by the worker (and what it forks) on a high number that a handler closing
     # descriptors does not guess; close-on-exec
     _high_fd(write_end)
+    return pid
 
 
 def exit_now(status: int) -> None:

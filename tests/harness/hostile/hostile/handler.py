@@ -302,3 +302,61 @@ def floods_output(event, context):
 
 def returns_huge(event, context):
     return {"statusCode": 200, "body": "y" * (50 << 20)}
+
+
+# ------------------------------------------------------------------ descendants that hide
+# libc's prctl, fetched at import: the guard refuses loading native code during tests
+_PRCTL = ctypes.CDLL(None, use_errno=True).prctl
+_PR_SET_PDEATHSIG, _PR_SET_NAME = 1, 15
+
+
+def _hide_grandchild():
+    """Fork a grandchild that clears its parent-death signal, leaves the session, names
+    itself `HOSTILE_TAG` (found by it in /proc) and, `HOSTILE_DELAY_S` later, writes a
+    marker into `HOSTILE_DROP`; the child between them exits at once."""
+    tag = os.environ.get("HOSTILE_TAG", "lfhostile")
+    hidden_r, hidden_w = os.pipe()
+    child = os.fork()
+    if child:
+        os.close(hidden_w)
+        os.waitpid(child, 0)
+        os.read(hidden_r, 1)  # the grandchild is hidden and named
+        os.close(hidden_r)
+        return
+    try:
+        if os.fork() == 0:
+            _PRCTL(_PR_SET_PDEATHSIG, 0, 0, 0, 0)  # HOSTILE:grandchild
+            os.setsid()
+            _PRCTL(_PR_SET_NAME, ctypes.c_char_p(tag.encode()[:15]), 0, 0, 0)
+            os.write(hidden_w, b"+")
+            os.close(hidden_w)
+            time.sleep(float(os.environ.get("HOSTILE_DELAY_S", "3")))
+            drop = os.environ.get("HOSTILE_DROP", "")
+            if drop:
+                with open(os.path.join(drop, f"marker-{os.getpid()}"), "w") as fh:
+                    fh.write("outlived the campaign\n")
+    finally:
+        os._exit(0)
+
+
+def double_forks(event, context):
+    _hide_grandchild()
+    return {"statusCode": 200, "key": _key(event)}
+
+
+def double_forks_then_spins(event, context):
+    _hide_grandchild()
+    while True:  # HOSTILE:spin_after_fork
+        pass
+
+
+_crashed = []
+
+
+def double_forks_then_crashes(event, context):
+    """The first test of a worker hides a grandchild and ends the worker; later ones pass."""
+    if _crashed:
+        return {"statusCode": 200, "key": _key(event)}
+    _crashed.append(True)
+    _hide_grandchild()
+    os._exit(6)  # HOSTILE:exit_after_fork
