@@ -181,6 +181,17 @@ def test_a_flaky_signature_is_rechecked_a_few_times_then_only_counted(tmp_path):
     assert stats.flaky_hits == len(results)
 
 
+def test_every_recurrence_of_a_known_flaky_signature_replaces_its_worker(tmp_path):
+    """Past the re-runs too (issue 39): the worker a flaky signature recurs in is what makes
+    tests fail; it is replaced at once, without another re-run."""
+    results = [_failing(i) for i in range(MAX_FLAKY_RERUNS + 3)]
+    valid = TestResult(Status.VALID, _recording(0), {ARM_A: 0})
+    engine, pool = _engine(tmp_path, results, reruns=[valid] * MAX_FLAKY_RERUNS)
+    list(engine.run())
+    assert len(pool.rerun_requests) == MAX_FLAKY_RERUNS
+    assert pool.recycled == pool.sent  # each failing test's worker, once
+
+
 def test_a_real_bug_sharing_a_flaky_signature_still_becomes_a_failure(tmp_path):
     results = [_failing(1), _failing(2), _failing(3)]
     valid = TestResult(Status.VALID, _recording(1), {ARM_A: 0})
