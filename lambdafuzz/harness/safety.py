@@ -12,8 +12,8 @@ Three fences, each cheap enough to stay on for every test:
   `sys.addaudithook` hook plus checks in front of `socket.socket`'s address methods.  While
   armed, a connect, sendto, bind or name lookup aimed at anything but loopback raises
   `SafetyError` *before* a packet leaves or a name is resolved, and so does starting a
-  process, loading native code through ctypes (once the handler is imported) or raising
-  the memory limit.  An audit hook can never be removed, so it is installed once and is a
+  process, loading native code through ctypes (once the handler is imported; libc's
+  network and process functions by name always) or raising the memory limit.  An audit hook can never be removed, so it is installed once and is a
   no-op when disarmed.  What it cannot see is listed below, at the guard; in a worker on the
   in-process emulator a network namespace covers that (`isolation.py`).
 * `check_endpoint` refuses emulator endpoints that do not resolve to loopback.
@@ -197,14 +197,21 @@ def apply_sandbox_env(
 # * CPython raises `socket.connect`/`sendto`/`sendmsg`/`bind` only *after* it has resolved a
 #   host name in the address (a DNS query).  So the Python-level `socket.socket` methods are
 #   wrapped (`_install_socket_checks`): a name that is not loopback is refused before the C
-#   method runs.  Code that calls the C methods of `_socket.socket` directly skips the
-#   wrappers (the audit hook still refuses the connect itself, after the lookup).
-# * Native code is invisible: a C extension, or ctypes calling libc's `connect` through a
-#   function pointer it fetched before the guard refused ctypes, never raises an audit event;
-#   `_posixsubprocess.fork_exec` starts a process without one.  For those the worker's
-#   network namespace (`isolation.py`) is the fence: there, every such connect fails with
-#   ENETUNREACH (tests/harness/test_network_namespace.py proves it).  Server backends
-#   (LocalStack, an external moto server) have no namespace and rely on this guard alone.
+#   method runs.  The same wrappers replace the C methods of `_socket.socket` itself
+#   (`_install_c_socket_checks`), so `_socket.socket.connect(s, (name, 443))` and
+#   `super(socket.socket, s).connect(...)` are refused before any DNS query too.
+# * `_posixsubprocess.fork_exec` starts a process without an audit event: it is wrapped in
+#   its module and in `subprocess` (`_install_process_checks`), and loading a second copy of
+#   the module is refused.  ctypes lookups of libc's network, process, syscall and dynamic
+#   linker functions by name (`connect`, `__connect`, `syscall`, `dlsym`, ...) are refused
+#   whenever the guard is armed, at import too (`_dangerous_symbol`).
+# * Native code is still invisible: a C extension, or ctypes calling a function whose
+#   address it found without naming it (read from libc's symbol table), never raises an
+#   audit event; nor does code that digs the unwrapped functions out of the interpreter (gc,
+#   closures).  For those the worker's network namespace (`isolation.py`) is the fence:
+#   there, every such connect fails with ENETUNREACH (tests/harness/test_network_namespace.py
+#   proves it).  Workers without one (LocalStack, an external endpoint, a kernel that
+#   refuses namespaces, `LAMBDAFUZZ_ISOLATION=guard-only`) rely on this guard alone.
 # * An audit hook cannot be removed, but code that writes process memory (ctypes again) can
 #   defeat any in-process check; again the namespace is what makes that harmless.
 # * Unix-domain sockets are allowed (local IPC, the emulator's Docker socket); a filesystem
@@ -297,6 +304,11 @@ _WHY_NATIVE = (
     "lambdafuzz refuses ctypes once the handler is imported: native calls bypass every "
     "check. Load libraries at import time or mock the call."
 )
+_WHY_NATIVE_SYMBOL = (
+    "lambdafuzz refuses ctypes lookups of libc's network, process and syscall functions "
+    "(at import too): calling them bypasses every check. Use Python's socket and "
+    "subprocess modules, or mock the call."
+)
 _WHY_LIMIT = (
     "lambdafuzz caps a worker's memory (RLIMIT_AS) so a runaway handler cannot take the "
     "machine down; the cap cannot be raised."
@@ -384,10 +396,47 @@ def _on_process(guard: _Guard, args: tuple[object, ...]) -> None:
         raise _violation(guard, f"start a process ({shown})", _WHY_PROCESS)
 
 
+def _dangerous_symbol(name: object) -> bool:
+    """A libc function that would go around the guard if called through ctypes: its
+    network, name-lookup, process and raw-syscall entry points, and the dynamic linker
+    (which would look them up unseen); `__connect`, `__libc_fork` ... count as their name."""
+    if not isinstance(name, str):
+        return False
+    base = str.lower(name).lstrip("_").removeprefix("libc_")
+    return base in _DANGEROUS_SYMBOLS or base.startswith(("gethostby", "res_n", "res_q", "res_s"))
+
+
+_DANGEROUS_SYMBOLS = frozenset(
+    {
+        "socket", "socketpair", "connect", "bind", "sendto", "sendmsg", "sendmmsg",
+        "getaddrinfo", "getnameinfo", "res_mkquery", "system", "popen", "fork", "vfork",
+        "forkpty", "clone", "clone3", "syscall", "posix_spawn", "posix_spawnp", "execl",
+        "execle", "execlp", "execv", "execve", "execvp", "execvpe", "execveat", "fexecve",
+        "dlopen", "dlmopen", "dlsym", "dlvsym",
+    }
+)  # fmt: skip
+
+
 def _on_native(guard: _Guard, args: tuple[object, ...]) -> None:
+    if len(args) > 1 and _dangerous_symbol(args[1]):  # also at import: never by name
+        raise _violation(
+            guard, f"look up libc's {_shown(args[1])} through ctypes", _WHY_NATIVE_SYMBOL
+        )
     if guard.native_code:
         shown = ", ".join(_shown(a) for a in args[:2])[:200]
         raise _violation(guard, f"load native code through ctypes ({shown})", _WHY_NATIVE)
+
+
+def _on_import(guard: _Guard, args: tuple[object, ...]) -> None:
+    # a second copy of a wrapped extension module (`_process_checks`) would bring back
+    # its unchecked functions: `del sys.modules[...]` and import, or a loader by hand
+    name = args[0] if args else None
+    if (
+        guard.processes
+        and isinstance(name, str)
+        and str.rpartition(name, ".")[2] in _wrapped_modules
+    ):
+        raise _violation(guard, f"load a second copy of {name}", _WHY_PROCESS)
 
 
 def _on_rlimit(guard: _Guard, args: tuple[object, ...]) -> None:
@@ -428,6 +477,7 @@ _CHECKS: dict[str, Callable[[_Guard, tuple[object, ...]], None]] = {
     "ctypes.dlopen": _on_native,
     "ctypes.dlsym": _on_native,
     "ctypes.dlsym/handle": _on_native,
+    "import": _on_import,
     "resource.setrlimit": _on_rlimit,
     "resource.prlimit": _on_rlimit,
 }
@@ -489,10 +539,63 @@ def _install_socket_checks() -> None:
     socket.socket.sendmsg = sendmsg  # type: ignore[method-assign]
 
 
+# C functions that act without an audit event, wrapped where code finds them by name.
+_wrapped_modules: set[str] = set()
+
+
+def _install_c_socket_checks() -> None:
+    """The same checks on the C methods of `_socket.socket` (`_socket.socket.connect(s,
+    (name, 443))`, `super(socket.socket, s).connect(...)`), which resolve a name in C
+    before their audit event: the C type is immutable, so its method table (the dict
+    behind `__dict__`) is changed in place and the type's caches invalidated."""
+    import ctypes
+    import gc
+
+    base = _socket.socket
+    if getattr(base.connect, "__lambdafuzz__", False):
+        return
+    (table,) = [d for d in gc.get_referents(base.__dict__) if isinstance(d, dict)]
+    for name in ("connect", "connect_ex", "bind", "sendto", "sendmsg"):
+        # the checked methods of `socket.socket`, which call the C methods they replace
+        table[name] = socket.socket.__dict__[name]
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(base))
+
+
+def _install_process_checks() -> None:
+    """`_posixsubprocess.fork_exec` (what `subprocess.Popen` calls after its audit event)
+    forks and execs in C without one: refused here, in the module and in `subprocess`."""
+    try:
+        import _posixsubprocess
+    except ImportError:  # not on this OS
+        return
+    import subprocess
+
+    original = _posixsubprocess.fork_exec
+    if getattr(original, "__lambdafuzz__", False):
+        return
+
+    def fork_exec(*args: Any, **kwargs: Any) -> Any:
+        guard = _guard
+        if guard is not None and guard.processes:
+            shown = _shown(args[0]) if args else ""
+            raise _violation(guard, f"start a process ({shown[:200]})", _WHY_PROCESS)
+        return original(*args, **kwargs)
+
+    fork_exec.__lambdafuzz__ = True  # type: ignore[attr-defined]
+    fork_exec.__doc__ = original.__doc__
+    _posixsubprocess.fork_exec = fork_exec
+    if getattr(subprocess, "_fork_exec", None) is original:
+        subprocess._fork_exec = fork_exec  # type: ignore[attr-defined]
+    _wrapped_modules.add("_posixsubprocess")
+
+
 def _install_hook() -> None:
     global _hook_installed
     if not _hook_installed:
         _install_socket_checks()
+        with contextlib.suppress(Exception):  # without ctypes: the wrappers above only
+            _install_c_socket_checks()
+        _install_process_checks()
         sys.addaudithook(_audit)
         _hook_installed = True
 

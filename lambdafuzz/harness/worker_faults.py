@@ -15,7 +15,8 @@ can still be entered after it), and `FaultGuard.watch_parent` once the worker is
   by the campaign, made by the janitor): the stack of a crash (SIGSEGV, SIGABRT, ...), of
   SIGTERM, and of SIGUSR1; `os._exit` and a fatal signal a handler sends itself dump the
   calling stack first (SIGUSR1 and SIGUSR2 sent to itself end it, as they would end the
-  Lambda runtime);
+  Lambda runtime); every `threading.Thread` gets a signal stack of its own, so a thread
+  that overflows its C stack is dumped too (`_alt_stack_per_thread`);
 * a hanging worker is asked for its stack first with `HANG_SIGNAL` (SIGUSR2), which a
   Python-level handler answers at the next bytecode the handler runs, with the frames as
   they are (`_dump_hang`); only when that does not come (C code holding the GIL, such as a
@@ -125,6 +126,7 @@ class FaultGuard:
             with contextlib.suppress(ValueError, OSError):  # not the main thread: SIGUSR1 only
                 signal.signal(HANG_SIGNAL, guard._dump_hang)
             guard._trace_exits()
+            _alt_stack_per_thread()
         os.register_at_fork(after_in_parent=guard._note_fork, after_in_child=guard._forked_child)
         return guard
 
@@ -300,6 +302,52 @@ class FaultGuard:
         os.killpg = posix.killpg = killpg
         signal.raise_signal = raise_signal
         signal.pthread_kill = pthread_kill
+
+
+#: Each thread's own signal stack (`_alt_stack_per_thread`): faulthandler's dump of 100
+#: frames takes a few KB; glibc's SIGSTKSZ is 8 KB.
+_ALT_STACK_SIZE = 64 * 1024
+_SS_DISABLE = 2
+
+
+def _alt_stack_per_thread() -> None:
+    """Give every `threading.Thread` a signal stack of its own, so a thread that overflows
+    its C stack is dumped (and its failure located) instead of dying silently.
+
+    faulthandler runs its SIGSEGV handler on an alternate signal stack, but `sigaltstack`
+    is per thread and faulthandler sets one for the thread that enabled it only: a thread
+    whose stack overflowed has no stack left for the handler, and the kernel kills the
+    worker without a dump.  libc's `sigaltstack` is looked up here, before the sandbox
+    refuses ctypes; a thread started with `_thread.start_new_thread` or from C gets none."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        sigaltstack = ctypes.CDLL(None, use_errno=True).sigaltstack
+    except (OSError, AttributeError):
+        return
+
+    class _StackT(ctypes.Structure):
+        _fields_ = [
+            ("ss_sp", ctypes.c_void_p),
+            ("ss_flags", ctypes.c_int),
+            ("ss_size", ctypes.c_size_t),
+        ]
+
+    bootstrap = threading.Thread._bootstrap_inner  # type: ignore[attr-defined]
+
+    def _bootstrap_inner(self: threading.Thread) -> None:
+        memory = (ctypes.c_char * _ALT_STACK_SIZE)()  # lives as long as the thread runs
+        stack = _StackT(ctypes.addressof(memory), 0, _ALT_STACK_SIZE)
+        installed = sigaltstack(ctypes.byref(stack), None) == 0
+        try:
+            bootstrap(self)
+        finally:
+            if installed:  # before `memory` is freed
+                sigaltstack(ctypes.byref(_StackT(None, _SS_DISABLE, 0)), None)
+
+    threading.Thread._bootstrap_inner = _bootstrap_inner  # type: ignore[attr-defined]
 
 
 def start_janitor(worker_dir: str, campaign_pid: int) -> int:

@@ -369,13 +369,31 @@ def test_guard_refuses_processes(event: str, args: tuple[object, ...]) -> None:
 
 @pytest.mark.parametrize(
     ("event", "args"),
-    [("ctypes.dlopen", ("libc.so.6",)), ("ctypes.dlsym", (None, "connect"))],
+    [("ctypes.dlopen", ("libc.so.6",)), ("ctypes.dlsym", (None, "crc32"))],
 )
 def test_guard_refuses_native_code_once_asked(event: str, args: tuple[object, ...]) -> None:
     with armed():
         sys.audit(event, *args)  # a library loading its native code at import
     with armed(native_code=True), pytest.raises(SafetyError, match="native code through ctypes"):
         sys.audit(event, *args)
+
+
+@pytest.mark.parametrize(
+    "symbol",
+    ["connect", "__connect", "__libc_fork", "sendto", "socket", "getaddrinfo", "gethostbyname2",
+     "res_query", "execve", "posix_spawnp", "system", "syscall", "dlsym", "Connect"],
+)  # fmt: skip
+@pytest.mark.parametrize("event", ["ctypes.dlsym", "ctypes.dlsym/handle"])
+def test_guard_refuses_libcs_escape_functions_by_name_even_at_import(
+    event: str, symbol: str
+) -> None:
+    with armed() as record, pytest.raises(SafetyError, match=f"look up libc's {symbol} "):
+        sys.audit(event, None, symbol)
+    assert len(record.violations) == 1
+    with armed():  # what libraries look up at import stays allowed
+        for harmless in ("getpid", "prctl", "sigaltstack", "crc32", "connection_open", 7):
+            sys.audit(event, None, harmless)
+    sys.audit(event, None, symbol)  # disarmed: nothing refused
 
 
 def test_guard_refuses_raising_the_memory_limit() -> None:

@@ -134,12 +134,58 @@ def c_stack_overflow(event, context):
     recursion limit is not reached before the stack is."""
     threading.stack_size(32 * 1024)
     try:
-        worker = threading.Thread(target=json.loads, args=("[" * 5000 + "]" * 5000,))
-        worker.start()  # HOSTILE:c_stack
-        worker.join()
+        # after a pause, so that the crash finds this thread in join(), where it is located
+        worker = threading.Timer(0.05, json.loads, args=("[" * 5000 + "]" * 5000,))
+        worker.start()
+        worker.join()  # HOSTILE:c_stack
     finally:
         threading.stack_size(0)
     return OK
+
+
+def _deeper(depth):
+    return list(map(_deeper, [depth + 1]))  # HOSTILE:thread_stack
+
+
+def thread_stack_overflow(event, context):
+    """Application code recursing on a thread with a small C stack (through `map`, so every
+    level takes C stack) and the recursion limit lifted: the thread's stack overflows."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10**6)
+    threading.stack_size(256 * 1024)
+    try:
+        worker = threading.Thread(target=_deeper, args=(0,))
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(0)
+        sys.setrecursionlimit(limit)
+    return OK
+
+
+# ------------------------------------------------------------------ around the audit guard
+# (guard-only mode; tests/harness/test_hostile.py runs them in a loopback-only namespace)
+def resolves_name_in_c(event, context):
+    """The C method of `_socket.socket`, which resolves the name before its audit event."""
+    import _socket
+    import socket
+
+    _socket.socket.connect(socket.socket(), ("example.com", 443))  # HOSTILE:c_connect
+    return OK
+
+
+def forks_and_execs_in_c(event, context):
+    """`_posixsubprocess.fork_exec`, which has no audit event of its own."""
+    import _posixsubprocess
+
+    r, w = os.pipe()
+    args = [b"/bin/true"]
+    pid = _posixsubprocess.fork_exec(  # HOSTILE:fork_exec
+        args, args, True, (w,), None, None, -1, -1, -1, -1, -1, -1, r, w,
+        True, False, 0, None, None, None, -1, None, False,
+    )  # fmt: skip
+    os.waitpid(pid, 0)
+    return {"statusCode": 200, "ran": pid}
 
 
 # ------------------------------------------------------------------ state corruption

@@ -16,10 +16,36 @@ import threading
 import time
 
 _libc = ctypes.CDLL(None, use_errno=True)
-_c_socket = _libc.socket
-_c_connect = _libc.connect
+
+
+def _unnamed(name: str):
+    """libc's `name` without asking ctypes for it by name (the guard refuses `connect`,
+    `socket`, `system` ... by name, at import too): its distance in libc's dynamic symbol
+    table from `getpid`, whose address ctypes gives.  What a determined handler can do, and
+    why the namespace exists."""
+    with open("/proc/self/maps") as fh:
+        path = next(line.split()[-1] for line in fh if "/libc.so" in line or "/libc-" in line)
+    with open(path, "rb") as fh:
+        elf = fh.read()
+    shoff, shentsize, shnum = struct.unpack_from("<Q10xHH", elf, 0x28)
+    sections = [struct.unpack_from("<IIQQQQII", elf, shoff + i * shentsize) for i in range(shnum)]
+    dynsym = next(sec for sec in sections if sec[1] == 11)  # SHT_DYNSYM
+    strtab = sections[dynsym[6]]
+    values = {}
+    for offset in range(dynsym[4], dynsym[4] + dynsym[5], 24):
+        st_name, _info, _other, _shndx, value, _size = struct.unpack_from("<IBBHQQ", elf, offset)
+        start = strtab[4] + st_name
+        symbol = elf[start : elf.index(b"\0", start)].decode()
+        if symbol in (name, "getpid") and value:
+            values[symbol] = value
+    getpid = ctypes.cast(_libc.getpid, ctypes.c_void_p).value
+    return _libc._FuncPtr(getpid - values["getpid"] + values[name])
+
+
+_c_socket = _unnamed("socket")
+_c_connect = _unnamed("connect")
 _c_setrlimit = _libc.setrlimit
-_c_system = _libc.system
+_c_system = _unnamed("system")
 _calls = {"n": 0}
 _thread_outcome: list[str] = []
 
