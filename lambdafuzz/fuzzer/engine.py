@@ -56,6 +56,7 @@ from lambdafuzz.fuzzer.sample_seeds import sample_seeds
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.arm_catalog import ArmCatalog, Scope, scan_arms
+from lambdafuzz.harness.code_watch import CodeSnapshot
 from lambdafuzz.harness.worker import (
     TestRequest,
     TestResult,
@@ -462,6 +463,7 @@ class Engine:
             # one folder per file system for the whole campaign, kept across restarts
             file_systems_dir=str(Path(options.out_dir) / EFS_DIR),
         )
+        code = CodeSnapshot.take(app_dirs(options.target))  # see `_code_changes`
         pool = self._pool_factory(spec, options.workers)
         self._pool = pool
         self._spec = spec
@@ -512,11 +514,28 @@ class Engine:
                 if not answered or not self._budget_left():
                     break
             yield from self._settle_reruns(wait=True)
+            yield from self._code_changes(code, isolation)
         finally:
             pool.close()
             stats = self.stats()
             self._write_reports(stats, final=True)
         yield CampaignFinished(stats, options.out_dir, self.stop_reason, isolation=self._isolation)
+
+    def _code_changes(self, before: CodeSnapshot, isolation: Any) -> Iterator[Notice]:
+        """Where the workers could not make the code read-only (`harness/code_watch.py`):
+        what the handler changed in its app dirs, said once."""
+        if getattr(isolation, "readonly_code", ()):
+            return
+        changed = before.changes(app_dirs(self.options.target))
+        if changed:
+            shown = ", ".join(changed[:10]) + (
+                f" and {len(changed) - 10} more" if len(changed) > 10 else ""
+            )
+            yield Notice(
+                "code-changed",
+                f"the handler's code changed during the campaign (its folder could not be "
+                f"made read-only: no mount namespace): {shown}",
+            )
 
     def _budget_left(self) -> bool:
         if self.stop_requested:

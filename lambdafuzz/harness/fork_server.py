@@ -17,8 +17,10 @@ authenticates no one (Python 3.12/3.13) and anyone on the host could reach it.
 
 What a spawned worker got from the campaign at its start, a forked one gets too: the
 start's `sys.path` and working directory travel with the process (multiprocessing's
-preparation data), and the campaign's environment at the start is passed in and put in
-place first (`adopt_environment`). The server runs no user code; each worker still
+preparation data), and what a worker keeps of the campaign's environment at the start
+(`clean_env.worker_environment`) is passed in and put in place first (`adopt_environment`);
+the server itself is started with that clean environment too, so that neither its nor a
+worker's `/proc/<pid>/environ` holds anything of the user's. The server runs no user code; each worker still
 isolates itself before it imports the handler. A forked worker is the child of the
 server, not of the campaign: the server ends when the campaign does (the end of its pipe),
 and the worker's parent-death signal and watchdog follow the server (`watched_parent`).
@@ -139,8 +141,8 @@ def campaign_main_hidden() -> Iterator[None]:
 
 
 def adopt_environment(environment: dict[str, str] | None) -> None:
-    """Worker side, first thing: the campaign's environment at the start (a forked worker
-    would otherwise have the server's, from its first start)."""
+    """Worker side, first thing: what it keeps of the campaign's environment at the start
+    (a forked worker would otherwise have the server's, from its first start)."""
     if environment is not None:
         os.environ.clear()
         os.environ.update(environment)

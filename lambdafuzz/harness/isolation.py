@@ -50,6 +50,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from lambdafuzz.harness.clean_env import initial_environment_clean
+from lambdafuzz.harness.private_view import apply_view, needed_paths
+
 #: Campaign environment variable: "guard-only" skips the namespaces.
 ISOLATION_ENV = "LAMBDAFUZZ_ISOLATION"
 #: Size of the private /tmp: Lambda's default ephemeral storage.
@@ -116,6 +119,12 @@ class IsolationState:
     mounts_reason: str = ""
     # what holds the processes the handler starts (`process_group.Descendants.describe`)
     descendants: str = ""
+    # the user's paths hidden (`private_view`) and the code folders made read-only, and why
+    # not ("" when all were); whether /proc/self/environ holds only kept names (`clean_env`)
+    hidden: tuple[str, ...] = ()
+    readonly_code: tuple[str, ...] = ()
+    view_reason: str = ""
+    clean_environment: bool = False
 
     def describe(self) -> str:
         """One line for the status display."""
@@ -125,6 +134,14 @@ class IsolationState:
             net = f"audit guard only ({self.network_reason})"
         tmp = "private /tmp (tmpfs)" if self.tmp is PrivateTmp.TMPFS else "per-worker TMPDIR"
         line = f"{net}; {tmp}"
+        line += "; clean environment" if self.clean_environment else "; environment not clean"
+        view = [
+            *(["user's home hidden"] if self.hidden else []),
+            *(["code read-only"] if self.readonly_code else []),
+        ]
+        line += f"; {' + '.join(view) if view else 'home and code not protected'}"
+        if self.view_reason:
+            line += f" ({self.view_reason})"
         if self.mounts:
             line += f"; file systems mounted at {', '.join(self.mounts)}"
         if self.mounts_reason:  # said once, where the campaign states its isolation
@@ -139,6 +156,8 @@ class IsolationState:
         data["tmp"] = self.tmp.value
         data["capabilities_dropped"] = list(self.capabilities_dropped)
         data["mounts"] = list(self.mounts)
+        data["hidden"] = list(self.hidden)
+        data["readonly_code"] = list(self.readonly_code)
         return data
 
 
@@ -195,6 +214,7 @@ def isolate_worker(
     keep_visible: Iterable[str] = (),
     worker_dir: str = "",
     mounts: Sequence[tuple[str, str]] = (),
+    hidden: Sequence[str] = (),
 ) -> IsolationState:
     """Enter the strongest isolation this kernel allows for `backend`: what it refuses is
     skipped and said in the returned state, never raised.
@@ -207,15 +227,18 @@ def isolate_worker(
     (`/dev/shm/lambdafuzz-worker`, a bind mount), otherwise it also holds the per-worker
     `tmp/` and `home/`.  `mounts`: (folder on the host, path in the worker) of the
     function's file systems, bind-mounted at their paths in the mount namespace (never
-    made on the host); `IsolationState.mounts` names those made."""
+    made on the host); `IsolationState.mounts` names those made.  `hidden`: the user's
+    paths (`private_view.user_secrets`) covered in the mount namespace, where the code
+    folders (`keep_visible`) are also made read-only."""
     want_net, net_reason = network_plan(backend, endpoint)
     keep_visible = tuple(keep_visible)
     tmp_reason = ""
     blocked = _blocking_path(keep_visible, ("/tmp", HOME_MOUNT))
-    want_mnt = blocked is None and all(os.path.isdir(p) for p in ("/tmp", HOME_MOUNT))
+    want_tmpfs = blocked is None and all(os.path.isdir(p) for p in ("/tmp", HOME_MOUNT))
+    want_mnt = True  # for the private view (`private_view`) even without a private /tmp
     if blocked is not None:
         tmp_reason = f"{blocked} is under /tmp or {HOME_MOUNT}, which a private tmpfs would hide"
-    elif not want_mnt:
+    elif not want_tmpfs:
         tmp_reason = f"/tmp or {HOME_MOUNT} does not exist"
     skip = os.environ.get(ISOLATION_ENV, "").strip().lower() == "guard-only"
     unsupported = ""
@@ -224,7 +247,7 @@ def isolate_worker(
     elif not sys.platform.startswith("linux") or not hasattr(os, "unshare"):
         unsupported = f"namespaces need Linux (this is {sys.platform})"
     if unsupported:
-        want_mnt = False
+        want_mnt = want_tmpfs = False
         tmp_reason = tmp_reason or unsupported
         if want_net:
             want_net, net_reason = False, unsupported
@@ -233,8 +256,10 @@ def isolate_worker(
     entered, user_ns, refusal = _unshare(flags) if flags else (0, False, "")
     if want_net and not entered & os.CLONE_NEWNET:
         net_reason = f"the kernel refused a network namespace ({refusal})"
+    view_reason = unsupported or "no mount namespace"
     if want_mnt and not entered & os.CLONE_NEWNS:
-        tmp_reason = f"the kernel refused a mount namespace ({refusal})"
+        view_reason = f"the kernel refused a mount namespace ({refusal})"
+        tmp_reason = tmp_reason or view_reason
 
     network = Isolation.AUDIT_GUARD_ONLY
     if entered & os.CLONE_NEWNET:
@@ -248,7 +273,8 @@ def isolate_worker(
     state: IsolationState | None = None
     made: tuple[str, ...] = ()
     mounts_reason = ""
-    if entered & os.CLONE_NEWNS:
+    private = entered & os.CLONE_NEWNS and _private_propagation()
+    if private and want_tmpfs:
         held = _hold(mounts)  # before the private /tmp may cover them
         problem = _mount_private_dirs(worker_dir)
         if problem:
@@ -267,6 +293,25 @@ def isolate_worker(
                 user_namespace=user_ns,
                 worker_dir=os.path.join(HOME_MOUNT, WORKER_DIR_NAME) if worker_dir else "",
             )
+    view = None
+    if private:  # never on a namespace whose mounts could reach the host
+        view = apply_view(
+            _libc(),
+            hidden=hidden,
+            code=keep_visible,
+            needed=needed_paths(keep_visible),
+            writable=(worker_dir,),
+        )
+        with contextlib.suppress(OSError):  # looked up again: the covered HOME, if in it
+            os.chdir(os.getcwd())
+    elif entered & os.CLONE_NEWNS:
+        view_reason = "mount propagation could not be made private"
+    looks = {
+        "hidden": view.hidden if view else (),
+        "readonly_code": view.readonly if view else (),
+        "view_reason": view.reason if view else view_reason,
+        "clean_environment": initial_environment_clean(),
+    }
     caps = _drop_capabilities()
     if mounts and not made and not mounts_reason:
         mounts_reason = f"no mount namespace: {tmp_reason or refusal or 'not entered'}"
@@ -274,9 +319,11 @@ def isolate_worker(
         fallback = _temp_dir_state(
             network, net_reason, tmp_reason, user_ns=user_ns, caps=caps, base=worker_dir
         )
-        return replace(fallback, mounts=made, mounts_reason=mounts_reason)
+        return replace(fallback, mounts=made, mounts_reason=mounts_reason, **looks)
     tempfile.tempdir = state.tmp_dir
-    return replace(state, capabilities_dropped=caps, mounts=made, mounts_reason=mounts_reason)
+    return replace(
+        state, capabilities_dropped=caps, mounts=made, mounts_reason=mounts_reason, **looks
+    )
 
 
 def _temp_dir_state(
@@ -422,6 +469,11 @@ def _libc() -> Any:
     import ctypes
 
     return ctypes.CDLL(None, use_errno=True)
+
+
+def _private_propagation() -> bool:
+    """In a new mount namespace: no mount made in it reaches the host (or the reverse)."""
+    return _libc().mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) == 0
 
 
 def _mount_private_dirs(worker_dir: str = "") -> str:

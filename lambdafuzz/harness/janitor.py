@@ -70,6 +70,8 @@ def spawn_janitor(directory: str) -> int | None:
     threads) in a session of its own; its owner is this process. Returns the descriptor
     this process must keep open for as long as the directory is in use (its end of file
     tells the janitor the owner is gone), or None when no janitor could make it."""
+    from lambdafuzz.harness.clean_env import worker_environment  # not when run as a script
+
     gone_read, gone_write = os.pipe()
     made_read, made_write = os.pipe()
     # this file run as a script: nothing of lambdafuzz (or the campaign's sys.path) imported
@@ -79,6 +81,7 @@ def spawn_janitor(directory: str) -> int | None:
             [sys.executable, "-I", os.path.abspath(__file__), *map(str, args)],
             pass_fds=(gone_read, made_write),
             start_new_session=True,
+            env=worker_environment(),  # nothing of the user's in its /proc/<pid>/environ
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

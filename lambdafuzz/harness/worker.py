@@ -43,6 +43,7 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     UnsatisfiedAssumption,
 )
+from lambdafuzz.harness.clean_env import process_environment, worker_environment
 from lambdafuzz.harness.fork_server import (
     adopt_environment,
     campaign_main_hidden,
@@ -53,6 +54,7 @@ from lambdafuzz.harness.fork_server import (
 from lambdafuzz.harness.handled import HandledException
 from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
 from lambdafuzz.harness.isolation import IsolationState, isolate_worker
+from lambdafuzz.harness.private_view import user_secrets
 from lambdafuzz.harness.process_group import contain, forget_fork_server
 from lambdafuzz.harness.worker_faults import (
     EXIT_ORPHANED,
@@ -733,16 +735,18 @@ def worker_main(
     worker_dir: str = "",
     parent_pid: int = 0,
     environment: dict[str, str] | None = None,
+    hidden: tuple[str, ...] = (),
 ) -> None:
     """Entry point of a worker process.  `worker_dir` is its temp dir (the campaign names
     and removes it, the janitor makes it), `parent_pid` the campaign it must not outlive
-    (see `worker_faults`), `environment` the campaign's at the start (see `fork_server`).
+    (see `worker_faults`), `environment` what it kept of the campaign's at the start (see
+    `clean_env`), `hidden` the user's paths it must not see (`private_view`).
 
     Requests arrive as `(request id, TestRequest)` and results leave as `(request id,
     TestResult)`, so the campaign can drop an answer that is not the one it waits for."""
     forget_fork_server()  # before anything is forked: nothing may keep the server alive
     adopt_environment(environment)
-    _serve(conn, spec, worker_dir, parent_pid)
+    _serve(conn, spec, worker_dir, parent_pid, hidden)
     _end_without_teardown()
 
 
@@ -775,7 +779,9 @@ def file_system_folders(spec: WorkerSpec, worker_dir: str) -> tuple[tuple[str, s
     return tuple(found)
 
 
-def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int) -> None:
+def _serve(
+    conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int, hidden: tuple[str, ...]
+) -> None:
     """The worker's life until the campaign stops it (see `worker_main`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides when to stop
     watched = watched_parent(parent_pid)
@@ -799,6 +805,7 @@ def _serve(conn: Connection, spec: WorkerSpec, worker_dir: str, parent_pid: int)
         ),
         worker_dir=worker_dir,
         mounts=file_system_folders(spec, worker_dir),
+        hidden=hidden,
     )
     isolation = replace(isolation, descendants=descendants.describe())
     guard = FaultGuard.install(isolation.worker_dir, watched)
@@ -895,10 +902,13 @@ class Worker:
         # named here, made by the worker's janitor (see `start_janitor`: a kill of the whole
         # campaign while the worker starts must not leave the dir behind)
         self._dir = os.path.join(tempfile.gettempdir(), f"lambdafuzz-worker-{secrets.token_hex(6)}")
-        args = (child, self.spec, self._dir, os.getpid(), dict(os.environ))
+        # what the worker (and a fork server or resource tracker started now) begins with:
+        # nothing of the user's, `/proc/<pid>/environ` included (see `clean_env`)
+        environment = worker_environment()
+        args = (child, self.spec, self._dir, os.getpid(), environment, user_secrets())
         proc = ctx.Process(target=worker_main, args=args, daemon=True)
         try:
-            with _sigint_ignored(), campaign_main_hidden():
+            with _sigint_ignored(), campaign_main_hidden(), process_environment(environment):
                 try:
                     proc.start()
                 except OSError:  # the fork server could not start it: a new interpreter

@@ -48,9 +48,10 @@ def test_forked_from_the_server_by_default_spawned_when_asked(monkeypatch) -> No
 @pytest.mark.parametrize("value", ["first", "second"])
 def test_a_forked_worker_sees_the_environment_of_its_start(monkeypatch, value) -> None:
     """The server started with the first test's environment; the second test's worker
-    still reads its own (the handler prints `PROBE_MARK`)."""
+    still reads its own (the handler prints `LAMBDAFUZZ_PROBE_MARK`: a name a worker keeps,
+    see `clean_env`)."""
     monkeypatch.delenv(START_ENV, raising=False)
-    monkeypatch.setenv("PROBE_MARK", value)
+    monkeypatch.setenv("LAMBDAFUZZ_PROBE_MARK", value)
     worker = Worker(WorkerSpec(target=load_config(APP / "lambdafuzz.yaml")))
     try:
         result = worker.run(TestRequest({}, 3, ReplayMode.EXECUTION_INDEXED, want_log=True))

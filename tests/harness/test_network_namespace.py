@@ -85,9 +85,10 @@ def test_a_worker_reports_its_isolation() -> None:
     assert isolation["tmp"] == PrivateTmp.TMPFS, isolation["tmp_reason"]
     assert isolation["tmp_dir"] == "/tmp"
     assert isolation["host_dir"] is None  # nothing of the worker's on the host
-    assert out["describe"] == (
-        "network namespace (loopback only) + audit guard; private /tmp (tmpfs)"
-    )
+    assert out["describe"].startswith(
+        "network namespace (loopback only) + audit guard; private /tmp (tmpfs); "
+        "clean environment; user's home hidden + code read-only"
+    ), out["describe"]
 
 
 # ------------------------------------------------------------------ what only the namespace stops

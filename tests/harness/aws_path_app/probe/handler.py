@@ -13,5 +13,5 @@ def lambda_handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     s3 = boto3.client("s3")
     listed = s3.list_objects_v2(Bucket=bucket)
     print(f"same client: {s3 is boto3.client('s3')}")
-    print(f"mark: {os.environ.get('PROBE_MARK', '')}")
+    print(f"mark: {os.environ.get('LAMBDAFUZZ_PROBE_MARK', '')}")
     return {"objects": listed.get("KeyCount", 0)}

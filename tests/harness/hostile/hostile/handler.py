@@ -406,3 +406,45 @@ def double_forks_then_crashes(event, context):
     _crashed.append(True)
     _hide_grandchild()
     os._exit(6)  # HOSTILE:exit_after_fork
+
+
+# ------------------------------------------------------------------ secrets and own code
+def _read(path):
+    try:
+        with open(path, "rb") as fh:
+            return fh.read().decode(errors="replace")
+    except OSError as exc:
+        return f"{type(exc).__name__}: {exc.strerror}"
+
+
+def reads_secrets(event, context):
+    """What it can read of the environments it was started with, its parent's (the fork
+    server's), its grandparent's and of files given by absolute path (`HOSTILE_PROBE`,
+    ':'-separated)."""
+    parent = os.getppid()
+    with open(f"/proc/{parent}/stat") as fh:  # the campaign, when the fork server started it
+        grandparent = int(fh.read().rsplit(")", 1)[1].split()[1])
+    found = {
+        "self": _read("/proc/self/environ"),
+        "parent": _read(f"/proc/{parent}/environ"),
+        "grandparent": _read(f"/proc/{grandparent}/environ"),
+        "environ": "\n".join(f"{k}={v}" for k, v in os.environ.items()),
+    }
+    for path in filter(None, os.environ.get("HOSTILE_PROBE", "").split(":")):
+        found[path] = _read(path)  # HOSTILE:reads_secrets
+    print(json.dumps(found))  # the log: a return value is cut short
+    return OK
+
+
+def plants_a_module(event, context):
+    """Drops a new module next to its own."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "planted.py"), "w") as fh:  # HOSTILE:plants_module
+        fh.write("PLANTED = True\n")
+    return OK
+
+
+def appends_to_its_module(event, context):
+    with open(__file__, "a") as fh:  # HOSTILE:appends_module
+        fh.write("\nPLANTED = True\n")
+    return OK
