@@ -68,9 +68,14 @@ def user_secrets(environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     for path in (*homes, *files):
         if path and os.path.isabs(path) and os.path.exists(path):
             real = os.path.realpath(path)
-            if real != "/" and real not in found:
+            if real not in found and not any(_under(t, real) for t in _NEVER_COVERED):
                 found.append(real)
     return tuple(found)
+
+
+#: Folders a cover must never be over (nor over a folder above them): the worker's private
+#: /tmp and HOME live there (a HOME of /tmp, as some CI sets, is hidden by that private /tmp).
+_NEVER_COVERED = ("/tmp", "/dev/shm", "/var/tmp", "/usr", "/proc", "/dev")
 
 
 def needed_paths(keep_visible: Iterable[str]) -> list[str]:

@@ -220,3 +220,13 @@ def test_what_a_started_process_keeps_of_the_campaigns_environment():
         "PYTHONHASHSEED": "0",
         "LAMBDAFUZZ_ISOLATION": "guard-only",
     }
+
+
+def test_the_paths_to_hide_are_never_a_temp_dir_or_above_one(tmp_path):
+    from lambdafuzz.harness.private_view import user_secrets
+
+    home = tmp_path / "home"
+    home.mkdir()
+    assert str(home) in user_secrets({"HOME": str(home)})
+    for shared in ("/tmp", "/", "/dev/shm"):
+        assert shared not in user_secrets({"HOME": shared})
