@@ -341,21 +341,30 @@ def _suffixed(path: Path, function: str | None, many: bool) -> Path:
 
 
 def _run(engine, quiet: bool):
-    from lambdafuzz.fuzzer.engine import CampaignFinished, StopReason
+    """The campaign, to its end.  Ctrl-C (`cli/interrupt.py`): before its tests start (the
+    out dir's lock, a resume's loading, the workers' start) it stops where it is; once they
+    run, after the tests in flight, as a budget ends."""
+    from lambdafuzz.cli import interrupt
+    from lambdafuzz.fuzzer.engine import CampaignFinished, CampaignStarted, StopReason
     from lambdafuzz.fuzzer.out_dir import OutDirError
     from lambdafuzz.report.status import follow
 
-    reasons = {signal.SIGINT: StopReason.SIGINT, signal.SIGTERM: StopReason.SIGTERM}
+    def stop(_signum: int, _frame: Any) -> None:
+        engine.request_stop(StopReason.SIGTERM)
 
-    def stop(signum: int, _frame: Any) -> None:
-        engine.request_stop(reasons.get(signum, StopReason.INTERRUPTED))
-
-    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    previous = {signal.SIGTERM: signal.signal(signal.SIGTERM, stop)}
     finished = None
+    events = engine.run()
     try:
-        for event in follow(engine.run(), quiet=quiet):
-            if isinstance(event, CampaignFinished):
-                finished = event
+        with contextlib.ExitStack() as graceful:
+            for event in follow(events, quiet=quiet):
+                if isinstance(event, CampaignStarted):
+                    graceful.enter_context(
+                        interrupt.graceful(lambda: engine.request_stop(StopReason.SIGINT))
+                    )
+                elif isinstance(event, CampaignFinished):
+                    finished = event
+                    graceful.close()
     except (HandlerImportError, BackendError, SafetyError) as exc:  # cannot set the handler up
         raise SetupProblem(str(exc)) from None
     except OutDirError as exc:  # another target's out dir, or a campaign running in it
@@ -363,6 +372,7 @@ def _run(engine, quiet: bool):
     except CorpusError as exc:  # an out dir it cannot resume in
         raise click.UsageError(str(exc)) from None
     finally:
+        events.close()  # interrupted: its workers killed, its stats written, its lock released
         for s, handler in previous.items():
             signal.signal(s, handler)
     assert finished is not None

@@ -46,4 +46,14 @@ def cli() -> None:
 
 
 def main() -> None:
-    cli(prog_name="lambdafuzz")
+    from lambdafuzz.cli import interrupt
+
+    interrupt.install()  # Ctrl-C at any moment: exit 130 within a second (cli/interrupt.py)
+    try:
+        cli(prog_name="lambdafuzz")
+    except interrupt.Interrupted:
+        interrupt.exit_interrupted()
+    except SystemExit:
+        if not interrupt.received():
+            raise
+        interrupt.exit_interrupted()  # stopped by Ctrl-C, whatever the command said

@@ -1188,14 +1188,17 @@ class Engine:
     def _settle_reruns(self, *, wait: bool) -> Iterator[EventT]:
         """Confirm the new failures whose background re-run has answered, oldest first
         (the order they were found in, whenever their answers came); `wait`: all of them,
-        waiting for each."""
+        waiting for each - but a campaign stopped by a signal waits for none: a re-run not
+        answered yet is saved as not re-run, and its spare killed when the pool closes."""
         pending = self._pending_reruns
+        signalled = self.stop_reason in (StopReason.SIGINT, StopReason.SIGTERM)
         while pending:
             signature, first = next(iter(pending.items()))
-            if not wait and not first.rerun.done():
+            done = first.rerun.done()
+            if not wait and not done:
                 return
             del pending[signature]
-            rerun = first.rerun.result()
+            rerun = first.rerun.result() if done or not signalled else None
             flaky = self.flaky.get(signature)
             yield from self._confirm(first.found, flaky, rerun, hits=1 + first.hits)
             forget = getattr(self._pool, "forget", None)

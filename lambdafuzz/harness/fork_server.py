@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -162,6 +163,20 @@ def watched_parent(campaign_pid: int) -> int | None:
     except PermissionError:
         pass
     return parent
+
+
+def stop_server() -> None:
+    """Kill this process's fork server now, for a campaign that stops at once (Ctrl-C):
+    the server notices the campaign's end by itself, but not while it still imports
+    `PRELOAD` (1-2 s after its start), and multiprocessing's resource tracker waits for it."""
+    from multiprocessing import forkserver
+
+    with contextlib.suppress(Exception):  # none started, or gone already
+        server = forkserver._forkserver
+        pid = server._forkserver_pid
+        if pid is not None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
 
 
 def fall_back() -> None:

@@ -55,12 +55,7 @@ from lambdafuzz.harness.handled import HandledException
 from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
 from lambdafuzz.harness.isolation import IsolationState, isolate_worker
 from lambdafuzz.harness.private_view import user_secrets
-from lambdafuzz.harness.process_group import (
-    contain,
-    end_worker_cgroup,
-    forget_fork_server,
-    make_cgroup,
-)
+from lambdafuzz.harness.process_group import contain, forget_fork_server
 from lambdafuzz.harness.worker_faults import (
     EXIT_ORPHANED,
     EXIT_PIPE_LOST,
@@ -789,20 +784,13 @@ def _serve(
 ) -> None:
     """The worker's life until the campaign stops it (see `worker_main`)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the campaign decides when to stop
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})  # held until now (`_sigint_held`)
     watched = watched_parent(parent_pid)
     if watched is None:  # the campaign ended before this worker started
         exit_now(EXIT_ORPHANED)
-    # the worker's own cgroup, where the janitor can kill it (`process_group`)
-    cgroup, no_cgroup = make_cgroup(parent_pid) if worker_dir else ("", "no janitor")
-    # removes worker_dir if the campaign cannot (and the cgroup, once the worker is gone);
-    # forked first, so it stays outside the cgroup
-    janitor = start_janitor(worker_dir, parent_pid, cgroup)
-    if cgroup and not janitor:  # nobody would remove it after a kill -9
-        with contextlib.suppress(OSError):
-            os.rmdir(cgroup)
-        cgroup, no_cgroup = "", "no janitor to remove a cgroup"
+    janitor = start_janitor(worker_dir, parent_pid)  # removes worker_dir if the campaign cannot
     # from here on, whatever the worker starts dies with each test and with the worker
-    descendants = contain({janitor} - {0}, cgroup, no_cgroup)
+    descendants = contain({janitor} - {0})
     # handler stdout/stderr into the per-test capture (its thread starts after isolation)
     output = HandlerOutput.install(worker_dir, spec.handler_log)
     # First, while single-threaded and before boto3, moto or the handler are imported: the
@@ -921,17 +909,20 @@ class Worker:
         args = (child, self.spec, self._dir, os.getpid(), environment, user_secrets())
         proc = ctx.Process(target=worker_main, args=args, daemon=True)
         try:
-            with _sigint_ignored(), campaign_main_hidden(), process_environment(environment):
+            with campaign_main_hidden(), process_environment(environment):
                 try:
-                    proc.start()
+                    _start_process(ctx, proc)
                 except OSError:  # the fork server could not start it: a new interpreter
                     if ctx.get_start_method() != "forkserver":
                         raise
                     fall_back()
                     ctx = worker_context()
                     proc = ctx.Process(target=worker_main, args=args, daemon=True)
-                    proc.start()
-        except BaseException:
+                    _start_process(ctx, proc)
+        except BaseException:  # Ctrl-C (given back once the start was over) included
+            if proc.pid is not None:
+                proc.kill()
+                proc.join(5)
             self._remove_dir()
             raise
         child.close()
@@ -1114,8 +1105,6 @@ class Worker:
         if proc is not None and proc.is_alive():
             proc.kill()
             proc.join(5)
-        if proc is not None:  # and what it started, before its replacement runs
-            end_worker_cgroup(proc.pid)
         if self._conn is not None:
             self._conn.close()
         self._conn = self._proc = None
@@ -1147,8 +1136,6 @@ class Worker:
         for proc in (self._proc, starting[1] if starting is not None else None):
             if proc is not None and proc.is_alive():
                 proc.kill()
-            if proc is not None:
-                end_worker_cgroup(proc.pid)
 
     def close(self) -> None:
         if self._starting is not None:  # never used: no need to wait for it
@@ -1164,11 +1151,13 @@ class Worker:
                 pass
         proc = self._proc
         if proc is not None:
-            proc.join(2)
+            # a test still running (a campaign stopped by Ctrl-C mid-test, a replay
+            # interrupted) is dropped: nothing waits for its answer, nor for its end
+            proc.join(0 if self._queue else 2)
             if proc.is_alive():
                 proc.kill()
                 proc.join(2)
-            end_worker_cgroup(proc.pid)
+        self._queue.clear()
         if self._conn is not None:
             self._conn.close()
         self._conn = self._proc = None
@@ -1298,19 +1287,49 @@ def offline_event(generated: Any, trigger: Trigger | None = None) -> Any:
     return event if delivered is None else delivered
 
 
+def _start_process(ctx: Any, proc: multiprocessing.process.BaseProcess) -> None:
+    """Start a worker's process with SIGINT held where it must be (`_sigint_held`).  A new
+    interpreter (spawn) is held for its start; from a fork server, only the server's own
+    start is (its workers inherit its mask), not the wait for its first answer (1-2 s of
+    imports, during which a Ctrl-C must stop the campaign at once)."""
+    from multiprocessing import resource_tracker
+
+    # started first and on its own: its start unblocks SIGINT in this thread when done
+    resource_tracker.ensure_running()
+    if ctx.get_start_method() != "forkserver":
+        with _sigint_held():
+            proc.start()
+        return
+    from multiprocessing import forkserver
+
+    with _sigint_held():
+        forkserver.ensure_running()
+    proc.start()
+
+
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Start a worker with SIGINT ignored: the campaign stops its workers itself on Ctrl-C,
-    and a worker that inherits SIG_IGN (CPython keeps an inherited SIG_IGN instead of
-    installing KeyboardInterrupt) never prints a traceback from the middle of its imports."""
+def _sigint_held() -> Iterator[None]:
+    """Start a worker with SIGINT held.  Blocked in this thread, it is blocked in what the
+    start makes (a worker, the fork server on its first start, each a new interpreter for a
+    while): Ctrl-C reaches the whole foreground process group, and none of them may print a
+    traceback from the middle of its imports; a worker ignores it from `_serve` on, the fork
+    server once it has started.  Not lost here: a Ctrl-C that comes meanwhile is recorded
+    and given back to the campaign's own handler once the start is over (with SIG_IGN
+    instead, a Ctrl-C during the 1-2 s of the fork server's first start was dropped, and
+    the campaign ran its whole budget)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    came: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda signum, _frame: came.append(signum))
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)  # one pending is recorded now
+        signal.signal(signal.SIGINT, previous)  # (signal.signal runs pending handlers first)
+        if came:
+            signal.raise_signal(signal.SIGINT)
 
 
 def _run_once(worker: Worker, request: TestRequest) -> TestResult:
@@ -1421,7 +1440,7 @@ class WorkerPool:
     def _take_spare(self) -> Worker:
         """The spare for a re-run (started now if there is none), and the next one started
         in the background at once: new failures come in bursts.  Both start in the
-        caller's thread (the campaign's main thread, where `_sigint_ignored` applies), a
+        caller's thread (the campaign's main thread, where `_sigint_held` applies), a
         background re-run only waits on them."""
         spare = self._spare or Worker(self.spec, -1, wait=False)
         self._spare = Worker(self.spec, -1, wait=False)

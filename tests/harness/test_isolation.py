@@ -123,28 +123,43 @@ def _sigint_ignored_in(pid: int) -> bool:
     return bool(int(mask, 16) & (1 << (signal.SIGINT - 1)))
 
 
-def test_processes_started_for_workers_ignore_sigint_from_their_first_instruction():
+def _sigint_blocked_in(pid: int) -> bool:
+    import signal
+
+    status = Path(f"/proc/{pid}/status").read_text()
+    mask = next(line for line in status.splitlines() if line.startswith("SigBlk:")).split()[1]
+    return bool(int(mask, 16) & (1 << (signal.SIGINT - 1)))
+
+
+def test_processes_started_for_workers_hold_sigint_from_their_first_instruction():
     # Ctrl-C reaches the whole foreground process group: the campaign stops its workers,
-    # and a worker must never print a KeyboardInterrupt traceback mid-import.  A plain
-    # interpreter keeps an inherited SIG_IGN, so the control shows what is inherited.
+    # and a worker must never print a KeyboardInterrupt traceback mid-import.  A new
+    # interpreter keeps an inherited signal mask, so the control shows what is inherited;
+    # a Ctrl-C to the campaign meanwhile is given back to its handler afterwards.
     import signal
     import subprocess
     import sys
 
-    from lambdafuzz.harness.worker import _sigint_ignored
+    from lambdafuzz.harness.worker import _sigint_held
 
     # a test run started in the background by a non-interactive shell ignores SIGINT
     # itself, and the control would inherit that: handle it, as a terminal's session does
     inherited = signal.signal(signal.SIGINT, signal.default_int_handler)
     before = signal.getsignal(signal.SIGINT)
     code = ["-c", "import time; time.sleep(30)"]
-    with _sigint_ignored():
-        started = subprocess.Popen([sys.executable, *code])
+    given_back = False
+    try:
+        with _sigint_held():
+            started = subprocess.Popen([sys.executable, *code])
+            signal.raise_signal(signal.SIGINT)  # held: no KeyboardInterrupt in the start
+    except KeyboardInterrupt:
+        given_back = True
     control = subprocess.Popen([sys.executable, *code])
     try:
         time.sleep(0.5)
-        assert _sigint_ignored_in(started.pid)
-        assert not _sigint_ignored_in(control.pid)
+        assert given_back
+        assert _sigint_blocked_in(started.pid)
+        assert not _sigint_blocked_in(control.pid)
     finally:
         started.kill()
         control.kill()

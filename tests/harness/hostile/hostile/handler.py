@@ -448,3 +448,17 @@ def appends_to_its_module(event, context):
     with open(__file__, "a") as fh:  # HOSTILE:appends_module
         fh.write("\nPLANTED = True\n")
     return OK
+
+
+# ------------------------------------------------------------------ Ctrl-C (issue 39, item 4)
+def traps_ctrl_c(event, context):
+    """Catches the Ctrl-C that reaches the whole foreground process group, and runs on."""
+    signal.signal(signal.SIGINT, lambda *_: None)
+    while True:
+        time.sleep(0.01)  # HOSTILE:traps_ctrl_c
+
+
+def fails_slowly(event, context):
+    """Fails every time, 0.2 s in: each replay of a `minimize` takes its time."""
+    time.sleep(0.2)
+    raise ValueError(f"slow failure on {_key(event)}")  # HOSTILE:fails_slowly
