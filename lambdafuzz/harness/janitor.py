@@ -17,9 +17,13 @@ import sys
 import time
 
 
-def janitor(worker_dir: str, campaign_pid: int, worker_gone: int, made: int) -> None:
+def janitor(
+    worker_dir: str, campaign_pid: int, worker_gone: int, made: int, cgroup: str = ""
+) -> None:
     """Make `worker_dir` in a session of its own, say so on `made` ("+"), then remove it
-    once `worker_gone` reads end of file and the campaign has exited."""
+    once `worker_gone` reads end of file and the campaign has exited.  `cgroup`: the
+    worker's (a forked janitor only, whose parent is the worker): killed and removed as
+    soon as the worker has exited (`process_group.end_cgroup`)."""
 
     if os.getsid(0) != os.getpid():  # a spawned janitor leads its session already
         os.setsid()
@@ -28,9 +32,17 @@ def janitor(worker_dir: str, campaign_pid: int, worker_gone: int, made: int) -> 
     except FileExistsError:
         pass
     except OSError:
-        return  # the worker makes it, or says why it cannot
+        if not cgroup:
+            return  # the worker makes it, or says why it cannot
+        worker_dir = ""  # the same, but the cgroup is still this janitor's to end
+    worker = -1
+    if cgroup:  # the worker waits for `made`: it is alive and this process's parent now
+        try:
+            worker = os.pidfd_open(os.getppid())
+        except (OSError, AttributeError):
+            worker = -1
     try:
-        os.write(made, b"+")
+        os.write(made, b"+" if worker_dir else b"-")
     except OSError:  # the owner died before it could read this: clean up all the same
         pass
     os.close(made)
@@ -38,15 +50,21 @@ def janitor(worker_dir: str, campaign_pid: int, worker_gone: int, made: int) -> 
         campaign = os.pidfd_open(campaign_pid)
     except (OSError, AttributeError):
         campaign = -1
-    keep = sorted(fd for fd in (worker_gone, campaign) if fd >= 0)
+    keep = sorted(fd for fd in (worker_gone, campaign, worker) if fd >= 0)
     low = 0
     for fd in keep:
         os.closerange(low, fd)
         low = fd + 1
     os.closerange(low, 1 << 16)
+    if cgroup:
+        from lambdafuzz.harness.process_group import end_cgroup
+
+        # the worker's exit, not only the pipe's end: a hidden descendant holds the pipe
+        select.select([fd for fd in (worker_gone, worker) if fd >= 0], [], [])
+        end_cgroup(cgroup)
     while os.read(worker_gone, 1):
         pass
-    while os.path.exists(worker_dir):
+    while worker_dir and os.path.exists(worker_dir):
         if campaign >= 0:
             if select.select([campaign], [], [], 0.1)[0]:
                 break  # the campaign exited
@@ -54,7 +72,8 @@ def janitor(worker_dir: str, campaign_pid: int, worker_gone: int, made: int) -> 
             time.sleep(0.1)
             if not _running(campaign_pid):
                 break
-    shutil.rmtree(worker_dir, ignore_errors=True)
+    if worker_dir:
+        shutil.rmtree(worker_dir, ignore_errors=True)
 
 
 def _running(pid: int) -> bool:

@@ -55,7 +55,12 @@ from lambdafuzz.harness.handled import HandledException
 from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
 from lambdafuzz.harness.isolation import IsolationState, isolate_worker
 from lambdafuzz.harness.private_view import user_secrets
-from lambdafuzz.harness.process_group import contain, forget_fork_server
+from lambdafuzz.harness.process_group import (
+    contain,
+    end_worker_cgroup,
+    forget_fork_server,
+    make_cgroup,
+)
 from lambdafuzz.harness.worker_faults import (
     EXIT_ORPHANED,
     EXIT_PIPE_LOST,
@@ -788,9 +793,17 @@ def _serve(
     watched = watched_parent(parent_pid)
     if watched is None:  # the campaign ended before this worker started
         exit_now(EXIT_ORPHANED)
-    janitor = start_janitor(worker_dir, parent_pid)  # removes worker_dir if the campaign cannot
+    # the worker's own cgroup, where the janitor can kill it (`process_group`)
+    cgroup, no_cgroup = make_cgroup(parent_pid) if worker_dir else ("", "no janitor")
+    # removes worker_dir if the campaign cannot (and the cgroup, once the worker is gone);
+    # forked first, so it stays outside the cgroup
+    janitor = start_janitor(worker_dir, parent_pid, cgroup)
+    if cgroup and not janitor:  # nobody would remove it after a kill -9
+        with contextlib.suppress(OSError):
+            os.rmdir(cgroup)
+        cgroup, no_cgroup = "", "no janitor to remove a cgroup"
     # from here on, whatever the worker starts dies with each test and with the worker
-    descendants = contain({janitor} - {0})
+    descendants = contain({janitor} - {0}, cgroup, no_cgroup)
     # handler stdout/stderr into the per-test capture (its thread starts after isolation)
     output = HandlerOutput.install(worker_dir, spec.handler_log)
     # First, while single-threaded and before boto3, moto or the handler are imported: the
@@ -1105,6 +1118,8 @@ class Worker:
         if proc is not None and proc.is_alive():
             proc.kill()
             proc.join(5)
+        if proc is not None:  # and what it started, before its replacement runs
+            end_worker_cgroup(proc.pid)
         if self._conn is not None:
             self._conn.close()
         self._conn = self._proc = None
@@ -1136,6 +1151,8 @@ class Worker:
         for proc in (self._proc, starting[1] if starting is not None else None):
             if proc is not None and proc.is_alive():
                 proc.kill()
+            if proc is not None:
+                end_worker_cgroup(proc.pid)
 
     def close(self) -> None:
         if self._starting is not None:  # never used: no need to wait for it
@@ -1157,6 +1174,7 @@ class Worker:
             if proc.is_alive():
                 proc.kill()
                 proc.join(2)
+            end_worker_cgroup(proc.pid)
         self._queue.clear()
         if self._conn is not None:
             self._conn.close()

@@ -350,7 +350,7 @@ def _alt_stack_per_thread() -> None:
     threading.Thread._bootstrap_inner = _bootstrap_inner  # type: ignore[attr-defined]
 
 
-def start_janitor(worker_dir: str, campaign_pid: int) -> int:
+def start_janitor(worker_dir: str, campaign_pid: int, cgroup: str = "") -> int:
     """Fork a process that creates `worker_dir`, then removes it once both this worker and
     its campaign are gone (while the campaign lives, it reads the dump in there and removes
     the dir itself; the janitor is for a campaign that was killed, which leaves no one else).
@@ -366,7 +366,9 @@ def start_janitor(worker_dir: str, campaign_pid: int) -> int:
     descriptors: its end of a pipe whose other end only the worker (and what the worker
     forks) holds, where end of file means the worker is gone, and a pidfd of the campaign,
     readable once the campaign has exited.  Where no janitor can be forked, the worker makes
-    the dir itself.  Returns the janitor's pid (0: none), a child the worker never kills."""
+    the dir itself.  Returns the janitor's pid (0: none), a child the worker never kills.
+    `cgroup`: the worker's own (`process_group.make_cgroup`), which the janitor, forked
+    before the worker enters it, kills and removes once the worker has exited."""
     if not worker_dir:
         return 0
     if not campaign_pid or not hasattr(os, "fork"):
@@ -384,7 +386,7 @@ def start_janitor(worker_dir: str, campaign_pid: int) -> int:
     if pid == 0:  # the janitor
         try:
             os.close(made_read)
-            janitor(worker_dir, campaign_pid, read_end, made_write)
+            janitor(worker_dir, campaign_pid, read_end, made_write, cgroup)
         finally:
             _real_exit(0)
     os.close(read_end)

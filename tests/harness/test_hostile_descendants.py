@@ -25,6 +25,7 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.harness.process_group import CGROUP_PREFIX, cgroup_parent
 from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
 from lambdafuzz.model.outcome import Status
 from lambdafuzz.model.target import FileSystemMount
@@ -41,9 +42,9 @@ def _tag() -> str:
     return f"lfh{secrets.token_hex(5)}"  # 13 characters: fits a 15-byte comm
 
 
-def _target(function: str, tag: str, *, timeout_s: float = 5):
+def _target(function: str, tag: str, *, timeout_s: float = 5, delay_s: float = DELAY_S):
     target = load_config(HERE / "lambdafuzz.yaml")
-    env = {**target.env, "HOSTILE_TAG": tag, "HOSTILE_DROP": DROP, "HOSTILE_DELAY_S": str(DELAY_S)}
+    env = {**target.env, "HOSTILE_TAG": tag, "HOSTILE_DROP": DROP, "HOSTILE_DELAY_S": str(delay_s)}
     return dataclasses.replace(
         target,
         handler_function=function,
@@ -131,6 +132,37 @@ def _markers(folder: Path) -> list[Path]:
     return sorted(folder.glob("marker-*")) if folder.is_dir() else []
 
 
+def _cgroup_writable() -> bool:
+    """Whether workers here get a cgroup v2 of their own (root, or a delegated cgroup)."""
+    parent, _ = cgroup_parent()
+    if not parent:
+        return False
+    probe = Path(parent) / f"{CGROUP_PREFIX}probe-{os.getpid()}-{secrets.token_hex(3)}"
+    try:
+        probe.mkdir()
+    except OSError:
+        return False
+    probe.rmdir()
+    return True
+
+
+CGROUP = _cgroup_writable()
+needs_cgroup = pytest.mark.skipif(not CGROUP, reason="cgroup v2 is not writable here")
+
+
+def _cgroups(campaign_pid: int) -> list[str]:
+    """The worker cgroups of the campaign `campaign_pid` left on the machine."""
+    parent, _ = cgroup_parent()
+    return sorted(p.name for p in Path(parent).glob(f"{CGROUP_PREFIX}{campaign_pid}-*"))
+
+
+def _wait_no_cgroups(campaign_pid: int, within_s: float) -> list[str]:
+    deadline = time.monotonic() + within_s
+    while _cgroups(campaign_pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return _cgroups(campaign_pid)
+
+
 # ------------------------------------------------------------------ in the campaign process
 def _worker(tmp_path: Path, function: str, tag: str) -> Worker:
     spec = WorkerSpec(
@@ -169,8 +201,9 @@ def test_a_hidden_grandchild_dies_at_the_end_of_its_test(tmp_path, fake_env):
 
 
 @pytest.mark.xfail(
-    reason="not held yet: a descendant that cleared its parent-death signal outlives a "
-    "worker that dies mid-test (no PID namespace or cgroup per worker, process_group.py)",
+    not CGROUP,
+    reason="without a cgroup per worker, a descendant that cleared its parent-death signal "
+    "outlives a worker that dies mid-test (process_group.py)",
     strict=False,
 )
 def test_a_hidden_grandchild_dies_with_its_replaced_worker(tmp_path, fake_env):
@@ -185,9 +218,46 @@ def test_a_hidden_grandchild_dies_with_its_replaced_worker(tmp_path, fake_env):
         assert hidden == []
         time.sleep(DELAY_S + 1)
         assert _markers(tmp_path / "efs" / "drop") == []
+        assert f"lambdafuzz-{os.getpid()}-{first}" not in _wait_no_cgroups(os.getpid(), 5.0)
     finally:
         _kill_all(_tagged(tag))
         worker.close()
+
+
+@needs_cgroup
+def test_each_worker_has_a_cgroup_removed_with_it(tmp_path, fake_env):
+    tag = _tag()
+    worker = _worker(tmp_path, "double_forks", tag)
+    try:
+        pid = worker._proc.pid
+        line = worker.info.isolation.describe()
+        assert "killed after each test and with their worker (cgroup v2)" in line, line
+        name = f"{CGROUP_PREFIX}{os.getpid()}-{pid}"
+        assert name in _cgroups(os.getpid())
+        procs = (Path(cgroup_parent()[0]) / name / "cgroup.procs").read_text().split()
+        assert procs == [str(pid)]  # the worker, not its janitor
+        assert worker.run(_request(1)).status is Status.VALID
+    finally:
+        worker.close()
+        _kill_all(_tagged(tag))
+    assert name not in _wait_no_cgroups(os.getpid(), 5.0)
+
+
+def test_without_a_cgroup_the_worker_is_a_subreaper_and_says_why(tmp_path, monkeypatch):
+    from lambdafuzz.harness import process_group
+
+    monkeypatch.setattr(process_group, "cgroup_parent", lambda: ("", "no cgroup v2 here"))
+    assert process_group.make_cgroup(os.getpid()) == ("", "no cgroup v2 here")
+    found = process_group.Descendants(process_group.Containment.SUBREAPER, "no cgroup v2 here")
+    assert "worker as subreaper; not when their worker dies mid-test: no cgroup v2 here" in (
+        found.describe()
+    )
+    # the sweep walks /proc then: a child of this process that is no helper is killed
+    child = subprocess.Popen(["sleep", "30"])
+    found.helpers = {c for c in process_group._children(os.getpid()) if c != child.pid}
+    found.sweep()
+    assert _stat(child.pid) is None  # killed and reaped
+    child.wait(5)
 
 
 # ------------------------------------------------------------------ a whole campaign
@@ -202,8 +272,9 @@ _CAMPAIGN = textwrap.dedent(
 
     if __name__ == "__main__":
         function, tag, out, execs = sys.argv[2], sys.argv[3], Path(sys.argv[4]), int(sys.argv[5])
+        delay_s = float(sys.argv[6])
         options = CampaignOptions(
-            target=_target(function, tag, timeout_s=60),
+            target=_target(function, tag, timeout_s=60, delay_s=delay_s),
             out_dir=out,
             seed=1,
             max_execs=execs,
@@ -218,12 +289,14 @@ _CAMPAIGN = textwrap.dedent(
 )
 
 
-def _campaign(tmp_path: Path, function: str, tag: str, execs: int) -> subprocess.Popen:
+def _campaign(
+    tmp_path: Path, function: str, tag: str, execs: int, delay_s: float = DELAY_S
+) -> subprocess.Popen:
     script = tmp_path / "campaign.py"
     script.write_text(_CAMPAIGN)
     here, out = str(Path(__file__).parent), str(tmp_path / "out")
     return subprocess.Popen(
-        [sys.executable, str(script), here, function, tag, out, str(execs)],
+        [sys.executable, str(script), here, function, tag, out, str(execs), str(delay_s)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
@@ -246,6 +319,7 @@ def test_nothing_a_handler_hid_outlives_a_campaign_that_ended(tmp_path):
         time.sleep(DELAY_S + 1)
         assert _markers(tmp_path / "out" / "efs" / "drop") == []
         assert _descendants(proc.pid) == set()
+        assert _wait_no_cgroups(proc.pid, 5.0) == []
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -255,7 +329,8 @@ def test_nothing_a_handler_hid_outlives_a_campaign_that_ended(tmp_path):
 
 def test_nothing_outlives_a_campaign_killed_while_a_test_spins(tmp_path):
     tag = _tag()
-    proc = _campaign(tmp_path, "double_forks_then_spins", tag, 3)
+    # the grandchild sleeps far longer than the wait below: gone means killed
+    proc = _campaign(tmp_path, "double_forks_then_spins", tag, 3, delay_s=60)
     tree: set[int] = set()
     try:
         assert proc.stdout.readline() == b"started\n"
@@ -266,12 +341,14 @@ def test_nothing_outlives_a_campaign_killed_while_a_test_spins(tmp_path):
         time.sleep(0.3)  # the test spins now
         tree = _descendants(proc.pid) | set(_tagged(tag))
         assert len(tree) >= 3  # worker, janitor, fork server (and more)
+        assert _cgroups(proc.pid) or not CGROUP  # the worker's, holding the grandchild
         proc.kill()
         proc.wait(10)
         left, hidden = _wait_gone(tree, tag, 5.0)
         assert (left, hidden) == (set(), [])
         time.sleep(DELAY_S + 1)
         assert _markers(tmp_path / "out" / "efs" / "drop") == []
+        assert _wait_no_cgroups(proc.pid, 5.0) == []
     finally:
         if proc.poll() is None:
             proc.kill()
