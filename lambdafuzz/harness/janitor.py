@@ -59,8 +59,9 @@ def janitor(
     if cgroup:
         from lambdafuzz.harness.process_group import end_cgroup
 
-        # the worker's exit, not only the pipe's end: a hidden descendant holds the pipe
-        select.select([fd for fd in (worker_gone, worker) if fd >= 0], [], [])
+        # the worker's exit, not the pipe's end: a hidden descendant holds the pipe, and a
+        # handler that closes every descriptor ends it while its worker lives
+        select.select([worker if worker >= 0 else worker_gone], [], [])
         end_cgroup(cgroup)
     while os.read(worker_gone, 1):
         pass
