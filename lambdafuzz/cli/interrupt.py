@@ -18,6 +18,10 @@ stuck in a loop).  What a Ctrl-C does depends on what runs:
   workers follow their parent's death; a lock left behind is taken over by the next
   campaign).
 
+Third-party code may mangle `Interrupted` on its way up (libcst's position tracking raises
+a KeyError from its `finally`, 1 run in ~20 at 1 s): once a Ctrl-C came, `main` exits 130
+whatever ends the command, and a campaign does not start its tests.
+
 Only the main thread takes signals; the harness holds SIGINT while it starts a process
 (`harness.worker._sigint_held`) and gives it back once the start is over, so none is lost.
 """
@@ -106,9 +110,12 @@ def graceful(stop: Callable[[], None]) -> Iterator[None]:
     previous = None
     if not installed() and threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGINT, _on_sigint)
-        _state.aborting = _state.stopping = False
+        _state.received = _state.aborting = _state.stopping = False
     _state.stop = stop
     try:
+        if _state.received:  # an earlier one was swallowed on its way (a library's `except`)
+            _state.aborting = True
+            raise Interrupted
         yield
     finally:
         _state.stop = None

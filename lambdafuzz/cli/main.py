@@ -51,9 +51,10 @@ def main() -> None:
     interrupt.install()  # Ctrl-C at any moment: exit 130 within a second (cli/interrupt.py)
     try:
         cli(prog_name="lambdafuzz")
-    except interrupt.Interrupted:
-        interrupt.exit_interrupted()
-    except SystemExit:
+    except BaseException:
+        # `Interrupted`; the command's exit; or an error a library raised while the
+        # interruption passed through it (libcst's position tracking turns it into a
+        # KeyError): stopped by Ctrl-C, whatever the command said
         if not interrupt.received():
             raise
-        interrupt.exit_interrupted()  # stopped by Ctrl-C, whatever the command said
+        interrupt.exit_interrupted()
