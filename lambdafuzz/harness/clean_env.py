@@ -69,7 +69,7 @@ def process_environment(environment: Mapping[str, str]) -> Iterator[None]:
     A thread of this process that calls C's `getenv` during the block sees the clean one
     (Python's `os.environ` is its own copy).  Cost: one `putenv`/`unsetenv` per variable
     and start, microseconds."""
-    saved = dict(os.environ)
+    saved = {**_c_environment(), **os.environ}
     try:
         for name in saved:
             if name not in environment:
@@ -83,6 +83,26 @@ def process_environment(environment: Mapping[str, str]) -> Iterator[None]:
                 os.unsetenv(name)
         for name, value in saved.items():
             os.putenv(name, value)
+
+
+def _c_environment() -> dict[str, str]:
+    """The C environment, which can hold what `os.environ` does not: a library may
+    `setenv` after Python copied it at start (ncurses sets LINES and COLUMNS under a
+    terminal, and pytest's run showed them in a worker's /proc/self/environ)."""
+    import ctypes
+
+    try:
+        entries = ctypes.POINTER(ctypes.c_char_p).in_dll(ctypes.CDLL(None), "environ")
+    except (OSError, ValueError, AttributeError):
+        return {}
+    found = {}
+    for i in range(100_000):  # bounded: a C environment ends with a NULL entry
+        entry = entries[i]
+        if entry is None:
+            break
+        name, _, value = entry.decode("utf-8", "surrogateescape").partition("=")
+        found[name] = value
+    return found
 
 
 __all__ = [
