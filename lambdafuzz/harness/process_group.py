@@ -299,7 +299,9 @@ def _children(pid: int) -> list[int]:
         return found
     for task in tasks:
         path = f"/proc/{pid}/task/{task}/children"
-        with contextlib.suppress(OSError, ValueError), open(path, encoding="ascii") as fh:
+        # bytes: a text codec may need an import, which fails while the handler's working
+        # directory is removed (the sweep runs before `_restore_cwd`)
+        with contextlib.suppress(OSError, ValueError), open(path, "rb") as fh:
             found.extend(int(p) for p in fh.read().split())
     return found
 
