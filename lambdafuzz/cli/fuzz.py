@@ -319,6 +319,12 @@ def _campaigns(
     if function_name is None and config.is_file() and is_template(config):
         with config_errors_as_usage():
             names = template_function_names(config)
+        for name in names:  # lambdafuzz makes these: a symlink would lead writes away
+            if (out_dir / name).is_symlink():
+                raise click.UsageError(
+                    f"{out_dir / name}: expected the campaign folder of function {name} "
+                    "(a directory lambdafuzz makes), found a symlink; move it away"
+                )
         return [(target_from_options(config, name), name, out_dir / name) for name in names]
     return [(target_from_options(config, function_name), function_name, out_dir)]
 

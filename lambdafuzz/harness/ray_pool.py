@@ -183,8 +183,11 @@ def local_temp_dir(wanted: Path) -> Path:
         return wanted
     import tempfile
 
+    from lambdafuzz.atomic_files import write_text_atomic
+
     short = Path(tempfile.mkdtemp(prefix="lf-ray-"))
-    (wanted / "temp-dir.txt").write_text(f"{short}\n", encoding="utf-8")
+    # replaced, never written through: a symlink planted there leads nowhere
+    write_text_atomic(wanted / "temp-dir.txt", f"{short}\n", real_parent=True)
     return short
 
 

@@ -149,3 +149,19 @@ def test_a_symlinked_file_is_replaced_never_written_through(tmp_path):
     link.symlink_to(victim)
     write_text_atomic(link, "{}\n", durable=True, real_parent=True)
     assert victim.read_text() == "precious\n" and not link.is_symlink()
+
+
+def test_a_functions_campaign_folder_that_is_a_symlink_is_refused(tmp_path, fake_env):
+    """A template fuzzed without --function runs one campaign per function in
+    OUT/<Function>/, a folder lambdafuzz makes: a symlink there is refused too."""
+    template = Path(__file__).parents[1] / "ecosystem" / "sam_app" / "template.yaml"
+    out, outside = tmp_path / "out", tmp_path / "outside"
+    out.mkdir()
+    outside.mkdir()
+    (out / "IngestFunction").symlink_to(outside, target_is_directory=True)
+    result = CliRunner().invoke(
+        cli, ["fuzz", str(template), "--execs", "2", "--out", str(out), "--quiet"], env=fake_env
+    )
+    assert result.exit_code == 2, result.output
+    assert "IngestFunction" in result.output and "found a symlink" in result.output
+    assert list(outside.iterdir()) == []
