@@ -54,6 +54,7 @@ bench: venv
 	$(PY) benchmarks/ray_scaling.py --execs 3000 --rounds 3 --warm-execs 3000 --local-too
 	$(PY) benchmarks/handled_cost.py --tests 150 --rounds 5
 	$(PY) benchmarks/bugbench.py --execs 300 --seeds 0 --strategies frontier,zest
+	$(PY) benchmarks/isolation_cost.py --rounds 5
 
 bench-study: venv
 	$(PY) benchmarks/run.py
