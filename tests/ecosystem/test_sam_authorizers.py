@@ -11,12 +11,12 @@ import pytest
 from lambdafuzz.config.sam import load_template, load_template_target
 from lambdafuzz.config.schema import target_from_dict
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.events import draw_event_plan, render_event
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import AuthorizerFormat, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
+
+from .template_runs import line_of, reached_without_a_bug
 
 APP = Path(__file__).parent / "fixtures" / "authorizers"
 TEMPLATE = APP / "template.yaml"
@@ -129,18 +129,10 @@ def test_a_config_authorizer_is_validated(trigger, expected):
     assert expected in str(caught.value)
 
 
-def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
-
-
 def test_a_campaign_reaches_allow_and_deny(tmp_path):
     target = load_template_target(TEMPLATE, "TokenAuthFunction")
     # seeds 0-7 reach Allow in 100 executions 6 times (`TOKEN_DICTIONARY_P`); 1 is one
-    engine = build_engine(target, out_dir=tmp_path, seed=1, max_execs=100)
-    events = list(engine.run())
-    assert isinstance(events[-1], CampaignFinished)
-    assert [e for e in events if isinstance(e, NewFailure)] == []
-    reached = {arm.to_line for arm in engine.coverage().covered}
+    reached = reached_without_a_bug(target, tmp_path, seed=1, execs=100)
     allow = line_of(HANDLER, 'return _policy("Allow", event["methodArn"])')
     deny = line_of(HANDLER, 'return _policy("Deny", event["methodArn"])')
     assert {allow, deny} <= reached, f"seed 1: {sorted(reached)}"

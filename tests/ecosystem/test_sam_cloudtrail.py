@@ -10,12 +10,9 @@ from pathlib import Path
 
 from lambdafuzz.config.sam import load_template_target
 from lambdafuzz.config.schema import target_from_dict
-from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
-from lambdafuzz.generators.aws.events import draw_event_plan, render_event
-from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.event_pattern import matches
-from lambdafuzz.model.world import LoadedWorld, World
+
+from .template_runs import drawn_events, line_of, reached_without_a_bug
 
 APP = Path(__file__).parent / "fixtures" / "cloudtrail"
 TEMPLATE = APP / "template.yaml"
@@ -41,11 +38,7 @@ RECORD_FIELDS = {
 
 
 def _events(target) -> list[dict]:
-    world = World()
-    return [
-        render_event(draw_event_plan(Choices(seed=seed), target, world), LoadedWorld(world))
-        for seed in SEEDS
-    ]
+    return drawn_events(target, SEEDS)
 
 
 def test_details_are_cloudtrail_records():
@@ -108,16 +101,8 @@ def test_other_patterns_keep_their_free_details():
     assert not any(set(d) >= RECORD_FIELDS for d in details)
 
 
-def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
-
-
 def test_a_campaign_reading_a_guarded_parameter_finds_nothing(tmp_path):
     target = load_template_target(TEMPLATE, "PolicyAuditFunction")
-    engine = build_engine(target, out_dir=tmp_path, seed=5, max_execs=150)
-    events = list(engine.run())
-    assert isinstance(events[-1], CampaignFinished)
-    assert [e for e in events if isinstance(e, NewFailure)] == []
-    reached = {arm.to_line for arm in engine.coverage().covered}
+    reached = reached_without_a_bug(target, tmp_path, seed=5, execs=150)
     guarded = line_of(HANDLER, 'bucket = parameters["bucketName"]')
     assert guarded in reached, f"seed 5: {sorted(reached)}"

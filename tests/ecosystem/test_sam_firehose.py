@@ -16,12 +16,9 @@ from lambdafuzz.config.sam import load_template, load_template_target
 from lambdafuzz.config.sample_events import event_kind
 from lambdafuzz.config.schema import target_from_dict
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
-from lambdafuzz.generators.aws.events import draw_event_plan, render_event
-from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import TriggerKind
-from lambdafuzz.model.world import LoadedWorld, World
+
+from .template_runs import drawn_events, line_of, reached_without_a_bug
 
 APP = Path(__file__).parent / "fixtures" / "firehose"
 TEMPLATE = APP / "template.yaml"
@@ -52,11 +49,7 @@ def test_a_disabled_processing_configuration_invokes_nothing():
 
 def _events(function: str) -> list[dict]:
     target = load_template_target(TEMPLATE, function)
-    world = World()
-    return [
-        render_event(draw_event_plan(Choices(seed=seed), target, world), LoadedWorld(world))
-        for seed in SEEDS
-    ]
+    return drawn_events(target, SEEDS)
 
 
 def test_batches_from_a_kinesis_stream():
@@ -133,17 +126,11 @@ def test_a_config_firehose_trigger_is_validated(trigger, expected):
     assert expected in str(caught.value)
 
 
-def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
-
-
 def test_a_transformation_campaign_finds_nothing_and_tags_records(tmp_path):
     target = load_template_target(TEMPLATE, "ClickTransformFunction")
-    engine = build_engine(target, out_dir=tmp_path, seed=3, max_execs=120)
-    events = list(engine.run())
-    assert isinstance(events[-1], CampaignFinished)
-    assert [e for e in events if isinstance(e, NewFailure)] == []  # every batch is well formed
-    reached = {arm.to_line for arm in engine.coverage().covered}
+    reached = reached_without_a_bug(
+        target, tmp_path, seed=3, execs=120
+    )  # every batch is well formed
     tagged = line_of(HANDLER, 'document["stream"] = stream')  # a JSON object record
     shard = line_of(HANDLER, 'document["shard"] = record["kinesisRecordMetadata"]["shardId"]')
     assert {tagged, shard} <= reached, f"seed 3: {sorted(reached)}"

@@ -25,6 +25,8 @@ from lambdafuzz.harness.backends import MotoBackend
 from lambdafuzz.harness.safety import apply_sandbox_env
 from lambdafuzz.model.world import KeySchema, SecondaryIndex, Table, World
 
+from .template_runs import line_of
+
 APP = Path(__file__).parent / "fixtures" / "indexed_orders"
 TEMPLATE = APP / "template.yaml"
 HANDLER = APP / "src" / "app.py"
@@ -32,10 +34,6 @@ BY_STATE = SecondaryIndex("by-state", KeySchema("state", "S", "placedAt", "N"))
 BY_PLACED = SecondaryIndex(
     "by-placed", KeySchema("customer", "S", "placedAt", "N"), True, "INCLUDE", ("state",)
 )
-
-
-def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
 
 
 def test_template_tables_keep_their_global_and_local_indexes():

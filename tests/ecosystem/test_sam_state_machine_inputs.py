@@ -15,10 +15,11 @@ from lambdafuzz.config.state_machines import execution_input_states
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
-from lambdafuzz.generators.aws.events import draw_event_plan, render_event
 from lambdafuzz.generators.aws.task_inputs import selected
 from lambdafuzz.generators.core import Choices
-from lambdafuzz.model.world import LoadedWorld, World
+from lambdafuzz.model.world import LoadedWorld
+
+from .template_runs import drawn_events
 
 APP = Path(__file__).parent / "fixtures" / "state_machine_inputs"
 TEMPLATE = APP / "template.yaml"
@@ -28,11 +29,7 @@ SEEDS = range(60)
 
 def _payloads(function: str) -> list[dict]:
     target = load_template_target(TEMPLATE, function)
-    world = World()
-    return [
-        render_event(draw_event_plan(Choices(seed=seed), target, world), LoadedWorld(world))
-        for seed in SEEDS
-    ]
+    return drawn_events(target, SEEDS)
 
 
 def test_the_start_state_and_unchanged_passes_receive_the_execution_input():

@@ -13,12 +13,12 @@ import pytest
 from lambdafuzz.config.sam import load_template, load_template_target
 from lambdafuzz.config.schema import target_from_dict
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.events import draw_event_plan, render_event
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
+
+from .template_runs import drawn_events, line_of, reached_without_a_bug
 
 APP = Path(__file__).parent / "fixtures" / "state_machines"
 TEMPLATE = APP / "template.yaml"
@@ -67,11 +67,7 @@ def test_a_task_passing_its_input_whole_keeps_the_keys_the_handler_reads():
 
 def _payloads(function: str) -> list[dict]:
     target = load_template_target(TEMPLATE, function)
-    world = World()
-    return [
-        render_event(draw_event_plan(Choices(seed=seed), target, world), LoadedWorld(world))
-        for seed in SEEDS
-    ]
+    return drawn_events(target, SEEDS)
 
 
 def test_charge_payloads_have_the_tasks_shape():
@@ -160,17 +156,11 @@ def test_an_unreadable_definition_is_one_note(tmp_path):
     assert len(notes) == 1 and "missing.asl.json cannot be read" in notes[0], notes
 
 
-def line_of(path: Path, text: str) -> int:
-    return next(n for n, line in enumerate(path.read_text().splitlines(), 1) if text in line)
-
-
 def test_a_task_campaign_finds_nothing(tmp_path):
     target = load_template_target(TEMPLATE, "ChargeFunction")
-    engine = build_engine(target, out_dir=tmp_path, seed=2, max_execs=150)
-    events = list(engine.run())
-    assert isinstance(events[-1], CampaignFinished)
-    assert [e for e in events if isinstance(e, NewFailure)] == []  # every payload well formed
-    reached = {arm.to_line for arm in engine.coverage().covered}
+    reached = reached_without_a_bug(
+        target, tmp_path, seed=2, execs=150
+    )  # every payload well formed
     captured = line_of(HANDLER, 'status = "captured"')
     assert captured in reached, f"seed 2: {sorted(reached)}"
 
