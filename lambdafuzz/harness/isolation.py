@@ -52,6 +52,7 @@ from typing import Any
 
 from lambdafuzz.harness.clean_env import initial_environment_clean
 from lambdafuzz.harness.private_view import apply_view, needed_paths
+from lambdafuzz.harness.process_group import write_file
 
 #: Campaign environment variable: "guard-only" skips the namespaces.
 ISOLATION_ENV = "LAMBDAFUZZ_ISOLATION"
@@ -396,9 +397,9 @@ def _unshare_with_user(flags: int) -> None:
     uid, gid = os.geteuid(), os.getegid()
     if uid != 0:
         os.unshare(os.CLONE_NEWUSER | flags)
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
-        _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+        write_file("/proc/self/setgroups", "deny")
+        write_file("/proc/self/uid_map", f"{uid} {uid} 1\n")
+        write_file("/proc/self/gid_map", f"{gid} {gid} 1\n")
         return
     me = os.getpid()
     go_r, go_w = os.pipe()
@@ -408,8 +409,8 @@ def _unshare_with_user(flags: int) -> None:
         try:
             os.close(go_w)
             if os.read(go_r, 1) == b"g":
-                _write(f"/proc/{me}/uid_map", "0 0 4294967295\n")
-                _write(f"/proc/{me}/gid_map", "0 0 4294967295\n")
+                write_file(f"/proc/{me}/uid_map", "0 0 4294967295\n")
+                write_file(f"/proc/{me}/gid_map", "0 0 4294967295\n")
                 code = 0
         except BaseException:  # noqa: BLE001 - report through the exit status only
             code = 1
@@ -429,17 +430,9 @@ def _unshare_with_user(flags: int) -> None:
         _, status = os.waitpid(helper, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         # in the user namespace but unmapped: map root to itself the way any user may
-        _write("/proc/self/setgroups", "deny")
-        _write("/proc/self/uid_map", "0 0 1\n")
-        _write("/proc/self/gid_map", "0 0 1\n")
-
-
-def _write(path: str, text: str) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.write(fd, text.encode())
-    finally:
-        os.close(fd)
+        write_file("/proc/self/setgroups", "deny")
+        write_file("/proc/self/uid_map", "0 0 1\n")
+        write_file("/proc/self/gid_map", "0 0 1\n")
 
 
 def _loopback_up() -> str:

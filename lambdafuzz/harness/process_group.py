@@ -135,14 +135,14 @@ def contain(helpers: set[int] | None = None, cgroup: str = "", no_cgroup: str = 
     procs = -1
     if cgroup:
         try:
-            _write(os.path.join(cgroup, "cgroup.procs"), str(os.getpid()))
+            write_file(os.path.join(cgroup, "cgroup.procs"), str(os.getpid()))
             from lambdafuzz.harness.worker_faults import high_fd
 
             procs = high_fd(os.open(os.path.join(cgroup, "cgroup.procs"), os.O_RDONLY))
         except OSError as exc:
             no_cgroup = f"could not enter a cgroup: {exc.strerror or exc}"
             with contextlib.suppress(OSError):
-                _write(os.path.join(os.path.dirname(cgroup), "cgroup.procs"), str(os.getpid()))
+                write_file(os.path.join(os.path.dirname(cgroup), "cgroup.procs"), str(os.getpid()))
                 os.rmdir(cgroup)
             cgroup = ""
     prctl = _prctl()
@@ -217,7 +217,7 @@ def end_cgroup(path: str, wait_s: float = CGROUP_EMPTY_WAIT_S) -> bool:
     if not os.path.isdir(path):
         return True
     with contextlib.suppress(OSError):
-        _write(os.path.join(path, "cgroup.kill"), "1")
+        write_file(os.path.join(path, "cgroup.kill"), "1")
     deadline = time.monotonic() + wait_s
     while True:
         try:
@@ -250,10 +250,11 @@ def end_worker_cgroup(worker_pid: int | None) -> None:
     path = worker_cgroup(os.getpid(), worker_pid)
     if path:
         with contextlib.suppress(OSError):
-            _write(os.path.join(path, "cgroup.kill"), "1")
+            write_file(os.path.join(path, "cgroup.kill"), "1")
 
 
-def _write(path: str, text: str) -> None:
+def write_file(path: str, text: str) -> None:
+    """`text` written to a kernel file (`cgroup.procs`, `uid_map`) in one write, unbuffered."""
     fd = os.open(path, os.O_WRONLY)
     try:
         os.write(fd, text.encode())
