@@ -92,6 +92,8 @@ class App:
     def innermost(self, exc: BaseException) -> Frame | None:
         found = None
         for summary in traceback.extract_tb(exc.__traceback__):
+            if summary.filename.startswith("<"):  # <frozen codecs>, <string>: no file
+                continue
             path = os.path.abspath(summary.filename)
             if self.owns(path):
                 found = Frame(
