@@ -37,6 +37,7 @@ from libcst.metadata import GlobalScope, QualifiedNameSource
 
 from .model import KEY_VALUE_KIND, Constant
 from .sources import ParsedModule
+from .symbols import Symbols, Value
 
 STRING_METHODS = frozenset(
     [
@@ -244,9 +245,18 @@ def collect_constants(
     """
     numeric = numeric or rich
     table = ConstantTable()
+    symbols = Symbols.of(modules)
     for pm in modules:
         pm.tree.visit(
-            _Collector(pm, table, reachable, numeric=numeric, all_strings=all_strings, rich=rich)
+            _Collector(
+                pm,
+                table,
+                reachable,
+                symbols,
+                numeric=numeric,
+                all_strings=all_strings,
+                rich=rich,
+            )
         )
     if rich:
         table.render_dates()
@@ -301,6 +311,7 @@ class _Collector(cst.CSTVisitor):
         pm: ParsedModule,
         table: ConstantTable,
         reachable: Collection[str] | None,
+        symbols: Symbols,
         *,
         numeric: bool,
         all_strings: bool,
@@ -309,11 +320,13 @@ class _Collector(cst.CSTVisitor):
         self.pm = pm
         self.table = table
         self.reachable = reachable
+        self.symbols = symbols
         self.numeric = numeric
         self.all_strings = all_strings
         self.rich = rich
         # a bound name -> the value it is bound to, for names assigned exactly once
-        self.bindings: dict[cst.Name, cst.BaseExpression] = _bindings(pm.tree) if rich else {}
+        self.bindings: dict[cst.Name, cst.BaseExpression] = symbols.bindings
+        self.classes: list[str] = []  # qualified names of the enclosing classes
         self.calls_of: set[cst.CSTNode] = set()  # attributes that are called (methods)
         self.prefix: list[str] = []
         self.quiet: set[cst.CSTNode] = set()  # docstrings and log-message literals
@@ -334,10 +347,12 @@ class _Collector(cst.CSTVisitor):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self.prefix.append(node.name.value)
+        self.classes.append(".".join([self.pm.source.module, *self.prefix]))
         self._docstring(node.body)
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self.prefix.pop()
+        self.classes.pop()
 
     def visit_Module(self, node: cst.Module) -> None:
         if node.body:
@@ -378,7 +393,7 @@ class _Collector(cst.CSTVisitor):
     # --- the positions that make a literal interesting ---------------------------------------
     def visit_Comparison(self, node: cst.Comparison) -> None:
         for operand in [node.left, *(c.comparator for c in node.comparisons)]:
-            bound = self._bound_collection(operand) if self.rich else None
+            bound = self._bound_collection(operand)
             if bound is not None:
                 self._add_string(bound, "membership")
                 self._add_number(bound, "membership")
@@ -386,6 +401,75 @@ class _Collector(cst.CSTVisitor):
             operand = self._module_constant(operand)
             self._add_string(operand, "compare")
             self._add_number(operand, "compare")
+            self._add_folded(operand, "compare")
+
+    # --- what a compared expression stands for (`symbols.py`) --------------------------------
+    def _add_folded(self, expr: cst.BaseExpression, kind: str) -> None:
+        """What the literal-only positions miss: the literal a name stands for (an imported
+        constant, an Enum member's value, a local), the members of a collection reached by
+        name (`self.MODES`, `Config.MODES`) and the ends of a `range(...)` (numbers).  A
+        value the code computes (`PREFIX + "-x"`, `f"{PREFIX}/in"`) is in no literal the
+        paper's table takes: the `rich` harvest only."""
+        if _string(expr) is not None or _number(expr) is not None:
+            return
+        if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
+            for element in expr.elements:
+                self._add_folded(element.value, kind)
+            return
+        if isinstance(expr, cst.Call) and _callee(expr.func) == "range":
+            self._add_range(expr)
+            return
+        owner = self.classes[-1] if self.classes else None
+        value = self.symbols.value(self.pm, expr, owner, fold=self.rich)
+        if value is not None:
+            self._add_value(value, kind, expr)
+        elif isinstance(expr, (cst.Name, cst.Attribute)):
+            members = self.symbols.members(self.pm, expr, owner, keywords=self.rich)
+            for member in members:
+                self._add_value(member, "membership" if kind == "compare" else kind, expr)
+
+    def _add_value(self, value: Value, kind: str, node: cst.CSTNode) -> None:
+        if isinstance(value, str) or self.numeric:
+            self.table.add(value, kind, self._where(node))
+
+    def _add_range(self, node: cst.Call) -> None:
+        """`int(x) in range(1, 5)`: its first and last members (1 and 4)."""
+        bounds = [self.symbols.value(self.pm, a.value) for a in node.args if a.keyword is None]
+        if not bounds or len(bounds) > 3 or not all(isinstance(b, int) for b in bounds):
+            return
+        start, stop = (0, bounds[0]) if len(bounds) == 1 else (bounds[0], bounds[1])
+        step = bounds[2] if len(bounds) == 3 else 1
+        if not step or not (start < stop if step > 0 else start > stop):  # type: ignore[operator]
+            return
+        last = start + (stop - start - (1 if step > 0 else -1)) // step * step  # type: ignore[operator]
+        for end in (start, last):
+            self._add_value(end, "range", node)  # type: ignore[arg-type]
+
+    def _add_enum(self, func: cst.BaseExpression, *, names: bool) -> None:
+        """`Kind(kind)` checks its input against the Enum's values, `Kind[kind]` against
+        its members' names (identifiers, not literals: the `rich` harvest)."""
+        if not _class_like(func) or (names and not self.rich):
+            return
+        members = self.symbols.enum_members(self.pm, func)
+        for name, value in (members or {}).items():
+            self._add_value(name if names else value, "enum", func)
+
+    def visit_DictComp(self, node: cst.DictComp) -> None:
+        """`{name: handle for name in ("a", "b")}`: a dispatch table's keys."""
+        for key in self.symbols.comprehended_keys(self.pm, node):
+            self._add_value(key, "dict_key", node)
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        self._add_enum(node.value, names=True)
+
+    def visit_MatchMappingElement(self, node: cst.MatchMappingElement) -> None:
+        self._add_string(node.key, "dict_key")  # `case {"type": "order"}`
+
+    def visit_MatchClass(self, node: cst.MatchClass) -> None:
+        """`case Order(kind="x")`: the attribute names read (the `rich` harvest)."""
+        if self.rich:
+            for keyword in node.kwds:
+                self.table.add(keyword.key.value, "attribute", self._where(keyword))
 
     def _bound_value(self, expr: cst.BaseExpression) -> cst.BaseExpression | None:
         """What a name assigned exactly once (module-level or local) is bound to."""
@@ -436,6 +520,7 @@ class _Collector(cst.CSTVisitor):
     def visit_MatchValue(self, node: cst.MatchValue) -> None:
         self._add_string(node.value, "case")
         self._add_number(node.value, "case")
+        self._add_folded(node.value, "case")  # `case Kind.ORDER.value:`, `case consts.OK:`
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -451,9 +536,15 @@ class _Collector(cst.CSTVisitor):
             if len(positional) > 1:
                 self._add_string(positional[1], "env_default")
             return
+        if self.rich and isinstance(func, cst.Name) and func.value == "dict":
+            for a in node.args:  # `dict(order=..., refund=...)`: a dispatch table's keys
+                if a.keyword is not None:
+                    self.table.add(a.keyword.value, "dict_key", self._where(a.keyword))
+        self._add_enum(func, names=False)
         if method in STRING_METHODS:
             for arg in positional:
                 self._add_string(arg, "method_arg")
+                self._add_folded(arg, "method_arg")
         elif method in MAPPING_METHODS and positional:
             self._add_string(positional[0], "dict_key")
         elif method in RESOURCE_METHODS:
@@ -576,7 +667,7 @@ class _Collector(cst.CSTVisitor):
             return
         for t in node.targets:
             if isinstance(t.target, cst.Name) and t.target.value.isupper():
-                value = _collection(node.value) if self.rich else None
+                value = _collection(node.value)
                 self._add_string(value or node.value, "module_constant")
 
     def visit_SimpleString(self, node: cst.SimpleString) -> None:
@@ -619,23 +710,6 @@ def _module_literals(tree: cst.Module) -> dict[str, cst.BaseExpression]:
     return found
 
 
-def _bindings(tree: cst.Module) -> dict[cst.Name, cst.BaseExpression]:
-    """Every `name = value` (one Name target) of the module: target node -> value."""
-    found: dict[cst.Name, cst.BaseExpression] = {}
-
-    class Binder(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            if len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name):
-                found[node.targets[0].target] = node.value
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            if node.value is not None and isinstance(node.target, cst.Name):
-                found[node.target] = node.value
-
-    tree.visit(Binder())
-    return found
-
-
 def _collection(expr: cst.BaseExpression | None) -> cst.BaseExpression | None:
     """A list/tuple/set literal, also inside `frozenset(...)`/`set(...)`/... ; else None."""
     if isinstance(expr, (cst.List, cst.Tuple, cst.Set)):
@@ -670,6 +744,13 @@ def _literal_head(expr: cst.BaseExpression) -> str | None:
         if isinstance(head, cst.FormattedStringText) and head.value and "{" not in head.value:
             return head.value
     return None
+
+
+def _class_like(expr: cst.BaseExpression) -> bool:
+    """`Kind`, `kinds.Kind`: a name that may be a class (capitalised), the only callees
+    and subscripted values worth resolving as an Enum."""
+    name = _callee(expr)
+    return name is not None and name[:1].isupper()
 
 
 def _callee(func: cst.BaseExpression) -> str | None:

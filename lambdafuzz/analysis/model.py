@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 #: Bumped whenever the analysis would produce a different result for the same sources.
-ANALYSIS_VERSION = 6
+ANALYSIS_VERSION = 7
 
 #: The harvest kind (`constants.py`) of a DynamoDB key value, before its attribute's name.
 KEY_VALUE_KIND = "key_value:"
