@@ -31,14 +31,17 @@ from lambdafuzz.generators.edge_values import SITE_RATES, EdgeClass
 #: an S3 key stem's draw records `max_size` 255 instead of 24 (room for the cost
 #: objective's grown values; fresh stems are 24 at most as before), and a digest of the
 #: recorded values, worlds and events alone was checked to be the same before and after.
+#: Recomputed again for key shapes (`generators/aws/key_shapes.py`): every S3 key draws
+#: its shape (encoded, deep, flat) under every strategy, in place of the `wide?` alphabet
+#: flag, and a key filter's suffix is drawn before the file; every target here has a bucket.
 EXPECTED_OFF = {
-    "s3": "ab491d473d5dc5f5abf1be91c4b6ca460b734eff546e438bc7daf8055ca039bf",
-    "sqs": "ffff0c4e78777f215582af1940df5ae56500832e898bf7a33dbc5b6309325757",
-    "sns": "6fe1157f9237f35a2601ca6a7870f39524cc3de0e773472cb4518f6f54176288",
-    "stream": "4be2c1a616f0c26b93eb8f4a7f0d0cb4fd6ec5d3ae205531923886cfc77adeab",
-    "bridge-s3": "86cca8ba2595ebbe77a96d6ca7adf6c6f94013046dc8bd5784d8f51c56d11045",
-    "direct": "7c3263143dc78cdb0105f7addc5d4cf3f16886ce70caa23baeb4d06474455191",
-    "http": "9348d032222cb0487470fb533577e649ca3ed0d55b30cfe022aa33ae7044511c",
+    "s3": "89dbbbc72ca079c171de9e664c3efab973867e19d8bda61dec788649a28f1a95",
+    "sqs": "229baa52f900f66194d9f5da8e394049c18dda7e3887b363212cceeabb87fd40",
+    "sns": "a4e1242035d832d3e09e580ad11b1376788e4503767060200032884fda133a5a",
+    "stream": "083c315b8d83b24ba40f1bbe8ad288a2113cd3e99c45462358b42d4f801a68cc",
+    "bridge-s3": "932eae9d5efe8aedadfeb6b887aeef7fbe4fe37e17d9fa86606e677597724bfe",
+    "direct": "ddefd3650a40670f916b62c00cd6ed498c80147219b0a0367e82019fb111f651",
+    "http": "7053919488254a7d45c2f303bde948980f5b0fe91841c466bddd48eabbb04c83",
     "bridge": "a3f99af43b763bca09c53b0a396555a381db5cb88e0e32cce53f48f556ae3d6d",
 }
 RATE_DRAWS = 10_000
@@ -347,7 +350,8 @@ def test_a_handler_parsing_decimals_fails_only_on_edge_numbers(targets, monkeypa
     beyond DynamoDB's range) only edge values produce."""
     monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
     assert _failures(targets["sqs"], decimals=True, edge=False, seeds=range(60)) == Counter()
-    found = _failures(targets["sqs"], decimals=True, edge=True, seeds=range(120))
+    # about one body in 120 breaks it (seeds 0-599: 0, 3, 1, 0, 2 per 120 since key shapes)
+    found = _failures(targets["sqs"], decimals=True, edge=True, seeds=range(360))
     assert sum(found.values()) > 0
 
 

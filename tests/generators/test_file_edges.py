@@ -345,7 +345,9 @@ def test_edge_values_off_leave_recordings_and_bytes_as_before() -> None:
         digest.update(file.data)
         digest.update(file.extension.encode())
         digest.update(repr(choices.recording().values()).encode())
-    assert digest.hexdigest() == "30a3b4a5895a0c0064a2d46ddf1b39ebce2056c9e857a532627716226af468d8"
+    # recomputed once: PNG and GIF draw every mode Pillow writes for them under every
+    # strategy (`images.MODES`: LA, 1, I;16, a transparent palette, animated GIFs)
+    assert digest.hexdigest() == "c3140b31bd44dacac4ce21683d5734ef72fe44a55d884ef74462a064c223d432"
     for seed in range(100):
         choices = Choices(seed=seed)
         draw_file(choices, "any", erroneous_p=0.05)

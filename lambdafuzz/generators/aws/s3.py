@@ -15,18 +15,16 @@ from typing import Final
 
 from lambdafuzz import labels
 from lambdafuzz.generators import edge_values
+from lambdafuzz.generators.aws import key_shapes
+from lambdafuzz.generators.aws.key_shapes import FOLDER_ALPHABET, KeyShape
 from lambdafuzz.generators.core import Choices, generator
-from lambdafuzz.generators.files import GeneratedFile, draw_file
+from lambdafuzz.generators.files import GeneratedFile, draw_file, named_formats
 from lambdafuzz.generators.files.budget import fits
 from lambdafuzz.model.target import BucketSpec, ObjectsSpec
 from lambdafuzz.model.world import Bucket, S3Object
 
 #: Stems of ordinary uploads.
 KEY_ALPHABET: Final = string.ascii_letters + string.digits + "-_."
-#: Stems as users really name files: spaces, `+`, parentheses, `%`, non-ASCII.  Each of
-#: these is encoded differently in an S3 event, which is where handlers go wrong.
-WIDE_KEY_ALPHABET: Final = KEY_ALPHABET + " +()&=,@!'$;:%~" + "éüß日本"
-FOLDER_ALPHABET: Final = string.ascii_lowercase + string.digits + "-_"
 METADATA_NAME_ALPHABET: Final = string.ascii_lowercase + string.digits + "-"
 METADATA_VALUE_ALPHABET: Final = string.ascii_letters + string.digits + " -_.:/=+"
 #: S3 caps keys at 1,024 UTF-8 bytes.
@@ -49,24 +47,26 @@ def draw_object_key(
     extension: str = "",
     ending: str | None = None,
 ) -> str:
-    """`prefix + stem + .extension` (or `+ ending` when given: a configured suffix);
-    without configured prefixes, now and then a folder; with edge values on, now and then
-    a key name handlers get wrong (`edge_values.object_key`: configured parts kept)."""
+    """`prefix + stem + .extension` (or `+ ending` when given: a configured suffix), of a
+    drawn shape (`key_shapes`: one key in five encoded, deep or flat, under every
+    strategy); without configured prefixes, now and then a folder; with edge values on,
+    now and then a key name handlers get wrong (`edge_values.object_key`: configured
+    parts kept)."""
     configured_ending = ending is not None
+    shape = key_shapes.draw_shape(choices)
     if prefixes:
         prefix = choices.draw_choice(prefixes, site="prefix")
-    elif choices.draw_boolean(0.1, site="folder?"):
+    elif shape is not KeyShape.FLAT and choices.draw_boolean(0.1, site="folder?"):
         prefix = _clean(choices.draw_string(FOLDER_ALPHABET, 1, 12, site="folder")) + "/"
     else:
         prefix = ""
-    wide = choices.draw_boolean(0.15, site="wide?")
+    if shape is KeyShape.DEEP:
+        prefix += key_shapes.deep_folders(choices)
     stem = choices.draw_string(
-        WIDE_KEY_ALPHABET if wide else KEY_ALPHABET,
-        1,
-        MAX_STEM_CHARS,
-        fresh_max_size=STEM_CHARS,
-        site="stem",
+        KEY_ALPHABET, 1, MAX_STEM_CHARS, fresh_max_size=STEM_CHARS, site="stem"
     )
+    if shape is KeyShape.ENCODED:
+        stem = key_shapes.encoded_stem(choices, _clean(stem), STEM_CHARS)
     if ending is None:
         ending = f".{extension}" if extension else ""
     if choices.edge_values:
@@ -99,9 +99,12 @@ def _fit_key(base: str, suffix: str) -> str:
 
 @generator(labels.S3_OBJECT)
 def draw_object(choices: Choices, spec: ObjectsSpec, taken: set[str] | None = None) -> S3Object:
-    """One object of `spec`'s formats; its key avoids `taken` (and is added to it)."""
-    file = draw_file(choices, spec.formats, erroneous_p=spec.erroneous_p)
+    """One object of `spec`'s formats; its key avoids `taken` (and is added to it).  The
+    content follows the key's name (`named_formats`): a configured suffix (the key filter)
+    is drawn first and picks the formats it names; otherwise now and then a format whose
+    extension the code compares with."""
     ending = choices.draw_choice(spec.suffixes, site="suffix") if spec.suffixes else None
+    file = draw_file(choices, _named(choices, spec, ending), erroneous_p=spec.erroneous_p)
     key = draw_object_key(choices, prefixes=spec.prefixes, extension=file.extension, ending=ending)
     if taken is not None:
         key = _unique(key, file.suffix if ending is None else ending, taken)
@@ -116,6 +119,18 @@ def draw_object(choices: Choices, spec: ObjectsSpec, taken: set[str] | None = No
         format=object_format(file),
         metadata=draw_metadata(choices),
     )
+
+
+def _named(choices: Choices, spec: ObjectsSpec, ending: str | None) -> tuple[str, ...]:
+    """The formats an object of `spec` is drawn from, given its key's configured ending."""
+    if ending is not None:
+        return named_formats.formats_for_ending(ending, spec.formats) or spec.formats
+    named = (
+        named_formats.code_formats(choices.dictionary, spec.formats) if choices.dictionary else ()
+    )
+    if named and choices.draw_boolean(named_formats.CODE_FORMAT_P, site="code-format?"):
+        return named
+    return spec.formats
 
 
 def object_format(file: GeneratedFile) -> str:

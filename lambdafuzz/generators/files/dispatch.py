@@ -32,12 +32,17 @@ from lambdafuzz.generators.files.validation import rejection
 CONCRETE_FORMATS: Final = (
     "csv", "json", "xml", "text", "png", "jpeg", "gif", "zip", "gzip", "csv.gz",
 )  # fmt: skip
-#: Formats asked for by name only (not part of `any`).
+#: Formats asked for by name only (not part of `any`): in a config's `formats`, or where a
+#: key filter's suffix or the code names their extension (`named_formats`).
 DOCUMENT_FORMATS: Final = ("pdf",)
+NAMED_IMAGE_FORMATS: Final = ("bmp", "tiff", "webp")
 #: Names that stand for several concrete formats.
 FORMAT_GROUPS: Final = {"image": ("png", "jpeg", "gif"), "any": CONCRETE_FORMATS}
 #: Every name `draw_file` accepts (and `lambdafuzz.yaml` `formats:` lists).
-FORMATS: Final = (*CONCRETE_FORMATS[:7], "image", *CONCRETE_FORMATS[7:], *DOCUMENT_FORMATS, "any")
+FORMATS: Final = (
+    *CONCRETE_FORMATS[:7], "image", *CONCRETE_FORMATS[7:], *DOCUMENT_FORMATS,
+    *NAMED_IMAGE_FORMATS, "any",
+)  # fmt: skip
 
 #: Usual extensions (the first is the default) and content types per concrete format.
 EXTENSIONS: Final = {
@@ -52,6 +57,9 @@ EXTENSIONS: Final = {
     "gzip": ("gz",),  # really `<inner extension>.gz`
     "csv.gz": ("csv.gz",),
     "pdf": ("pdf",),
+    "bmp": ("bmp",),
+    "tiff": ("tif", "tiff"),
+    "webp": ("webp",),
 }
 CONTENT_TYPES: Final = {
     "csv": "text/csv",
@@ -65,6 +73,9 @@ CONTENT_TYPES: Final = {
     "gzip": "application/gzip",
     "csv.gz": "application/gzip",
     "pdf": "application/pdf",
+    "bmp": "image/bmp",
+    "tiff": "image/tiff",
+    "webp": "image/webp",
 }
 CORRUPTIONS: Final = ("wrong-extension", "missing-extension", "truncated", "mismatched-content")
 ARCHIVE_FORMATS: Final = frozenset({"zip", "gzip", "csv.gz"})
@@ -73,6 +84,8 @@ TEXT_FORMATS: Final = frozenset({"csv", "text"})
 MAX_DEPTH: Final = 2
 #: Extensions a wrong-extension corruption picks from.
 _WRONG_EXTENSIONS: Final = ("csv", "json", "xml", "txt", "png", "jpg", "gif", "zip", "gz", "pdf")
+#: Weights of a two-extension format's extensions (`jpg` 3 to `jpeg` 1).
+_EXTENSION_WEIGHTS: Final = (3, 1)
 
 
 @dataclass(slots=True, frozen=True)
@@ -209,7 +222,9 @@ def _image(fmt: str) -> Callable[[Choices, int], tuple[bytes, str]]:
         extension = EXTENSIONS[fmt][0]
         if len(EXTENSIONS[fmt]) > 1:
             with choices.scope(labels.FILE_FORMAT):
-                extension = choices.draw_weighted(EXTENSIONS[fmt], (3, 1), site="extension")
+                extension = choices.draw_weighted(
+                    EXTENSIONS[fmt], _EXTENSION_WEIGHTS, site="extension"
+                )
         return image.data, extension
 
     return content
@@ -257,6 +272,9 @@ _CONTENT: Final[dict[str, Callable[[Choices, int], tuple[bytes, str]]]] = {
     "gzip": _gzip_of(None),
     "csv.gz": _gzip_of(("csv",)),
     "pdf": _pdf,
+    "bmp": _image("bmp"),
+    "tiff": _image("tiff"),
+    "webp": _image("webp"),
 }
 
 
@@ -305,4 +323,7 @@ _MISMATCH_SOURCES: Final = {
     "gzip": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip"),
     "csv.gz": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip"),
     "pdf": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip", "gzip"),
+    "bmp": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip", "gzip"),
+    "tiff": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip", "gzip"),
+    "webp": ("csv", "json", "xml", "text", "png", "jpeg", "gif", "zip", "gzip"),
 }

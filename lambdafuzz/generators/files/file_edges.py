@@ -98,7 +98,7 @@ class FileEdge:
     rate: float
 
 
-_IMAGES: Final = frozenset({"png", "jpeg", "gif"})
+_IMAGES: Final = frozenset({"png", "jpeg", "gif", "bmp", "tiff", "webp"})
 _TEXTS: Final = frozenset({"csv", "json", "xml", "text"})
 
 #: Text encoding classes and what they write.

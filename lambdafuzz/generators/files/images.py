@@ -29,19 +29,38 @@ from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import datetimes
 from lambdafuzz.generators.files import file_edges
-from lambdafuzz.generators.files.budget import room
+from lambdafuzz.generators.files.budget import fits, room
 
 if TYPE_CHECKING:
     from PIL import Image
 
+#: What a drawn image without a format is (the `image` group of `files.dispatch`).
 IMAGE_FORMATS: Final = ("png", "jpeg", "gif")
-PIL_FORMATS: Final = {"png": "PNG", "jpeg": "JPEG", "gif": "GIF"}
-#: Modes per format and their weights; CMYK JPEGs are rare but break many thumbnailers.
+#: Formats drawn only when asked for by name (a key filter or the code names them).
+NAMED_IMAGE_FORMATS: Final = ("bmp", "tiff", "webp")
+PIL_FORMATS: Final = {
+    "png": "PNG", "jpeg": "JPEG", "gif": "GIF", "bmp": "BMP", "tiff": "TIFF", "webp": "WEBP",
+}  # fmt: skip
+#: Modes per format and their weights: every mode Pillow writes for the format, under
+#: every strategy (a handler converting `P` or `I;16` wrongly breaks on one file in a few
+#: dozen, not only with edge values on); CMYK JPEGs are rare but break many thumbnailers.
+#: `P;transparency`: a palette with a transparent index; `1`: drawn as L, thresholded;
+#: `animated`: several frames (GIF, WebP), each a palette (GIF) or RGB (WebP) image.
 MODES: Final = {
-    "png": (("RGB", "RGBA", "L", "P"), (4, 2, 2, 1)),
+    "png": (
+        ("RGB", "RGBA", "L", "P", "LA", "1", "P;transparency", "I;16"),
+        (8, 4, 4, 2, 1, 1, 1, 1),
+    ),
     "jpeg": (("RGB", "L", "CMYK"), (8, 2, 1)),
-    "gif": (("P", "L"), (3, 1)),
+    "gif": (("P", "L", "P;transparency", "animated"), (6, 2, 1, 1)),
+    "bmp": (("RGB", "L", "P", "1"), (4, 2, 1, 1)),
+    "tiff": (("RGB", "RGBA", "L", "CMYK", "I;16"), (4, 2, 2, 1, 1)),
+    "webp": (("RGB", "RGBA", "animated"), (4, 2, 1)),
 }
+#: Modes `_pixels` draws directly; the others go through `_edge_mode_pixels`.
+_PLAIN_MODES: Final = frozenset({"RGB", "RGBA", "L", "P", "CMYK", "LA", "I;16"})
+#: Frames of an animated image (each as costly as one still image of its size).
+MAX_FRAMES: Final = 3
 BYTES_PER_PIXEL: Final = {"RGB": 3, "RGBA": 4, "L": 1, "P": 1, "CMYK": 4, "LA": 2, "I;16": 2}
 #: Edge modes per format: what Pillow writes for it beyond the common RGB.  `P;transparency`
 #: is a palette image with a transparent index; `1` is drawn as L and thresholded.
@@ -49,12 +68,19 @@ EDGE_MODES: Final = {
     "png": ("1", "L", "LA", "P;transparency", "RGBA", "I;16"),
     "jpeg": ("CMYK", "L"),
     "gif": ("1", "P;transparency"),
+    "bmp": ("1", "P"),
+    "tiff": ("CMYK", "I;16", "RGBA"),
+    "webp": ("RGBA", "L"),
 }
 #: The mode Pillow reports when it reads an edge mode back (GIF stores 1-bit as grey).
 READ_BACK_MODES: Final = {
     ("gif", "1"): "L",
     ("png", "P;transparency"): "P",
     ("gif", "P;transparency"): "P",
+    ("gif", "animated"): "P",
+    ("webp", "animated"): "RGB",
+    ("webp", "L"): "RGB",
+    ("bmp", "1"): "1",
 }
 #: Large and oddly shaped images are a drawn tile of at most this side, upscaled.
 TILE_SIDE: Final = 8
@@ -103,8 +129,8 @@ class GeneratedImage:
 def _validate(
     fmt: str | None, min_side: int, max_side: int, mean_side: float, exif: bool | None
 ) -> None:
-    if fmt is not None and fmt not in IMAGE_FORMATS:
-        raise InvalidArgument(f"images: format={fmt!r}; valid: {', '.join(IMAGE_FORMATS)}")
+    if fmt is not None and fmt not in PIL_FORMATS:
+        raise InvalidArgument(f"images: format={fmt!r}; valid: {', '.join(PIL_FORMATS)}")
     if not 1 <= min_side <= max_side <= 4096:
         raise InvalidArgument(
             f"images: need 1 <= min_side <= max_side <= 4096, got {min_side}, {max_side}"
@@ -145,7 +171,7 @@ def images(
     else:
         modes, weights = MODES[format]
         mode = choices.draw_weighted(modes, weights, site="mode")
-        image = _pixels(choices, mode, width, height)
+        image = _mode_pixels(choices, format, mode, width, height)
     metadata = None
     if format == "jpeg":
         metadata = _exif(choices, exif)
@@ -187,12 +213,38 @@ def _sized(choices: Choices, fmt: str, edge: str, exif: bool | None) -> Generate
         tile_h = choices.draw_integer(1, min(TILE_SIDE, height), site="tile-height")
     modes, weights = MODES[fmt]
     mode = choices.draw_weighted(modes, weights, site="mode")
-    image = _pixels(choices, mode, tile_w, tile_h)
+    if mode == "animated":  # one frame: an upscaled animation would cost every frame's
+        mode = modes[0]
+    image = _mode_pixels(choices, fmt, mode, tile_w, tile_h)
     if (tile_w, tile_h) != (width, height):
         image = image.resize((width, height), Image.Resampling.NEAREST)
     metadata = _exif(choices, exif) if fmt == "jpeg" else None
     data = _encode(choices, image, fmt, metadata, fast=True)
     return GeneratedImage(data, fmt, width, height, mode, metadata, edge)
+
+
+def _mode_pixels(choices: Choices, fmt: str, mode: str, width: int, height: int) -> Image.Image:
+    """Pixels of `mode`; an animation's further frames ride in `info["frames"]`."""
+    if mode in _PLAIN_MODES:
+        return _pixels(choices, mode, width, height)
+    if mode == "animated":
+        return _animation(choices, fmt, width, height)
+    return _edge_mode_pixels(choices, mode, width, height)
+
+
+@generator(labels.IMAGE_PIXELS)
+def _animation(choices: Choices, fmt: str, width: int, height: int) -> Image.Image:
+    """2 to MAX_FRAMES frames (palette for GIF, RGB for WebP) with drawn durations."""
+    mode = "P" if fmt == "gif" else "RGB"
+    count = choices.draw_integer(2, MAX_FRAMES, site="frames")
+    frame_draws = height * math.ceil(width / CHUNK_PIXELS) + 1
+    frames = [_pixels(choices, mode, width, height)]
+    while len(frames) < count and fits(choices, frame_draws):
+        frames.append(_pixels(choices, mode, width, height))
+    first = frames[0]
+    first.info["frames"] = frames[1:]
+    first.info["duration"] = choices.draw_integer(20, 500, site="duration")
+    return first
 
 
 @generator(labels.IMAGE_PIXELS)
@@ -351,6 +403,12 @@ def _encode(
         image.save(buffer, "JPEG", **options)
         return buffer.getvalue()
     options = {}
+    frames = image.info.get("frames")
+    if frames:
+        options.update(save_all=True, append_images=frames, loop=0)
+        options["duration"] = image.info["duration"]
+    if fmt == "webp":
+        options["lossless"] = True  # exact pixels, and ~3x faster than lossy at these sizes
     if fast and fmt == "png":
         options.update(compress_level=1, compress_type=3)  # zlib.Z_RLE
     elif fast and fmt == "gif":

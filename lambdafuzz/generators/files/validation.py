@@ -26,7 +26,10 @@ from xml.etree import ElementTree
 from lambdafuzz.generators.files.alphabets import is_text_char
 
 #: Pillow's format name for each image extension.
-IMAGE_EXTENSIONS: Final = {"png": "PNG", "jpg": "JPEG", "jpeg": "JPEG", "gif": "GIF"}
+IMAGE_EXTENSIONS: Final = {
+    "png": "PNG", "jpg": "JPEG", "jpeg": "JPEG", "gif": "GIF",
+    "bmp": "BMP", "tif": "TIFF", "tiff": "TIFF", "webp": "WEBP",
+}  # fmt: skip
 _CSV_DIALECTS: Final = tuple(
     {"delimiter": d, "quotechar": q, "strict": True}
     for q in ('"', "'")

@@ -24,14 +24,16 @@ from lambdafuzz.generators.files.dispatch import (
     CONCRETE_FORMATS,
     CONTENT_TYPES,
     DOCUMENT_FORMATS,
+    EXTENSIONS,
+    NAMED_IMAGE_FORMATS,
     resolve_formats,
 )
 from lambdafuzz.generators.files.validation import extension_of, rejection
 
 #: Draws per format here; the benchmark script runs the full 2,000 of the issue.
 DRAWS = 150
-#: Every format a file can be asked for by name (PDF is not part of `any`).
-ALL_FORMATS = (*CONCRETE_FORMATS, *DOCUMENT_FORMATS)
+#: Every format a file can be asked for by name (PDF, BMP, TIFF, WebP are not part of `any`).
+ALL_FORMATS = (*CONCRETE_FORMATS, *DOCUMENT_FORMATS, *NAMED_IMAGE_FORMATS)
 
 
 def standard_parse(fmt: str, data: bytes, inner: str = "") -> None:
@@ -45,7 +47,7 @@ def standard_parse(fmt: str, data: bytes, inner: str = "") -> None:
         ElementTree.fromstring(data)
     elif fmt == "text":
         data.decode("utf-8")
-    elif fmt in ("png", "jpeg", "gif"):
+    elif fmt in ("png", "jpeg", "gif", *NAMED_IMAGE_FORMATS):
         with Image.open(io.BytesIO(data)) as image:
             image.load()
             assert image.format == fmt.upper()
@@ -138,8 +140,8 @@ def test_extension_and_content_type_match_the_format(fmt: str) -> None:
         assert file.content_type == CONTENT_TYPES[fmt]
         if fmt == "gzip":
             assert file.extension.endswith(".gz") and extension_of(f"f.{file.extension}")
-        elif fmt == "jpeg":
-            assert file.extension in ("jpg", "jpeg")
+        elif fmt in ("jpeg", "tiff"):
+            assert file.extension in EXTENSIONS[fmt]
         else:
             assert file.extension == expected.get(fmt, fmt)
         assert file.suffix == f".{file.extension}"
@@ -158,7 +160,13 @@ def test_resolve_formats_expands_groups_without_repeats() -> None:
     assert resolve_formats("image") == ("png", "jpeg", "gif")
     assert resolve_formats(["csv", "image", "png"]) == ("csv", "png", "jpeg", "gif")
     assert resolve_formats(("any",)) == CONCRETE_FORMATS
-    assert set(FORMATS) == {*CONCRETE_FORMATS, *DOCUMENT_FORMATS, "image", "any"}
+    assert set(FORMATS) == {
+        *CONCRETE_FORMATS,
+        *DOCUMENT_FORMATS,
+        *NAMED_IMAGE_FORMATS,
+        "image",
+        "any",
+    }
     assert "pdf" not in resolve_formats("any")  # a PDF in `any` is an edge value only
 
 
