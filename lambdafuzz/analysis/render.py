@@ -9,11 +9,13 @@ from .model import AnalysisResult, CodeTarget
 MAX_TYPES_SHOWN = 6
 
 
-def render_text(result: AnalysisResult, *, root: str | None = None) -> str:
+def render_text(result: AnalysisResult, *, root: str | None = None, constants: bool = True) -> str:
     """Targets with types and distances, the unified table, constants, the match report.
 
     Both arms of a branch share their types, so a branch is printed once with its arms.
     Paths are shown relative to `root` (default: the common directory of the files).
+    `constants=False` leaves the constants out (`lambdafuzz analyze` prints the strategy's
+    whole harvest instead).
     """
     base = root or _common_dir(result.files)
     lines: list[str] = []
@@ -42,12 +44,13 @@ def render_text(result: AnalysisResult, *, root: str | None = None) -> str:
         lines.append(f"  {u.label:<28} {u.distance:>4}  {u.targets:>4}")
     if not result.unified:
         lines.append("  (none)")
-    lines.append("")
-    strings = [repr(c) for c in result.constants]
-    lines.append(f"Constant strings ({len(strings)}): " + (", ".join(strings) or "(none)"))
-    if result.numeric_constants:
-        numbers = ", ".join(repr(c) for c in result.numeric_constants)
-        lines.append(f"Numeric constants ({len(result.numeric_constants)}): {numbers}")
+    if constants:
+        lines.append("")
+        strings = [repr(c) for c in result.constants]
+        lines.append(f"Constant strings ({len(strings)}): " + (", ".join(strings) or "(none)"))
+        if result.numeric_constants:
+            numbers = ", ".join(repr(c) for c in result.numeric_constants)
+            lines.append(f"Numeric constants ({len(result.numeric_constants)}): {numbers}")
     lines.append("")
     m = result.match
     lines.append(

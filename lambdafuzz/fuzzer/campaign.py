@@ -3,7 +3,8 @@
 Strategies differ only here, so an ablation compares exactly one change at a time:
 `zest-strings` adds the analysis' constant strings to Zest, `spoton` adds type-targeted
 mutation on top of that; `frontier` takes the full harvest (strings and numbers), edge
-values and frontier targeting instead.
+values and frontier targeting instead.  What each strategy's draws take from the code
+is assembled in `harvest.py`, which `lambdafuzz analyze` shows.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.harvest import analysis_for, build_harvest
 from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.generators.core import ReplayMode
@@ -35,47 +37,25 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
     # the application's arms, scanned once for the whole campaign: the targeted mutator maps
     # arms to lines with it, the engine reports coverage against it and tells workers its total
     catalog = scan_arms(Scope.of(app_dirs(target)))
-    dictionary = list(target.dictionary)
     change = campaign.change_mutated_draws
     mutator: Mutator = RandomMutator(campaign.mode, change=change)
-    numbers: tuple[int | float, ...] = ()
-    fields: tuple[str, ...] = ()
-    key_values: tuple[tuple[str, str], ...] = ()
-    if campaign.strategy.uses_analysis_constants:
-        from lambdafuzz.fuzzer.targeting import analyze_target
+    # one assembly with `lambdafuzz analyze` (`harvest.py`): it shows what is drawn here
+    analysis = analysis_for(target, campaign.strategy)
+    harvest = build_harvest(target, campaign.strategy, analysis)
+    if campaign.strategy is Strategy.SPOTON:
+        from lambdafuzz.fuzzer.targeting import TargetedMutator
 
-        rich = campaign.strategy.rich_harvest
-        # cached by source hash in ~/.cache/lambdafuzz
-        analysis = analyze_target(target, rich=rich)
-        dictionary += [c for c in analysis.constants if c not in dictionary]
-        if rich:
-            numbers = tuple(analysis.numeric_constants)
-            # an environment variable's name (`os.environ["ORDERS_TABLE"]`) is read from
-            # the function's configuration, never from a record the handler is sent
-            fields = tuple(f for f in analysis.field_names() if f not in target.env)
-            key_values = analysis.key_values()
-            if analysis.stores_items:
-                # `table.put_item(Item=json.loads(body))`: a record it is sent is stored as
-                # it is, and one without the table's key is refused every time
-                fields += tuple(
-                    name
-                    for name in _key_names(target)
-                    if name not in fields and name not in target.env
-                )
-        if campaign.strategy is Strategy.SPOTON:
-            from lambdafuzz.fuzzer.targeting import TargetedMutator
+        mutator = TargetedMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
+    elif campaign.strategy is Strategy.FRONTIER:
+        from lambdafuzz.fuzzer.frontier import FrontierMutator
 
-            mutator = TargetedMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
-        elif campaign.strategy is Strategy.FRONTIER:
-            from lambdafuzz.fuzzer.frontier import FrontierMutator
-
-            mutator = FrontierMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
+        mutator = FrontierMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
     campaign = replace(
         campaign,
-        dictionary=tuple(dictionary),
-        numbers=numbers or campaign.numbers,
-        fields=fields or campaign.fields,
-        key_values=key_values or campaign.key_values,
+        dictionary=harvest.strings,
+        numbers=harvest.numbers or campaign.numbers,
+        fields=harvest.fields or campaign.fields,
+        key_values=harvest.key_values or campaign.key_values,
         edge_values=campaign.edge_values or campaign.strategy.rich_harvest,
     )
     if campaign.ray is not None:  # the CLI (or the caller) connected to the cluster
@@ -83,14 +63,3 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
 
         return Engine(campaign, mutator, catalog, pool_factory=RayWorkerPool)
     return Engine(campaign, mutator, catalog)
-
-
-def _key_names(target: Target) -> tuple[str, ...]:
-    """The key attribute names of the target's tables, hash keys first, without repeats."""
-    names: dict[str, None] = {}
-    for table in target.resources.tables:
-        names[table.key_schema.hash_name] = None
-    for table in target.resources.tables:
-        if table.key_schema.range_name is not None:
-            names[table.key_schema.range_name] = None
-    return tuple(names)
