@@ -53,6 +53,7 @@ from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.fuzzer.out_dir import EFS_DIR, CoverageRecord, CoveredArm, OutDir, PlotRow
 from lambdafuzz.fuzzer.rejections import Rejections
 from lambdafuzz.fuzzer.sample_seeds import sample_seeds
+from lambdafuzz.fuzzer.size_schedule import SizeSchedule
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.arm_catalog import ArmCatalog, Scope, scan_arms
@@ -414,6 +415,9 @@ class Engine:
         self._cost_budgets = CostBudgets.of(options)
         self._cost_confirms = 0
         self.cost_reruns = 0  # tests run again to confirm a noisy measure
+        # fresh sizes start small and grow when coverage stalls; cost campaigns want big ones
+        scheduled = options.size_schedule and options.objective is not Objective.COST
+        self.sizes = SizeSchedule() if scheduled else SizeSchedule.full()
         # new entries whose edge plan is pending (newest last), their children so far, and
         # whether the next coverage child is theirs (see FRESH_CHILDREN_MAX)
         self._fresh: list[Entry] = []
@@ -667,6 +671,7 @@ class Engine:
             mode or self.options.mode,
             parent_digest=parent_digest,
             want_recording=not self._withhold_recordings,
+            size_scale=self.sizes.scale,
         )
         self._tags[id(request)] = tag
         return request
@@ -743,6 +748,7 @@ class Engine:
             new_valid = len(self.valid_arms) > size
         else:
             self.rejections.count(result)
+        self.sizes.observe(bool(new_bucket or new_valid))
         targeted = tag.mutation.targeted if tag.mutation is not None else None
         if targeted:
             self.targeting.setdefault(targeted, TargetingCounts()).children += 1

@@ -99,6 +99,9 @@ class CampaignOptions:
     # tables (`Choices.key_values`; `frontier`)
     key_values: tuple[tuple[str, str], ...] = ()
     edge_values: bool = False
+    # fresh sizes start small and grow when coverage stalls (`fuzzer.size_schedule`);
+    # False, or `--objective cost`: the full size throughout
+    size_schedule: bool = True
     stability_check: bool = True
     memory_limit_mb: int | None = 1024
     function: str | None = None  # the template function this campaign fuzzes, if any

@@ -211,6 +211,7 @@ class Choices:
         "fields",
         "key_values",
         "edge_values",
+        "size_scale",
         "max_choices",
         "_rows",
         "misaligned_at",
@@ -231,10 +232,13 @@ class Choices:
         fields: Sequence[str] = (),
         key_values: Sequence[tuple[str, str]] = (),
         edge_values: bool = False,
+        size_scale: float = 1.0,
         max_choices: int = MAX_CHOICES,
     ) -> None:
         if not 0.0 <= dictionary_p <= 1.0:
             raise InvalidArgument(f"dictionary_p={dictionary_p!r} must be within [0, 1]")
+        if not 0.0 < size_scale <= 1.0:
+            raise InvalidArgument(f"size_scale={size_scale!r} must be within (0, 1]")
         self.mode = ReplayMode(mode)
         self.prefix = prefix
         self.rng = random.Random(seed)
@@ -252,6 +256,11 @@ class Choices:
         # generators draw edge values (`generators.edge_values`) only when this is set; it
         # changes which draws a generator makes, so a recording replays with its own setting
         self.edge_values = edge_values
+        # how large fresh sizes are drawn (`generators.sizes`: a count's mean, a "many"
+        # branch's probability), 1.0 the full size: the campaign's size schedule starts small
+        # and grows it when coverage stalls.  Unlike `edge_values` it changes no recorded
+        # value's meaning, only fresh draws, so a recording replays exactly at any scale
+        self.size_scale = size_scale
         self.max_choices = max_choices
         # the draws so far, each a `Choice`'s fields as a plain tuple: a frozen dataclass
         # costs ~1 us to make (0.05 us the tuple), and most recordings are only packed

@@ -183,6 +183,9 @@ class TestRequest:
     # (see `KEPT_RECORDING`); with it the worker gives the world's summary and the
     # failure's traceback, which the answer leaves empty (`KeptInput`)
     want_recording: bool = True
+    # `Choices.size_scale`: how large fresh sizes are drawn (the campaign's size schedule);
+    # a recording replays exactly at any scale
+    size_scale: float = 1.0
 
 
 @dataclass(slots=True, frozen=True)
@@ -270,6 +273,7 @@ def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
         fields=spec.fields,
         key_values=spec.key_values,
         edge_values=spec.edge_values,
+        size_scale=request.size_scale,
     )
 
 

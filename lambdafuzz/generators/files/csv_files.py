@@ -33,6 +33,7 @@ from lambdafuzz.generators.dates import code_date_texts, dates
 from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import FREE_TEXT, NAME, clean_text
 from lambdafuzz.generators.files.budget import fits
+from lambdafuzz.generators.sizes import scaled_mean
 
 DELIMITERS = (",", ";", "\t", "|")
 QUOTECHARS = ('"', "'")
@@ -231,7 +232,8 @@ def csv_files(
         names = tuple(columns) if isinstance(columns, Sequence) else _header(choices, n_columns)
     n_rows = 0
     if edge != "header-only":
-        n_rows = choices.draw_geometric(mean_rows, max_value=max_rows, site="rows")
+        mean = scaled_mean(choices, mean_rows)  # at the size scale (`generators.sizes`)
+        n_rows = choices.draw_geometric(mean, max_value=max_rows, site="rows")
     rows = []
     for _ in range(n_rows):
         if not fits(choices, 8 * n_columns + 16):

@@ -30,6 +30,7 @@ from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import datetimes
 from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.budget import fits, room
+from lambdafuzz.generators.sizes import scaled_mean
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -161,7 +162,8 @@ def images(
     if edge in _SIZED:
         return _sized(choices, format, edge, exif)
     with choices.scope(labels.IMAGE_SIZE):
-        mean = max(mean_side - min_side, 0.5)
+        # at the size scale (`generators.sizes`): pixels are most of an image's draws
+        mean = scaled_mean(choices, max(mean_side - min_side, 0.5))
         width = choices.draw_geometric(mean, min_value=min_side, max_value=max_side, site="width")
         height = choices.draw_geometric(mean, min_value=min_side, max_value=max_side, site="height")
     width, height = _fit(choices, width, height, min_side)
