@@ -110,11 +110,11 @@ def _mark_source(
         trigger["source"] = source
     if body is not None:
         trigger["body"] = body
-    if kind in ("s3", "eventbridge") or body in ("s3-event", "eventbridge-s3"):
+    if kind in ("s3", "s3-batch", "eventbridge") or body in ("s3-event", "eventbridge-s3"):
         buckets = resources.get("buckets", [])
         chosen = (
             next((b for b in buckets if b["name"] == source), None)
-            if kind in ("s3", "eventbridge")
+            if kind in ("s3", "s3-batch", "eventbridge")
             else None
         )
         chosen = (

@@ -5,9 +5,10 @@ A function behind API Gateway only ever receives requests on its routes: `POST
 Routes come from the function's `Api` / `HttpApi` events (Path, Method) and from the
 OpenAPI / Swagger definition (`DefinitionBody`, `Body`, a local `DefinitionUri`) of the API
 those events name, or of any API of the template whose integrations invoke the function.
-The request content types an operation declares become the route's `content_types`.
-What a definition says that lambdafuzz does not model (authorizers, request validation,
-body schemas) is returned as notes, never dropped.
+The request content types an operation declares become the route's `content_types`, its
+authorizer the route's `auth` (`config.route_auth`).  What a definition says that
+lambdafuzz does not model (API keys, resource policies, request validation, body schemas)
+is returned as notes, never dropped.
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lambdafuzz.config.api_definitions import api_definition
+from lambdafuzz.config.route_auth import api_auth, event_auth, openapi_auth
 from lambdafuzz.config.sam_template import Template, TemplateEvent, logical_ref
 from lambdafuzz.generators.aws.http_events import DEFAULT_ROUTE, FORM_TYPE, ROUTE_METHODS
+from lambdafuzz.model.target import RouteAuth
 
 #: API resources whose definition may route requests to a function.
 REST_API_TYPES = frozenset({"AWS::Serverless::Api", "AWS::ApiGateway::RestApi"})
@@ -37,8 +40,11 @@ _ROUTE_PROPERTIES = frozenset(
         "RequestParameters",
     }
 )  # fmt: skip
+#: Event `Auth` keys modelled (`config.route_auth`): the others are noted.
+_AUTH_MODELLED = frozenset({"Authorizer"})
 _EVENT_NOTES = {
-    "Auth": "authorizers are not modelled; every generated request reaches the handler",
+    "Auth": "not modelled (API keys, scopes, resource policies); every generated request "
+    "reaches the handler",
     "RequestModel": "request validation against a model is not modelled; bodies are not "
     "limited to it",
     "RouteSettings": "route throttling settings are not modelled",
@@ -99,15 +105,21 @@ class ApiRoutes:
         path: str,
         content_types: tuple[str, ...] = (),
         required: Mapping[str, tuple[str, ...]] | None = None,
+        auth: RouteAuth = RouteAuth.NONE,
     ) -> None:
-        """One route; `required`: {"query": names, "headers": names} every request has.
-        The same route twice (an event and the definition) merges what each says."""
+        """One route; `required`: {"query": names, "headers": names} every request has;
+        `auth`: its authorizer.  The same route twice (an event and the definition)
+        merges what each says."""
         route: dict[str, Any] = {"method": method, "path": path}
         for key, values in {"content_types": content_types, **(required or {})}.items():
             if values:
                 route[key] = list(values)
+        if auth is not RouteAuth.NONE:
+            route["auth"] = auth.value
         for existing in self.routes:
             if existing["method"] == method and existing["path"] == path:
+                if "auth" in route:
+                    existing.setdefault("auth", route["auth"])
                 for key in ("content_types", "query", "headers"):
                     merged = dict.fromkeys([*existing.get(key, []), *route.get(key, [])])
                     if merged:
@@ -143,7 +155,11 @@ def event_routes(template: Template, function: str, events: list[TemplateEvent])
                     f"Events.{event.name}.RequestParameters: not a list of "
                     "method.request.querystring/header.NAME entries; not honoured"
                 )
-            found.add(method.upper(), path, (), required)
+            api = logical_ref(props.get("RestApiId", props.get("ApiId")))
+            auth, problem = event_auth(template, props, api, event.kind)
+            if problem is not None:
+                found.notes.append(f"Events.{event.name}.{problem}")
+            found.add(method.upper(), path, (), required, auth)
         else:
             found.notes.append(
                 f"Events.{event.name}: Path {path!r} / Method {method!r} are not literal "
@@ -151,6 +167,8 @@ def event_routes(template: Template, function: str, events: list[TemplateEvent])
             )
             return ApiRoutes(notes=found.notes)
         for key in props:
+            if key == "Auth" and isinstance(props[key], dict) and set(props[key]) <= _AUTH_MODELLED:
+                continue
             if key not in _ROUTE_PROPERTIES:
                 note = _EVENT_NOTES.get(key, "not modelled")
                 found.notes.append(f"Events.{event.name}.{key}: {note}")
@@ -212,16 +230,30 @@ def _invokes(template: Template, api: str, function: str) -> bool:
 
 #: API properties that gate requests before they reach the function.
 _API_NOTES = {
-    "Auth": "authorizers, API keys and resource policies are not modelled; every generated "
-    "request reaches the handler",
     "UsagePlan": "usage plans are not modelled",
 }
+#: API `Auth` keys modelled (`config.route_auth`): the others are noted.
+_API_AUTH_MODELLED = frozenset(
+    {
+        "Authorizers",
+        "DefaultAuthorizer",
+        "AddDefaultAuthorizerToCorsPreflight",
+        "EnableIamAuthorizer",
+    }
+)
 
 
 def _definition_routes(template: Template, api: str, function: str, found: ApiRoutes) -> None:
     for key, note in _API_NOTES.items():
         if key in template.properties(api):
             found.notes.append(f"Resources.{api}.{key}: {note}")
+    auth = api_auth(template, api, "")
+    others = sorted(k for k in auth if k not in _API_AUTH_MODELLED)
+    if others:
+        found.notes.append(
+            f"Resources.{api}.Auth: {', '.join(others)} not modelled (API keys, resource "
+            "policies); every generated request reaches the handler"
+        )
     document = _definition(template, api, found.notes)
     if document is None:
         return
@@ -247,9 +279,14 @@ def _definition_routes(template: Template, api: str, function: str, found: ApiRo
             if key is not None and isinstance(name, str) and name:
                 required[key] = (*required[key], name)
         content_types = _content_types(document, operation, where, found.notes)
-        found.add(method, path, content_types, required)
-        if "security" in operation:
-            found.notes.append(f"{where}.security: authorizers are not modelled")
+        auth = openapi_auth(document, operation)
+        if auth is None:
+            found.notes.append(f"{where}.security: an authorizer lambdafuzz does not know")
+            auth = RouteAuth.NONE
+        elif auth is RouteAuth.NONE and "security" not in {**document, **operation}:
+            # SAM adds the API's default authorizer to operations that name none
+            auth, _ = event_auth(template, {}, api, "")
+        found.add(method, path, content_types, required, auth)
 
 
 def _item_parameters(document: Mapping[str, Any], path: str) -> list[dict[str, Any]]:

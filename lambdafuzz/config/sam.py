@@ -54,6 +54,7 @@ from lambdafuzz.config.sam_template import (
 from lambdafuzz.config.sample_events import EVENTS_DIR
 from lambdafuzz.config.schema import ENV_NAME_EXPECTED, S3_EVENT_TYPE, env_problem
 from lambdafuzz.config.source import dotpath, nearest
+from lambdafuzz.config.websocket_routes import websocket_routes
 from lambdafuzz.config.written_shapes import apply_written_shapes
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.generators.aws.task_inputs import task_input_buckets
@@ -351,6 +352,10 @@ class _Importer:
             identity = {"Format": authorizer.format.value, "Identity": list(authorizer.identity)}
             events.append(TemplateEvent(authorizer.where, "authorizer", None, identity))
             self.unsupported.extend(authorizer.notes)
+        sockets = None if events else websocket_routes(self.t, self.function)
+        if sockets is not None:  # a WebSocket API's routes integrate it
+            routes = {"Routes": list(sockets.route_keys)}
+            events.append(TemplateEvent(sockets.where, "websocket", None, routes))
         api = self._api(events)
         if not events:  # a service of the template invokes it (Firehose, Step Functions)
             invoked, notes = service_events(self.t, self.function, self.values)
@@ -910,6 +915,8 @@ class _Importer:
             trigger["source"] = re.sub(r"[^A-Za-z0-9_.-]", "-", rule)[:64]
         if event.kind in _BROKER_DESTINATIONS:
             trigger.update(self._broker_destination(event))
+        if event.kind == "websocket":
+            trigger["routes"] = list(event.properties["Routes"])
         if event.kind == "authorizer":
             trigger["format"] = event.properties["Format"]
             if event.properties["Identity"]:

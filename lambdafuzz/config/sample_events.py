@@ -63,6 +63,8 @@ _KIND_NAMES: Final = {
     TriggerKind.RABBITMQ: "an Amazon MQ (RabbitMQ) event",
     TriggerKind.AUTHORIZER: "an API Gateway authorizer event",
     TriggerKind.FIREHOSE: "a Firehose transformation batch",
+    TriggerKind.S3_BATCH: "an S3 Batch Operations invocation",
+    TriggerKind.WEBSOCKET: "an API Gateway WebSocket event",
 }
 #: `eventSource` of a whole event (the brokers' events carry no `Records` list).
 _EVENT_SOURCES: Final = {
@@ -98,8 +100,12 @@ def event_kind(payload: Any) -> TriggerKind:
         return TriggerKind.AUTHORIZER
     if "deliveryStreamArn" in payload and isinstance(payload.get("records"), list):
         return TriggerKind.FIREHOSE
+    if "invocationSchemaVersion" in payload and isinstance(payload.get("tasks"), list):
+        return TriggerKind.S3_BATCH
     context = payload.get("requestContext")
     if isinstance(context, dict):
+        if context.get("eventType") in ("CONNECT", "DISCONNECT", "MESSAGE"):
+            return TriggerKind.WEBSOCKET
         if payload.get("version") == "2.0" and isinstance(context.get("http"), dict):
             return TriggerKind.APIGATEWAY_V2
         if "httpMethod" in payload:

@@ -71,6 +71,7 @@ from lambdafuzz.model.target import (
     QueueSpec,
     Resources,
     Route,
+    RouteAuth,
     SampleEvent,
     SecretSpec,
     TableSpec,
@@ -230,6 +231,15 @@ class _RouteModel(_Model):
     content_types: list[Annotated[str, _problem_check(media_type_problem)]] = []
     query: list[Annotated[str, Field(min_length=1)]] = []
     headers: list[Annotated[str, _problem_check(header_name_problem)]] = []
+    # the authorizer every request of the route passed (what requestContext then holds)
+    auth: Annotated[str, _one_of(tuple(a.value for a in RouteAuth), "an authorizer")] = "none"
+
+
+#: A WebSocket API's route key: `$connect`, `$disconnect`, `$default` or an action.
+WEBSOCKET_ROUTE = re.compile(r"\$(connect|disconnect|default)|[A-Za-z0-9_.:-]{1,128}")
+WebSocketRouteT = Annotated[
+    str, _matching(WEBSOCKET_ROUTE, "a route key: $connect, $disconnect, $default or an action")
+]
 
 
 EnvelopeT = Annotated[str, _one_of(tuple(e.value for e in Envelope), "an envelope")]
@@ -270,7 +280,8 @@ class _TriggerModel(_Model):
     # direct only: the payload a rule or schedule always sends (its `Input`)
     constant: Annotated[Any, AfterValidator(_json_value)] = None
     filters: list[dict[str, Any]] = []
-    routes: list[_RouteModel] = []
+    # apigateway / apigateway-v2: routes; websocket: route keys
+    routes: list[_RouteModel | WebSocketRouteT] = []
     function_url: bool = False
     form_fields: list[Annotated[str, Field(min_length=1)]] = []
     model: _BodyModelRef | None = None
@@ -1091,12 +1102,16 @@ class _Builder:
         """`routes`, `function_url`, `form_fields`: what an API trigger's requests are."""
         t = self.m.trigger
         api = kind in (TriggerKind.APIGATEWAY, TriggerKind.APIGATEWAY_V2)
+        if kind is TriggerKind.WEBSOCKET:
+            return self._route_keys()
         for key, value in (("routes", t.routes), ("form_fields", t.form_fields)):
             if value and not api:
                 raise self.where.error(
                     ("trigger", key),
-                    [r.model_dump() for r in t.routes] if key == "routes" else value,
-                    f"{key} only for an apigateway or apigateway-v2 trigger",
+                    [r if isinstance(r, str) else r.model_dump() for r in t.routes]
+                    if key == "routes"
+                    else value,
+                    f"{key} only for an apigateway, apigateway-v2 or websocket trigger",
                 )
         if t.function_url and kind is not TriggerKind.APIGATEWAY_V2:
             raise self.where.error(
@@ -1112,6 +1127,12 @@ class _Builder:
             )
         seen: set[tuple[str, str]] = set()
         for i, route in enumerate(t.routes):
+            if isinstance(route, str):
+                raise self.where.error(
+                    ("trigger", "routes", i),
+                    route,
+                    "a route {method, path} (route keys alone are for a websocket trigger)",
+                )
             if route.path == "$default" and kind is not TriggerKind.APIGATEWAY_V2:
                 raise self.where.error(
                     ("trigger", "routes", i, "path"),
@@ -1133,14 +1154,35 @@ class _Builder:
                 tuple(dict.fromkeys(r.content_types)),
                 tuple(dict.fromkeys(r.query)),
                 tuple(dict.fromkeys(r.headers)),
+                RouteAuth(r.auth),
             )
             for r in t.routes
+            if not isinstance(r, str)
         )
         return {
             "routes": routes,
             "function_url": t.function_url,
             "form_fields": tuple(dict.fromkeys(t.form_fields)),
         }
+
+    def _route_keys(self) -> dict[str, Any]:
+        """A websocket trigger's `routes`: route keys (default: the three predefined)."""
+        t = self.m.trigger
+        for key in ("form_fields", "function_url"):
+            if getattr(t, key):
+                raise self.where.error(
+                    ("trigger", key), getattr(t, key), f"no {key} for a websocket trigger"
+                )
+        keys: list[str] = []
+        for i, route in enumerate(t.routes):
+            if not isinstance(route, str):
+                raise self.where.error(
+                    ("trigger", "routes", i),
+                    route.model_dump(),
+                    "a route key such as $connect or sendmessage (a websocket route)",
+                )
+            keys.append(route)
+        return {"route_keys": tuple(dict.fromkeys(keys)) or ("$connect", "$disconnect", "$default")}
 
     def _source(self, kind: TriggerKind, source: str | None, r: Resources) -> str | None:
         loc = ("trigger", "source")
@@ -1154,6 +1196,7 @@ class _Builder:
             TriggerKind.APIGATEWAY_V2,
             TriggerKind.DIRECT,
             TriggerKind.AUTHORIZER,
+            TriggerKind.WEBSOCKET,
         ):
             if source is not None:
                 raise self.where.error(
@@ -1162,6 +1205,7 @@ class _Builder:
             return None
         pools = {
             TriggerKind.S3: ("buckets", [b.name for b in r.buckets if b.objects]),
+            TriggerKind.S3_BATCH: ("buckets", [b.name for b in r.buckets if b.objects]),
             TriggerKind.EVENTBRIDGE: ("buckets", [b.name for b in r.buckets if b.objects]),
             TriggerKind.SQS: ("queues", [q.name for q in r.queues]),
             TriggerKind.SNS: ("topics", [t.name for t in r.topics]),
@@ -1189,6 +1233,8 @@ class _Builder:
         return {
             TriggerKind.S3: "a bucket under resources.buckets with `objects: {min, max, formats}`"
             " (a bucket without objects is an output bucket and never emits events)",
+            TriggerKind.S3_BATCH: "a bucket under resources.buckets with `objects: {min, max, "
+            "formats}` (the objects the batch job's tasks name)",
             TriggerKind.EVENTBRIDGE: "a bucket with `objects` under resources.buckets",
             TriggerKind.SQS: "a queue under resources.queues",
             TriggerKind.SNS: "a topic under resources.topics",

@@ -38,6 +38,8 @@ class TriggerKind(enum.StrEnum):
     FIREHOSE = (
         "firehose"  # a Firehose delivery stream's transformation batches (its name: `source`)
     )
+    S3_BATCH = "s3-batch"  # an S3 Batch Operations job's tasks on objects of `source`
+    WEBSOCKET = "websocket"  # an API Gateway WebSocket API's route (`Trigger.route_keys`)
 
 
 class AuthorizerFormat(enum.StrEnum):
@@ -106,6 +108,17 @@ class FrozenMap(Mapping[str, str]):
 REFERENCE = re.compile(r"\$\{([^}]*)\}")
 
 
+class RouteAuth(enum.StrEnum):
+    """The authorizer in front of an API route: what API Gateway adds to every request's
+    `requestContext` (`generators.aws.route_auth`)."""
+
+    NONE = "none"
+    COGNITO = "cognito"  # a Cognito user pool (REST): authorizer.claims
+    LAMBDA = "lambda"  # a Lambda authorizer: authorizer.principalId / authorizer.lambda
+    IAM = "iam"  # AWS_IAM (SigV4): the caller's identity / authorizer.iam
+    JWT = "jwt"  # an HTTP API JWT authorizer: authorizer.jwt.claims and scopes
+
+
 @dataclass(slots=True, frozen=True)
 class Route:
     """One API route the deployment sends to the handler, as its template declares it."""
@@ -115,6 +128,7 @@ class Route:
     content_types: tuple[str, ...] = ()  # request bodies it takes; (): the generator's mix
     query: tuple[str, ...] = ()  # query string parameters it requires: in every request
     headers: tuple[str, ...] = ()  # headers it requires: in every request
+    auth: RouteAuth = RouteAuth.NONE  # the authorizer every request passed
 
 
 class Envelope(enum.StrEnum):
@@ -198,6 +212,9 @@ class Trigger:
     payload_inputs: tuple[str, ...] = ()
     # eventbridge only: the request parameters of the API calls its CloudTrail rule names
     call_parameters: tuple[CallParameters, ...] = ()
+    # websocket only: the route keys that reach the handler ($connect, $disconnect,
+    # $default, or an action the route selection expression picks)
+    route_keys: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

@@ -115,7 +115,7 @@ def test_api_events_of_one_function_become_its_routes(tmp_path):
     )
     notes = "\n".join(imported.unsupported)
     assert "one trigger per function" not in notes  # all three are routes of the one trigger
-    assert "Events.Post.Auth: authorizers are not modelled" in notes
+    assert "Events.Post.Auth: not modelled (API keys" in notes
 
 
 def test_http_api_event_without_path_is_the_default_route(tmp_path):
@@ -228,7 +228,7 @@ def test_swagger_consumes_and_events_naming_the_api(tmp_path):
         FORM_HANDLER,
     )
     imported = load_template(path, "Fn")
-    assert any(n.startswith("Resources.Shop.Auth: authorizers") for n in imported.unsupported)
+    assert any(n.startswith("Resources.Shop.Auth: ApiKeyRequired") for n in imported.unsupported)
     trigger = imported.target.trigger
     assert trigger.routes == (
         Route("POST", "/forms", ("application/x-www-form-urlencoded",)),

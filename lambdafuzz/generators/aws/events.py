@@ -65,6 +65,7 @@ from lambdafuzz.generators.aws.http_events import (
 )
 from lambdafuzz.generators.aws.model_bodies import draw_model_value, model_for
 from lambdafuzz.generators.aws.payloads import draw_payload
+from lambdafuzz.generators.aws.s3_batch import S3BatchPlan, draw_s3_batch, render_s3_batch
 from lambdafuzz.generators.aws.s3_notifications import (
     S3RecordPlan,
     draw_s3_record,
@@ -83,6 +84,7 @@ from lambdafuzz.generators.aws.task_payloads import (
     draw_task_index,
     draw_task_payload,
 )
+from lambdafuzz.generators.aws.websocket import WebSocketPlan, draw_websocket, render_websocket
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import date_fields
 from lambdafuzz.generators.files import draw_file
@@ -117,6 +119,8 @@ KIND_LABELS: Final = {
     TriggerKind.RABBITMQ: labels.RABBITMQ_EVENT,
     TriggerKind.AUTHORIZER: labels.AUTHORIZER_EVENT,
     TriggerKind.FIREHOSE: labels.FIREHOSE_EVENT,
+    TriggerKind.S3_BATCH: labels.S3_BATCH_EVENT,
+    TriggerKind.WEBSOCKET: labels.WEBSOCKET_EVENT,
 }
 #: The stream a Kinesis trigger without `source` reads.
 DEFAULT_STREAM: Final = "stream"
@@ -208,6 +212,8 @@ RecordPlanT = (
     | AuthorizerPlan
     | FirehoseRecordPlan
     | TaskPlan
+    | S3BatchPlan
+    | WebSocketPlan
 )
 
 
@@ -283,6 +289,10 @@ def draw_event_plan(
         elif kind is TriggerKind.AUTHORIZER:
             fmt = trigger.authorizer_format or AuthorizerFormat.TOKEN
             records = (draw_authorizer(choices, fmt, trigger.identity_sources, local),)
+        elif kind is TriggerKind.S3_BATCH:
+            records = (draw_s3_batch(choices, trigger, world.buckets),)
+        elif kind is TriggerKind.WEBSOCKET:
+            records = (draw_websocket(choices, trigger.route_keys, local),)
         elif kind is TriggerKind.SCHEDULE:
             rule = trigger.source or DEFAULT_RULE
             records = (SchedulePlan(rule, ids.draw_time_ms(choices), ids.draw_seed(choices)),)
@@ -637,6 +647,12 @@ def render_event(plan: EventPlan, loaded: LoadedWorld) -> dict[str, Any]:
     if kind is TriggerKind.AUTHORIZER:
         (call,) = _only(plan, AuthorizerPlan)
         return render_authorizer(call, loaded)
+    if kind is TriggerKind.S3_BATCH:
+        (batch,) = _only(plan, S3BatchPlan)
+        return render_s3_batch(batch)
+    if kind is TriggerKind.WEBSOCKET:
+        (message,) = _only(plan, WebSocketPlan)
+        return render_websocket(message, loaded)
     if kind is TriggerKind.KINESIS:
         records = _only(plan, KinesisRecordPlan)
         return {"Records": [render_kinesis_record(r, loaded, records[0]) for r in records]}

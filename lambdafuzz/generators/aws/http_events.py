@@ -7,7 +7,8 @@ path parameter filled (a greedy `{proxy+}` may span segments), and a body in one
 content types (JSON, form fields the handler reads, text, base64 for binary types).
 Without routes, any method and a random resource template with random parameters.
 Path values often reuse strings of the world (an object key, an item key) so lookups can
-hit; query parameters (names may repeat), headers and cookies vary.
+hit; query parameters (names may repeat), headers and cookies vary.  A route behind an
+authorizer (`Route.auth`) carries its principal in `requestContext` (`route_auth`).
 Labels: `http.path`, `http.query`, `http.headers`, `http.body` under the event's label.
 """
 
@@ -25,11 +26,18 @@ from lambdafuzz import labels
 from lambdafuzz.generators.aws import ids
 from lambdafuzz.generators.aws.bodies import file_text
 from lambdafuzz.generators.aws.model_bodies import draw_model_body
+from lambdafuzz.generators.aws.route_auth import (
+    AuthPlan,
+    authorization_header,
+    draw_auth,
+    http_context,
+    rest_context,
+)
 from lambdafuzz.generators.aws.s3_notifications import source_ip
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
-from lambdafuzz.model.target import BodyModel, Route
+from lambdafuzz.model.target import BodyModel, Route, RouteAuth
 from lambdafuzz.model.world import LoadedWorld
 
 METHODS: Final = ("GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS")
@@ -88,6 +96,7 @@ class HttpRequestPlan:
     seed: bytes
     route_method: str  # the method of the route key: ANY, POST, ...
     function_url: bool  # sent to the function's URL, not through API Gateway
+    auth: AuthPlan | None = None  # the principal the route's authorizer let through
 
 
 def draw_request(
@@ -126,6 +135,12 @@ def draw_request(
         headers, cookies = _draw_headers(
             choices, seed, content_type, route.headers if route is not None else ()
         )
+    auth = draw_auth(choices, route.auth if route is not None else RouteAuth.NONE, local)
+    if auth is not None:  # the token the authorizer checked, in place of any other
+        headers = (
+            *(h for h in headers if h[0].lower() != "authorization"),
+            ("Authorization", authorization_header(auth)),
+        )
     if version == "1.0":
         stage, default_route = choices.draw_choice(STAGES, site="stage"), False
     elif function_url:
@@ -157,6 +172,7 @@ def draw_request(
         seed,
         route_method,
         function_url,
+        auth,
     )
 
 
@@ -393,7 +409,13 @@ def render_v1(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
     single, multi = _single_and_multi(headers)
     query, multi_query = _single_and_multi(plan.query)
     agent = single.get("User-Agent", "")
-    return {
+    world = loaded.world
+    authorizer, caller = (
+        rest_context(plan.auth, world.region, world.account_id, plan.time_ms)
+        if plan.auth is not None
+        else (None, {})
+    )
+    event: dict[str, Any] = {
         "resource": plan.resource,
         "path": plan.path,
         "httpMethod": plan.method,
@@ -420,6 +442,7 @@ def render_v1(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
                 "user": None,
                 "userAgent": agent,
                 "userArn": None,
+                **caller,
             },
             "path": f"/{plan.stage}{plan.path}",
             "protocol": "HTTP/1.1",
@@ -433,6 +456,9 @@ def render_v1(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
         "body": plan.body,
         "isBase64Encoded": plan.is_base64,
     }
+    if authorizer is not None:
+        event["requestContext"]["authorizer"] = authorizer
+    return event
 
 
 def render_v2(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
@@ -474,6 +500,11 @@ def render_v2(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
         "time": ids.clf_time(plan.time_ms),
         "timeEpoch": plan.time_ms,
     }
+    if plan.auth is not None:
+        world = loaded.world
+        event["requestContext"]["authorizer"] = http_context(
+            plan.auth, world.region, world.account_id, plan.time_ms
+        )
     if plan.body is not None:
         event["body"] = plan.body
     event["isBase64Encoded"] = plan.is_base64

@@ -72,6 +72,8 @@ CONTENT: Final[dict[TriggerKind, tuple[str, ...]]] = {
     TriggerKind.RABBITMQ: (),
     TriggerKind.AUTHORIZER: ("authorizationToken", "headers.*", "queryStringParameters.*"),
     TriggerKind.FIREHOSE: (),  # base64 record data, as Kinesis
+    TriggerKind.S3_BATCH: ("job.userArguments.*",),
+    TriggerKind.WEBSOCKET: ("body", "queryStringParameters.*"),
 }
 #: What an EventBridge "Object Created" event lets vary (the trigger names a bucket).
 BRIDGE_S3_CONTENT: Final = ("detail.object.key",)
