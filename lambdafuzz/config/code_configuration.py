@@ -12,6 +12,10 @@ for such reads:
 * Powertools' parameters utility: `get_secret("...")`, `get_parameter("...")` (the name
   first, positional).
 
+The same walk notes the services whose resources the code creates itself
+(`create_table`, `create_bucket`, `create_queue`, `create_topic`): a world may then lack
+such a declared resource, so that the code's "create it when missing" path runs.
+
 A name is a string literal, or a variable the same module assigns string literals to
 (each of them). Names AWS would refuse (`aws_names`) are skipped.
 """
@@ -35,6 +39,13 @@ _PARAMETER_CALLS = {"get_parameter": "Name", "get_parameters": "Names"}
 #: Powertools' functions taking the name first (positionally).
 _POWERTOOLS_SECRET = "get_secret"
 _POWERTOOLS_PARAMETER = "get_parameter"
+#: boto3 methods (client and resource) that create a resource, and its service.
+CREATE_CALLS = {
+    "create_table": "dynamodb",
+    "create_bucket": "s3",
+    "create_queue": "sqs",
+    "create_topic": "sns",
+}
 
 
 @dataclass(slots=True, frozen=True)
@@ -43,12 +54,14 @@ class CodeConfiguration:
 
     secrets: tuple[str, ...] = ()
     parameters: tuple[str, ...] = ()
+    creates: tuple[str, ...] = ()  # services whose resources it creates (`CREATE_CALLS`)
 
 
 def code_configuration(root: Path, packages: Sequence[str]) -> CodeConfiguration:
     """The secret and parameter names the application's modules read."""
     secrets: dict[str, None] = {}
     parameters: dict[str, None] = {}
+    creates: dict[str, None] = {}
     for file in _source_files(root, packages):
         tree = _parse(file)
         if tree is None:
@@ -56,6 +69,8 @@ def code_configuration(root: Path, packages: Sequence[str]) -> CodeConfiguration
         strings = _assigned_strings(tree)
         calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)]
         for call in sorted(calls, key=lambda c: (c.lineno, c.col_offset)):  # source order
+            if isinstance(call.func, ast.Attribute) and call.func.attr in CREATE_CALLS:
+                creates.setdefault(CREATE_CALLS[call.func.attr])
             read = _read(call, strings)
             if read is None:
                 continue
@@ -67,7 +82,7 @@ def code_configuration(root: Path, packages: Sequence[str]) -> CodeConfiguration
                 )
                 if problem is None:
                     target.setdefault(name)
-    return CodeConfiguration(tuple(secrets), tuple(parameters))
+    return CodeConfiguration(tuple(secrets), tuple(parameters), tuple(sorted(creates)))
 
 
 def _source_files(root: Path, packages: Sequence[str]) -> Iterator[Path]:

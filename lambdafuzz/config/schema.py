@@ -1414,8 +1414,11 @@ def _with_code_configuration(
     resources: Resources, root: Path, packages: Sequence[str]
 ) -> Resources:
     """The declared resources and the secrets and parameters the code reads by a name
-    nobody declared (`code_configuration`): those are drawn whole for every test."""
+    nobody declared (`code_configuration`): those are drawn whole for every test; and
+    the services whose resources the code creates (`Resources.created_by_code`)."""
     found = code_configuration(root, packages)
+    if found.creates:
+        resources = dataclasses.replace(resources, created_by_code=found.creates)
     secrets = {s.name for s in resources.secrets}
     parameters = {p.name for p in resources.parameters}
     more_secrets = tuple(

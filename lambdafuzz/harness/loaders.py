@@ -202,6 +202,8 @@ class _Loader:
         kind, name = "world", ""
         try:
             for bucket in world.buckets:
+                if not bucket.exists:  # not there yet: the code creates it (`Bucket.exists`)
+                    continue
                 kind, name, part = "bucket", bucket.name, ""
                 self.create_bucket(world, bucket)
                 for obj in bucket.objects:
@@ -212,6 +214,8 @@ class _Loader:
                 for key, stamp in self.object_timestamps(bucket).items():
                     last_modified[bucket.name, key] = stamp
             for table in world.tables:
+                if not table.exists:
+                    continue
                 kind, name, part = "table", table.name, ""
                 self.create_table(table)
                 for i, item in enumerate(table.items):
@@ -221,6 +225,8 @@ class _Loader:
                     part = "stream"
                     stream_arns[table.name] = self.update_table_stream(table)
             for queue in world.queues:
+                if not queue.exists:
+                    continue
                 kind, name, part = "queue", queue.name, ""
                 check_queue(queue)
                 queue_urls[queue.name] = self.create_queue(world, queue)
@@ -233,6 +239,8 @@ class _Loader:
                     part = "receiving"
                     messages[queue.name] = self.receive_messages(queue, sent)
             for topic in world.topics:
+                if not topic.exists:
+                    continue
                 kind, name, part = "topic", topic.name, ""
                 topic_arns[topic.name] = self.create_topic(topic)
             for secret in world.secrets:

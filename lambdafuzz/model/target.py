@@ -299,6 +299,10 @@ class Resources:
     topics: tuple[TopicSpec, ...] = ()
     secrets: tuple[SecretSpec, ...] = ()
     parameters: tuple[ParameterSpec, ...] = ()
+    # the services whose resources the application's code creates itself (`s3`,
+    # `dynamodb`, `sqs`, `sns`: a `create_table` call): such a declared resource may be
+    # not there yet in a world (`World.exists`); others always are, as deployed
+    created_by_code: tuple[str, ...] = ()
 
     def bucket(self, name: str) -> BucketSpec:
         return next(b for b in self.buckets if b.name == name)

@@ -40,6 +40,9 @@ class S3Object:
 class Bucket:
     name: str
     objects: tuple[S3Object, ...] = ()
+    # False: declared, but not there yet (the code creates it when missing): no loader
+    # creates it (`Resources.created_by_code`); the same on tables, queues and topics
+    exists: bool = True
 
     def get(self, key: str) -> S3Object | None:
         return next((o for o in self.objects if o.key == key), None)
@@ -85,6 +88,7 @@ class Table:
     indexes: tuple[SecondaryIndex, ...] = ()  # global and local secondary indexes
     # non-key attributes every item and stream image holds, (name, type) (`TableSpec`)
     attributes: tuple[tuple[str, str], ...] = ()
+    exists: bool = True  # see `Bucket.exists`
 
     def index_key_types(self) -> dict[str, str]:
         """Attribute name -> type of every index key attribute that is not a table key:
@@ -105,6 +109,9 @@ class QueueMessage:
     attributes: tuple[tuple[str, str], ...] = ()  # string message attributes
     group_id: str | None = None  # MessageGroupId: set exactly for FIFO queues
     deduplication_id: str | None = None  # MessageDeduplicationId: set exactly for FIFO queues
+    # the messageId its SQS record carries in place of the emulator's (an item key of the
+    # world: `world_refs.draw_record_id`); None: the emulator's
+    message_id: str | None = None
 
 
 @dataclass(slots=True, frozen=True)
@@ -112,11 +119,13 @@ class Queue:
     name: str
     messages: tuple[QueueMessage, ...] = ()
     fifo: bool = False
+    exists: bool = True  # see `Bucket.exists`
 
 
 @dataclass(slots=True, frozen=True)
 class Topic:
     name: str
+    exists: bool = True  # see `Bucket.exists`
 
 
 @dataclass(slots=True, frozen=True)

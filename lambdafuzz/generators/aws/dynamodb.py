@@ -13,6 +13,14 @@ now and then named after a name the code reads (`CODE_NAME_P`), and a number is 
 then one the code compares with (`CODE_NUMBER_WEIGHT`: `Choices.numbers`, the harvest
 with its +-1 neighbours), so `if stock < REORDER_LEVEL` meets both sides of 5.
 
+World shapes the code may not expect: given the names the code reads (`Choices.fields`,
+`frontier` only), an item now and then holds a *record* of them (`draw_code_fields`):
+each present or absent, of a type the code may not expect (a number written as a string
+where it does arithmetic, a number where it splits, NULL, BOOL, a list, a map).  A table
+with no items is drawn `EMPTY_P` of the time when its `items` range starts at 0, and a
+hash key is now and then an object of the world composed as `bucket/key` or
+`s3://bucket/key` (`composed`, `world_refs.composed_names`).
+
 Labels: `dynamodb.item` > `dynamodb.key` (key attributes) / `dynamodb.attribute` (each
 extra attribute, nested values included).
 """
@@ -63,6 +71,21 @@ CODE_NUMBER_WEIGHT: Final = 0.15
 #: How often an item carries each index key attribute of its table (`Table.indexes`): an
 #: item without it is not in the index, so a query on the index finds the others.
 INDEX_KEY_P: Final = 0.85
+#: A table whose `items` range starts at 0 (and goes higher) is empty this often, on top
+#: of the range's own share of 0: a lookup that finds nothing, a scan of nothing.
+EMPTY_P: Final = 0.1
+#: A string hash key is an object of the world (`bucket/key`, `s3://bucket/key`) this often.
+COMPOSED_P: Final = 0.15
+#: An item holds a record of the names the code reads this often, each name present at
+#: `CODE_FIELD_P`, the first `MAX_CODE_FIELDS` names only (a record of 16 scalar-mostly
+#: attributes: a few hundred bytes an item).
+CODE_FIELDS_P: Final = 0.4
+CODE_FIELD_P: Final = 0.5
+MAX_CODE_FIELDS: Final = 16
+#: The types of such an attribute: `S#` is a number written as a string (`{"S": "12.5"}`),
+#: what an item written by another client holds where the code does arithmetic.
+CODE_FIELD_TYPES: Final = ("S", "S#", "N", "BOOL", "NULL", "L", "M")
+_CODE_FIELD_WEIGHTS: Final = (2.0, 1.0, 2.0, 0.5, 0.5, 0.5, 0.5)
 #: Identifier-like constants: the attribute names a handler may read (`image["stock"]`).
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
 
@@ -324,16 +347,25 @@ def draw_item(
     *,
     index_keys: Sequence[tuple[str, str]] = (),
     attributes: Sequence[tuple[str, str]] = (),
+    composed: Sequence[str] = (),
 ) -> ItemT:
     """An item with the schema's key (unique against `taken`, which it joins), mostly the
     key attributes of the table's indexes (`index_keys`: (name, type) of those that are no
     table key, `Table.index_key_types`), the attributes every item holds (`attributes`:
-    (name, type), `Table.attributes`) and extras."""
-    item: ItemT = {
-        schema.hash_name: draw_key_value(
+    (name, type), `Table.attributes`), now and then a record of the names the code reads
+    (`draw_code_fields`) and extras.  A string hash key is now and then one of `composed`."""
+    if (
+        composed
+        and choices.edge_values
+        and schema.hash_type == "S"
+        and choices.draw_boolean(COMPOSED_P, site="composed?")
+    ):
+        hash_value = {"S": choices.draw_choice(composed, site="composed")}
+    else:
+        hash_value = draw_key_value(
             choices, schema.hash_type, local, name=schema.hash_name, site="hash"
         )
-    }
+    item: ItemT = {schema.hash_name: hash_value}
     if schema.range_name is not None and schema.range_type is not None:
         item[schema.range_name] = draw_key_value(
             choices,
@@ -352,8 +384,33 @@ def draw_item(
     index_types = dict(index_keys)
     item.update(draw_always(choices, attributes, item, local, index_types=index_types))
     reserved = [*index_types, *(n for n, _ in attributes)]
-    item.update(draw_extras(choices, schema, local, reserved=reserved))
+    item.update(draw_code_fields(choices, item, local, reserved=reserved))
+    item.update(draw_extras(choices, schema, local, reserved=[*reserved, *item]))
     return item
+
+
+def draw_code_fields(
+    choices: Choices, item: ItemT, local: Sequence[str] = (), *, reserved: Sequence[str] = ()
+) -> ItemT:
+    """At `CODE_FIELDS_P`, attributes named as the code reads its records (`Choices.fields`)
+    that `item` lacks (and not `reserved`: index keys and declared attributes keep their
+    types): each present at `CODE_FIELD_P`, of a type from `CODE_FIELD_TYPES`.  Nothing is
+    drawn without such names."""
+    names = [n for n in choices.fields[:MAX_CODE_FIELDS] if n not in item and n not in reserved]
+    if not names or not choices.draw_boolean(CODE_FIELDS_P, site="code-fields?"):
+        return {}
+    found: ItemT = {}
+    for name in names:
+        with choices.keyed(f"code-field:{name}"):
+            if not choices.draw_boolean(CODE_FIELD_P, site="present?"):
+                continue
+            with choices.scope(labels.DYNAMODB_ATTRIBUTE, site="code-field"):
+                kind = choices.draw_weighted(CODE_FIELD_TYPES, _CODE_FIELD_WEIGHTS, site="type")
+                if kind == "S#":
+                    found[name] = {"S": draw_number(choices, local)}
+                else:
+                    found[name] = draw_typed_value(choices, kind, local, depth=1)
+    return found
 
 
 def draw_always(
@@ -418,12 +475,17 @@ def draw_table(
     *,
     min_items: int = 0,
     max_items: int = 0,
+    composed: Sequence[str] = (),
 ) -> Table:
     """The table's items; the bounds widen to `min_items`/`max_items` (the records a stream
-    event needs) when the config's `items` range is narrower."""
+    event needs) when the config's `items` range is narrower; none at `EMPTY_P` when they
+    start at 0 (edge values on).  `composed`: object names a string hash key may be (`draw_item`)."""
     low = max(spec.items_min, min_items)
     high = max(spec.items_max, max_items, low)
-    n = choices.draw_integer(low, high, site="items")
+    if choices.edge_values and low == 0 < high and choices.draw_boolean(EMPTY_P, site="empty?"):
+        n = 0
+    else:
+        n = choices.draw_integer(low, high, site="items")
     taken: set[tuple[str, ...]] = set()
     items = []
     table = Table(
@@ -444,6 +506,7 @@ def draw_table(
             taken,
             index_keys=index_keys,
             attributes=spec.attributes,
+            composed=composed,
             site="item",
         )
         items.append(item)

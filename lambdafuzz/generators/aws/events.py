@@ -8,6 +8,11 @@ choices; `render_event(plan, loaded)` only formats.  Every kind uses the same AP
 those that need nothing from the backend.
 
 Shapes follow the AWS documentation and are checked against the Powertools parser models.
+Given the world's names (`world_refs.WorldRefs`), a record's own id (SNS `MessageId`,
+stream `eventID`, EventBridge `id`; SQS in `queues.py`, API in `http_events.py`) is now
+and then an item key of the world, JSON fields named as resources or ids (a direct
+payload, an SNS message, a custom EventBridge detail, a Kinesis record) name the world's,
+and a record of a batch now and then repeats an earlier one (`batches.draw_repeat`).
 Labels: `lambdafuzz.Event` > `event.<kind>` > the parts' own labels.
 """
 
@@ -32,6 +37,7 @@ from lambdafuzz.generators.aws.authorizer_events import (
     draw_authorizer,
     render_authorizer,
 )
+from lambdafuzz.generators.aws.batches import draw_repeat
 from lambdafuzz.generators.aws.bodies import draw_body
 from lambdafuzz.generators.aws.brokers import (
     BROKER_KINDS,
@@ -85,6 +91,12 @@ from lambdafuzz.generators.aws.task_payloads import (
     draw_task_payload,
 )
 from lambdafuzz.generators.aws.websocket import WebSocketPlan, draw_websocket, render_websocket
+from lambdafuzz.generators.aws.world_refs import (
+    WorldRefs,
+    draw_record_id,
+    fill_json_text,
+    fill_names,
+)
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import date_fields
 from lambdafuzz.generators.files import draw_file
@@ -147,6 +159,7 @@ class SnsRecordPlan:
     attributes: tuple[tuple[str, str], ...]
     time_ms: int
     seed: bytes
+    message_id: str | None = None  # in place of the derived MessageId (`world_refs`)
 
 
 @dataclass(slots=True, frozen=True)
@@ -159,6 +172,7 @@ class BridgePlan:
     detail_json: str = "{}"
     time_ms: int = ids.EPOCH_MS
     seed: bytes = bytes(8)
+    event_id: str | None = None  # in place of the derived id (`world_refs`)
 
 
 @dataclass(slots=True, frozen=True)
@@ -239,16 +253,27 @@ class EventPlan:
 # =========================================================================== drawing
 @generator(labels.EVENT)
 def draw_event_plan(
-    choices: Choices, target: Target, world: World, local: Sequence[str] = ()
+    choices: Choices,
+    target: Target,
+    world: World,
+    local: Sequence[str] = (),
+    refs: WorldRefs | None = None,
 ) -> EventPlan:
-    """The event for `target`'s trigger, consistent with `world` (generated before it)."""
+    """The event for `target`'s trigger, consistent with `world` (generated before it);
+    `refs`: the world's names its fields and ids may reuse (`world_refs`)."""
     trigger = target.trigger
     kind = trigger.kind
+    refs = refs or WorldRefs()
     with choices.scope(KIND_LABELS[kind], site=f"event:{kind.value}"):
         if kind is TriggerKind.S3:
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
-            records: tuple[RecordPlanT, ...] = tuple(
-                draw_s3_record(
+            s3_records: list[S3RecordPlan] = []
+            for _ in range(count):
+                again = draw_repeat(choices, len(s3_records))
+                if again is not None:  # the same object twice in one batch
+                    s3_records.append(s3_records[again])
+                    continue
+                record = draw_s3_record(
                     choices,
                     world.buckets,
                     bucket=trigger.source,
@@ -257,20 +282,23 @@ def draw_event_plan(
                     deleted=_s3_removal(choices, trigger.s3_events),
                     site="record",
                 )
-                for _ in range(count)
-            )
+                s3_records.append(record)
+            records: tuple[RecordPlanT, ...] = tuple(s3_records)
         elif kind is TriggerKind.SQS:
             records = _draw_sqs(choices, target, world)
         elif kind is TriggerKind.SNS:
-            records = _draw_sns(choices, target, world)
+            records = _draw_sns(choices, target, world, refs)
         elif kind is TriggerKind.DYNAMODB_STREAM:
             assert trigger.source is not None  # config guarantees a table with a stream
             count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
             table = world.table(trigger.source)
             patterns = patterns_of(trigger.filters)
-            records = draw_stream_records(choices, table, count, local, patterns)
+            records = tuple(
+                dataclasses.replace(r, event_id=draw_record_id(choices, refs))
+                for r in draw_stream_records(choices, table, count, local, patterns)
+            )
         elif kind is TriggerKind.EVENTBRIDGE:
-            records = (_draw_bridge(choices, target, world),)
+            records = (_draw_bridge(choices, target, world, refs),)
         elif kind is TriggerKind.DIRECT and trigger.payload_inputs:  # `$`: the execution's
             records = (_draw_task(choices, target, world),)  # input (`task_inputs.py`)
         elif kind is TriggerKind.DIRECT and trigger.payloads:  # a state machine's task
@@ -279,9 +307,10 @@ def draw_event_plan(
             )
             records = (DirectPlan(json.dumps(payload, ensure_ascii=False)),)
         elif kind is TriggerKind.DIRECT:
-            records = (_draw_direct(choices, trigger.event_keys, model_for(trigger, None)),)
+            model = model_for(trigger, None)
+            records = (_draw_direct(choices, trigger.event_keys, model, refs),)
         elif kind is TriggerKind.KINESIS:
-            records = _draw_kinesis(choices, target, world)
+            records = _draw_kinesis(choices, target, world, refs)
         elif kind in BROKER_KINDS:
             records = draw_broker_messages(choices, target, world)
         elif kind is TriggerKind.FIREHOSE:
@@ -307,6 +336,7 @@ def draw_event_plan(
                 form_fields=trigger.form_fields,
                 function_url=trigger.function_url,
                 body_model=model_for(trigger, None, Envelope.APIGATEWAY, Envelope.APIGATEWAY_V2),
+                refs=refs,
             )
             records = (request,)
     return EventPlan(kind, trigger.source, records)
@@ -327,31 +357,40 @@ def _draw_sqs(choices: Choices, target: Target, world: World) -> tuple[SqsRecord
     return tuple(records)
 
 
-def _draw_sns(choices: Choices, target: Target, world: World) -> tuple[SnsRecordPlan, ...]:
+def _draw_sns(
+    choices: Choices, target: Target, world: World, refs: WorldRefs
+) -> tuple[SnsRecordPlan, ...]:
     trigger = target.trigger
     assert trigger.source is not None  # config guarantees a topic
     count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
-    records = []
+    records: list[SnsRecordPlan] = []
+    model = model_for(trigger, Envelope.SNS)
     for _ in range(count):
+        again = draw_repeat(choices, len(records))
         with choices.scope(labels.SNS_MESSAGE, site="message"):
-            message = draw_body(
-                choices,
-                trigger.body,
-                world.buckets,
-                region=world.region,
-                account=world.account_id,
-                missing_p=missing_chance(trigger.missing_objects),
-                model=model_for(trigger, Envelope.SNS),
-            )
+            if again is not None:  # the same entity twice in one batch
+                message = records[again].message
+            else:
+                message = draw_body(
+                    choices,
+                    trigger.body,
+                    world.buckets,
+                    region=world.region,
+                    account=world.account_id,
+                    missing_p=missing_chance(trigger.missing_objects),
+                    model=model,
+                )
+                if trigger.body in (None, "json") and model is None:
+                    message = fill_json_text(choices, message, refs)
             subject = None
             if choices.draw_boolean(0.3, site="subject?"):
                 subject = encodable(choices.draw_string(min_size=1, max_size=40, site="subject"))
             attributes = _draw_sns_attributes(choices)
         seed = ids.draw_seed(choices)
+        time_ms = ids.draw_time_ms(choices)
+        message_id = draw_record_id(choices, refs)
         records.append(
-            SnsRecordPlan(
-                trigger.source, message, subject, attributes, ids.draw_time_ms(choices), seed
-            )
+            SnsRecordPlan(trigger.source, message, subject, attributes, time_ms, seed, message_id)
         )
     return tuple(records)
 
@@ -364,7 +403,9 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
     return ((name or "attribute", value),)
 
 
-def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
+def _draw_bridge(
+    choices: Choices, target: Target, world: World, refs: WorldRefs | None = None
+) -> BridgePlan:
     """An S3 "Object Created" event when the trigger names a bucket, else a custom event
     whose source, detail-type and detail the rule's pattern (if any) admits; the detail
     drawn from the handler's model when it parses one (EventBridgeEnvelope), else a JSON
@@ -415,6 +456,8 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
         if not isinstance(detail, dict):
             detail = {"data": detail}
         detail = date_fields(choices, detail)  # time-named fields hold written dates
+        if refs is not None:
+            detail = fill_names(choices, detail, refs)  # fields naming the world's
     if trail is None:  # (AWS writes every field of a CloudTrail record)
         detail = edge_values.drop_fields(choices, detail)  # a producer that omitted fields
     pattern = choose_pattern(choices, patterns_of(trigger.filters))
@@ -430,9 +473,9 @@ def _draw_bridge(choices: Choices, target: Target, world: World) -> BridgePlan:
         detail_type = _text(steered.get("detail-type"), detail_type)
         detail = steered.get("detail") if isinstance(steered.get("detail"), dict) else {}
     detail_json = json.dumps(detail, ensure_ascii=False)
-    return BridgePlan(
-        None, source, detail_type, detail_json, ids.draw_time_ms(choices), ids.draw_seed(choices)
-    )
+    time_ms, seed = ids.draw_time_ms(choices), ids.draw_seed(choices)
+    event_id = draw_record_id(choices, refs) if refs is not None else None
+    return BridgePlan(None, source, detail_type, detail_json, time_ms, seed, event_id)
 
 
 def _draw_task(choices: Choices, target: Target, world: World) -> DirectPlan | TaskPlan:
@@ -552,7 +595,9 @@ def _text(value: object, default: str) -> str:
     return value if isinstance(value, str) else default
 
 
-def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[KinesisRecordPlan, ...]:
+def _draw_kinesis(
+    choices: Choices, target: Target, world: World, refs: WorldRefs | None = None
+) -> tuple[KinesisRecordPlan, ...]:
     """A batch of records from one shard: data as `trigger.body` says (mostly JSON
     objects by default, `payloads.draw_payload`), partition keys, arrival times in order."""
     trigger = target.trigger
@@ -560,19 +605,27 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     patterns = patterns_of(trigger.filters)
     count = choices.draw_integer(trigger.records_min, trigger.records_max, site="records")
     time_ms = ids.draw_time_ms(choices)
-    records = []
+    records: list[KinesisRecordPlan] = []
+    model = model_for(trigger, Envelope.KINESIS)
     for index in range(count):
         pattern = choose_pattern(choices, patterns)
+        again = draw_repeat(choices, len(records)) if refs is not None else None
         with choices.scope(labels.KINESIS_DATA, site="data"):
-            data = draw_payload(
-                choices,
-                trigger.body,
-                world.buckets,
-                region=world.region,
-                account=world.account_id,
-                rule=pattern_part(pattern, "data"),
-                model=model_for(trigger, Envelope.KINESIS),
-            )
+            rule = pattern_part(pattern, "data")
+            if again is not None:  # the same entity twice in one batch
+                data = records[again].data
+            else:
+                data = draw_payload(
+                    choices,
+                    trigger.body,
+                    world.buckets,
+                    region=world.region,
+                    account=world.account_id,
+                    rule=rule,
+                    model=model,
+                )
+                if refs is not None and trigger.body in (None, "json") and not (rule or model):
+                    data = _filled_bytes(choices, data, refs)
         key = encodable(choices.draw_string(min_size=1, max_size=32, site="partition-key"))
         key_rule = pattern_part(pattern, "partitionKey")
         if isinstance(key_rule, list):
@@ -587,14 +640,29 @@ def _draw_kinesis(choices: Choices, target: Target, world: World) -> tuple[Kines
     return tuple(records)
 
 
+def _filled_bytes(choices: Choices, data: bytes, refs: WorldRefs) -> bytes:
+    """A UTF-8 JSON object's bytes with fields naming the world's (`fill_json_text`)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data
+    filled = fill_json_text(choices, text, refs)
+    return data if filled is text else filled.encode("utf-8", "surrogatepass")
+
+
 def _draw_direct(
-    choices: Choices, keys: tuple[str, ...], model: BodyModel | None = None
+    choices: Choices,
+    keys: tuple[str, ...],
+    model: BodyModel | None = None,
+    refs: WorldRefs | None = None,
 ) -> DirectPlan:
     """A payload object holding every key the handler subscripts and, half the time each,
     the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
     payload); now and then a few more keys, and with edge values on, now and then one
     subscripted key left out (`edge_values.absent`: a caller that forgot a field) and its
-    time-named fields holding written dates (`dates.date_fields`).  With
+    time-named fields holding written dates (`dates.date_fields`); fields named as a
+    resource, an object key or an id now and then name the world's (`world_refs`: a
+    payload's `bucket` must exist before any of the handler's code runs).  With
     the handler's body `model`: its instances (the parser or validator admits nothing
     else)."""
     if model is not None:
@@ -605,6 +673,8 @@ def _draw_direct(
         optional = {k[:-1]: "any" for k in keys if k.endswith("?") and len(k) > 1}
         shape = {"required": required, "optional": optional}
     payload = date_fields(choices, json_objects(choices, shape=shape, max_depth=3, extra_p=0.05))
+    if refs is not None:
+        payload = fill_names(choices, payload, refs)
     return DirectPlan(json.dumps(payload, ensure_ascii=False))
 
 
@@ -720,6 +790,7 @@ def render_sqs_record(plan: SqsRecordPlan, loaded: LoadedWorld) -> dict[str, Any
         )
     message = delivered[plan.index]
     world_message = loaded.world.queue(plan.queue).messages[plan.index]
+    message_id = world_message.message_id or message.message_id
     attributes = {
         "ApproximateReceiveCount": str(plan.receive_count),
         "SentTimestamp": str(message.sent_timestamp_ms),
@@ -731,7 +802,7 @@ def render_sqs_record(plan: SqsRecordPlan, loaded: LoadedWorld) -> dict[str, Any
         attributes["MessageGroupId"] = world_message.group_id
         attributes["MessageDeduplicationId"] = world_message.deduplication_id or ""
     record: dict[str, Any] = {
-        "messageId": message.message_id,
+        "messageId": message_id,
         "receiptHandle": message.receipt_handle,
         "body": message.body,
         "attributes": attributes,
@@ -783,7 +854,7 @@ def render_sns_record(plan: SnsRecordPlan, loaded: LoadedWorld) -> dict[str, Any
         "EventSubscriptionArn": subscription,
         "Sns": {
             "Type": "Notification",
-            "MessageId": ids.uuid(plan.seed, "message"),
+            "MessageId": plan.message_id or ids.uuid(plan.seed, "message"),
             "TopicArn": topic_arn,
             "Subject": plan.subject,
             "Message": plan.message,
@@ -805,7 +876,7 @@ def render_bridge(plan: BridgePlan, loaded: LoadedWorld) -> dict[str, Any]:
         return render_eventbridge(plan.s3, world.region, world.account_id)
     return {
         "version": "0",
-        "id": ids.uuid(plan.seed, "eventbridge"),
+        "id": plan.event_id or ids.uuid(plan.seed, "eventbridge"),
         "detail-type": plan.detail_type,
         "source": plan.source,
         "account": world.account_id,

@@ -34,6 +34,12 @@ from lambdafuzz.generators.aws.route_auth import (
     rest_context,
 )
 from lambdafuzz.generators.aws.s3_notifications import source_ip
+from lambdafuzz.generators.aws.world_refs import (
+    WorldRefs,
+    draw_record_id,
+    fill_json_text,
+    fill_pairs,
+)
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.alphabets import encodable
@@ -76,6 +82,8 @@ _CONTENT_FORMATS: Final = (
     ("application/pdf", "pdf"),
 )  # fmt: skip
 FORM_TYPE: Final = "application/x-www-form-urlencoded"
+#: Headers a client sends its own request id in, which idempotency checks look up.
+REQUEST_ID_HEADERS: Final = ("Idempotency-Key", "X-Request-Id", "X-Idempotency-Key")
 
 
 @dataclass(slots=True, frozen=True)
@@ -96,6 +104,9 @@ class HttpRequestPlan:
     seed: bytes
     route_method: str  # the method of the route key: ANY, POST, ...
     function_url: bool  # sent to the function's URL, not through API Gateway
+    # the requestId in place of the derived one: an item key of the world (`world_refs`),
+    # also sent as one of `REQUEST_ID_HEADERS`
+    request_id: str | None = None
     auth: AuthPlan | None = None  # the principal the route's authorizer let through
 
 
@@ -109,8 +120,12 @@ def draw_request(
     form_fields: Sequence[str] = (),
     function_url: bool = False,
     body_model: BodyModel | None = None,
+    refs: WorldRefs | None = None,
 ) -> HttpRequestPlan:
-    """One request; on one of `routes` when there are any, else on any path and method."""
+    """One request; on one of `routes` when there are any, else on any path and method.
+    With the world's names (`refs`): query parameters and a JSON body's fields named as a
+    resource or an id now and then name the world's, and the request id (with a header
+    carrying it) is now and then an item key of the world."""
     route = choices.draw_choice(routes, site="route") if routes else None
     if route is None or route.method == "ANY":
         method = choices.draw_weighted(METHODS, _METHOD_WEIGHTS, site="method")
@@ -130,11 +145,20 @@ def draw_request(
             )
         else:  # the handler's model (JSON), else the generators' mix
             body, is_base64, content_type = _draw_body(choices, method, body_format, body_model)
+        if refs is not None and body_model is None and body is not None and not is_base64:
+            body = fill_json_text(choices, body, refs)
+    if refs is not None:
+        with choices.scope(labels.HTTP_QUERY):
+            query = fill_pairs(choices, query, refs)
     seed = ids.draw_seed(choices)
     with choices.scope(labels.HTTP_HEADERS):
         headers, cookies = _draw_headers(
             choices, seed, content_type, route.headers if route is not None else ()
         )
+        request_id = draw_record_id(choices, refs) if refs is not None else None
+        if request_id is not None:
+            header = choices.draw_choice(REQUEST_ID_HEADERS, site="request-id-header")
+            headers = (*headers, (header, _ascii(request_id) or "x"))
     auth = draw_auth(choices, route.auth if route is not None else RouteAuth.NONE, local)
     if auth is not None:  # the token the authorizer checked, in place of any other
         headers = (
@@ -172,6 +196,7 @@ def draw_request(
         seed,
         route_method,
         function_url,
+        request_id,
         auth,
     )
 
@@ -446,7 +471,7 @@ def render_v1(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
             },
             "path": f"/{plan.stage}{plan.path}",
             "protocol": "HTTP/1.1",
-            "requestId": ids.uuid(plan.seed, "request"),
+            "requestId": plan.request_id or ids.uuid(plan.seed, "request"),
             "requestTime": ids.clf_time(plan.time_ms),
             "requestTimeEpoch": plan.time_ms,
             "resourceId": ids.alnum_id(plan.seed, "resource", 6).lower(),
@@ -494,7 +519,7 @@ def render_v2(plan: HttpRequestPlan, loaded: LoadedWorld) -> dict[str, Any]:
             "sourceIp": source_ip(plan.seed),
             "userAgent": headers.get("user-agent", ""),
         },
-        "requestId": ids.b64_id(plan.seed, "request", 12),
+        "requestId": plan.request_id or ids.b64_id(plan.seed, "request", 12),
         "routeKey": route,
         "stage": plan.stage,
         "time": ids.clf_time(plan.time_ms),

@@ -3,18 +3,27 @@
 A message is a body (see `bodies.py`: a file, an S3 notification, an EventBridge event)
 and sometimes string message attributes.  FIFO queues get a message group (a few groups,
 so ordering within a group matters) and a deduplication id unique per message, so the
-emulator never drops one as a duplicate.  Label: `sqs.message`.
+emulator never drops one as a duplicate.
+
+With the world's names (`refs`, `world_refs`): a default JSON body's fields named as a
+resource or an id now and then name the world's (`fill_json_text`), a message's
+`messageId` is now and then an item key of the world (an idempotency table has seen it),
+a message now and then repeats an earlier one's body (`batches.draw_repeat`), and a queue
+whose `messages` range starts at 0 is empty `EMPTY_P` of the time.  Label: `sqs.message`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import string
 from collections.abc import Sequence
 from typing import Final
 
 from lambdafuzz import labels
+from lambdafuzz.generators.aws.batches import draw_repeat
 from lambdafuzz.generators.aws.bodies import draw_body
 from lambdafuzz.generators.aws.filter_steering import PatternT, choose_pattern, pattern_part
+from lambdafuzz.generators.aws.world_refs import WorldRefs, draw_record_id, fill_json_text
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files.alphabets import clean_xml_text
 from lambdafuzz.generators.files.budget import fits
@@ -25,6 +34,9 @@ ATTRIBUTE_NAME_ALPHABET: Final = string.ascii_letters + string.digits + "_-."
 ATTRIBUTE_VALUE_ALPHABET: Final = string.ascii_letters + string.digits + " -_.:/@"
 #: Bodies of queues that do not trigger the handler (it reads them itself, if at all).
 OTHER_QUEUE_BODY: Final = "json"
+#: A queue whose `messages` range starts at 0 (and goes higher) is empty this often, on
+#: top of the range's own share of 0.
+EMPTY_P: Final = 0.1
 
 
 @generator(labels.SQS_MESSAGE)
@@ -40,9 +52,11 @@ def draw_message(
     missing_p: float = 0.0,
     patterns: Sequence[PatternT] = (),
     model: BodyModel | None = None,
+    refs: WorldRefs | None = None,
 ) -> QueueMessage:
     """One message; with the trigger's filter `patterns`, its body is drawn to pass one;
-    with the handler's body `model`, the model decides it."""
+    with the handler's body `model`, the model decides it; else a JSON body's fields may
+    name the world's resources and items (`refs`), and so may its messageId."""
     rule = pattern_part(choose_pattern(choices, patterns), "body")
     text = draw_body(
         choices,
@@ -54,11 +68,22 @@ def draw_message(
         rule=rule,
         model=model,
     )
+    message_id = None
+    if refs is not None:
+        if body in (None, OTHER_QUEUE_BODY) and model is None and rule is None:
+            text = fill_json_text(choices, text, refs)
+        message_id = draw_record_id(choices, refs)
     attributes = draw_message_attributes(choices)
     if not fifo:
-        return QueueMessage(text, attributes)
+        return QueueMessage(text, attributes, message_id=message_id)
     group = f"group-{choices.draw_integer(0, 2, site='group')}"
-    return QueueMessage(text, attributes, group_id=group, deduplication_id=f"message-{index}")
+    return QueueMessage(
+        text,
+        attributes,
+        group_id=group,
+        deduplication_id=f"message-{index}",
+        message_id=message_id,
+    )
 
 
 def draw_message_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
@@ -92,19 +117,30 @@ def draw_queue(
     missing_p: float = 0.0,
     patterns: Sequence[PatternT] = (),
     model: BodyModel | None = None,
+    refs: WorldRefs | None = None,
 ) -> Queue:
     """The queue's messages; the bounds widen to `min_messages`/`max_messages` (the records
     an SQS event needs) when the config's `messages` range is narrower.  `missing_p`: the
     chance of an S3 notification body naming a missing object; `patterns`: the trigger's
     filters, which the bodies are drawn to pass; `model`: the bodies' model (the trigger's
-    Powertools body model, for the queue that triggers the handler)."""
+    Powertools body model, for the queue that triggers the handler); `refs`: the world's
+    names (see the module's docstring)."""
     low = max(spec.messages_min, min_messages)
     high = max(spec.messages_max, max_messages, low)
-    n = choices.draw_integer(low, high, site="messages")
-    messages = []
+    if choices.edge_values and low == 0 < high and choices.draw_boolean(EMPTY_P, site="empty?"):
+        n = 0
+    else:
+        n = choices.draw_integer(low, high, site="messages")
+    messages: list[QueueMessage] = []
     for i in range(n):
         if i >= low and not fits(choices, 200):
             break
+        again = draw_repeat(choices, len(messages))
+        if again is not None:  # the same entity twice in one batch
+            earlier = messages[again]
+            dedup = f"message-{i}" if spec.fifo else None
+            messages.append(dataclasses.replace(earlier, deduplication_id=dedup, message_id=None))
+            continue
         message = draw_message(
             choices,
             body=body,
@@ -116,6 +152,7 @@ def draw_queue(
             missing_p=missing_p,
             patterns=patterns,
             model=model,
+            refs=refs,
             site="message",
         )
         messages.append(message)

@@ -62,6 +62,8 @@ class StreamRecordPlan:
     time_ms: int
     sequence_number: str
     seed: bytes
+    # the eventID in place of the derived one: an item key of the world (`world_refs`)
+    event_id: str | None = None
 
 
 @generator(labels.DYNAMODB_STREAM_EVENT)
@@ -365,7 +367,7 @@ def render_stream_record(plan: StreamRecordPlan, loaded: LoadedWorld) -> dict[st
         SequenceNumber=plan.sequence_number, SizeBytes=size, StreamViewType=plan.view_type
     )
     return {
-        "eventID": ids.hex_id(plan.seed, "event", 32, upper=False),
+        "eventID": plan.event_id or ids.hex_id(plan.seed, "event", 32, upper=False),
         "eventName": plan.event_name,
         "eventVersion": "1.1",
         "eventSource": "aws:dynamodb",
