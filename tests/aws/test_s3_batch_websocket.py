@@ -115,6 +115,17 @@ def test_s3_batch_tasks_name_objects_of_the_world(tmp_path):
     assert versions == {"1.0", "2.0"}
 
 
+def test_s3_batch_tasks_name_an_object_even_when_the_bucket_may_be_empty(tmp_path):
+    # a batch job's manifest lists objects that exist: the bucket holds one whatever its min
+    bucket = {"name": "inventory", "objects": {"min": 0, "max": 2, "formats": ["text"]}}
+    target = load_config(
+        write_config(tmp_path, {"kind": "s3-batch", "source": "inventory"}, {"buckets": [bucket]})
+    )
+    for world, event in generated(target, 60):
+        (task,) = event["tasks"]
+        assert world.bucket("inventory").get(urllib.parse.unquote(task["s3Key"])) is not None
+
+
 # --------------------------------------------------------------------------- websocket
 def test_websocket_config_route_keys(tmp_path):
     trigger = {"kind": "websocket", "routes": ["$connect", "sendmessage"]}

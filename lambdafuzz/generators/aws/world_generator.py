@@ -199,12 +199,13 @@ def item_strings(world: World, key_values: Sequence[tuple[str, str]] = ()) -> tu
 def _notified_bucket(target: Target) -> str | None:
     """The bucket that must hold an object so that every S3 notification of the trigger
     names one of the world (None when missing objects are allowed, or nothing notifies):
-    the trigger's bucket, or for an S3 notification carried in a message body the first
-    bucket with objects."""
+    the trigger's bucket (an S3 Batch Operations job's too: its manifest lists objects
+    that exist), or for an S3 notification carried in a message body the first bucket
+    with objects."""
     trigger = target.trigger
     if trigger.missing_objects:
         return None
-    if trigger.kind in (TriggerKind.S3, TriggerKind.EVENTBRIDGE):
+    if trigger.kind in (TriggerKind.S3, TriggerKind.EVENTBRIDGE, TriggerKind.S3_BATCH):
         return trigger.source
     if trigger.body in (BODY_S3_EVENT, BODY_EVENTBRIDGE_S3):
         return next((b.name for b in target.resources.buckets if b.objects), None)
