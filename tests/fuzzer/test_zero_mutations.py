@@ -103,6 +103,9 @@ def _fake_campaign(
         mode=mode,
         stability_check=False,
         change_mutated_draws=change,
+        # full sizes throughout, as when these counts were measured: the size schedule
+        # moves which draws a seeded campaign makes, and the bounds below are tight
+        size_schedule=False,
     )
     pools: list[GeneratingPool] = []
 

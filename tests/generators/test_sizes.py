@@ -97,14 +97,19 @@ def test_fresh_zips_have_fewer_members_and_no_long_tail_at_a_small_scale() -> No
     assert short[SMALL] < short[1.0], short
 
 
-def test_fresh_images_and_texts_are_smaller_at_a_small_scale() -> None:
+def test_fresh_images_have_fewer_pixels_at_a_small_scale() -> None:
     def pixels(choices: Choices) -> int:
         image = images(choices)
         return image.width * image.height
 
-    def text_bytes(choices: Choices) -> int:
-        return len(text_documents(choices))
+    small, full = _mean_over_seeds(pixels, SMALL, 200), _mean_over_seeds(pixels, 1.0, 200)
+    assert small < 0.5 * full, (small, full)
 
-    for measure in (pixels, text_bytes):
-        small, full = _mean_over_seeds(measure, SMALL, 200), _mean_over_seeds(measure, 1.0, 200)
-        assert small < 0.5 * full, (measure.__name__, small, full)
+
+def test_texts_keep_their_size_at_a_small_scale() -> None:
+    """A text's words are where code constants land (`word in NAMES`): fewer of them cost a
+    seeded campaign its finds (tests/fuzzer/test_comparison_forms_e2e.py, seed 0: none of
+    three at 200 executions), for little time, so texts are not scaled."""
+    for seed in range(20):
+        small = text_documents(Choices(seed=seed, size_scale=SMALL))
+        assert small == text_documents(Choices(seed=seed))

@@ -117,8 +117,8 @@ def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int 
         raise InvalidArgument(f"zip_archives: depth={depth!r} must be >= 0")
     n = 0
     if not choices.draw_boolean(0.05, site="empty?"):
-        # both at the size scale (`generators.sizes`): the many-member tail took unzip's
-        # handler to 40 ms a test against 7 ms (frontier, seed 1, 60 s)
+        # both at the size scale (`generators.sizes`): with it unzip's handler took 15.0
+        # ms a test against 20.5 (frontier, seed 1, 60 s; BENCHMARKS.md, issue 42)
         if choices.draw_boolean(scaled_p(choices, MANY_P), site="many?"):
             return _many_members(choices, member, depth)
         mean = scaled_mean(choices, 1.5)

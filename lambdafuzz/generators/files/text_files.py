@@ -14,7 +14,6 @@ from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import clean_text, word
 from lambdafuzz.generators.files.budget import fits
-from lambdafuzz.generators.sizes import scaled_mean
 
 LINE_ENDINGS = ("\n", "\r\n")
 
@@ -39,8 +38,7 @@ def text_documents(choices: Choices, *, mean_lines: float = 5.0, max_lines: int 
         raise InvalidArgument(f"text_documents: bad mean_lines={mean_lines!r} / max_lines")
     ending = choices.draw_choice(LINE_ENDINGS, site="newline")
     bom = choices.draw_boolean(0.03, site="bom?")
-    mean = scaled_mean(choices, mean_lines)  # at the size scale (`generators.sizes`)
-    n = choices.draw_geometric(mean, max_value=max_lines, site="lines")
+    n = choices.draw_geometric(mean_lines, max_value=max_lines, site="lines")
     lines = []
     for _ in range(n):
         if not fits(choices, 200):
