@@ -247,6 +247,8 @@ def measure_run(
         max_execs=execs,
         mode=mode,
         workers=1,
+        # the regenerator below draws fresh values at the full size scale: so must the campaign
+        size_schedule=False,
     )
     log = ChildLog()
     engine.child_observer = log
