@@ -1,7 +1,8 @@
 """Kinesis payloads end to end: a consumer (`kinesis_refunds/`) that json-decodes each
 record's data and branches on its `action` reaches the refund branch within a small
-budget, as its records are JSON objects of the field names it reads (seeds 1, 4, 5, 6, 8
-and 9 of 0-9 reach it at this budget; seed 4 at its 40th execution)."""
+budget, as its records are JSON objects of the field names it reads (seeds 0, 1, 2, 5, 6
+and 9 of 0-9 reach it at this budget, measured with the key shapes, world references and
+size schedule of issue 42; 1, 4, 5, 6, 8 and 9 before them)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from lambdafuzz.fuzzer.engine import CampaignFinished
 
 KINESIS_REFUNDS = Path(__file__).parent / "kinesis_refunds"
 EXECS = 200
-SEED = 4
+SEED = 1
 
 
 def test_a_kinesis_campaign_reaches_the_branch_on_a_json_field(tmp_path: Path) -> None:
