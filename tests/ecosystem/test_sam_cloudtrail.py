@@ -1,7 +1,8 @@
 """EventBridge rules on CloudTrail's "AWS API Call via CloudTrail" events get a CloudTrail
 record as `detail`: every field AWS writes, `requestParameters` an object (null rarely,
 and never for the calls a pattern names), the pattern's constraints kept; and a campaign
-of a handler reading a guarded request parameter finds nothing."""
+of a handler reading a guarded request parameter finds nothing (its rule takes succeeded
+calls only: a failed call's record may have no parameters, `test_cloudtrail_failures`)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """A CloudTrail rule naming its calls (`detail.eventSource` and `detail.eventName`) gets
 records whose `requestParameters` follow the call's request in botocore's model: the
 wrapped layout where the code names the input shape, lowerCamel members at the top level
-otherwise; and campaigns of handlers reading those parameters unchecked find nothing."""
+otherwise; and campaigns of handlers reading those parameters unchecked find nothing
+(their rules take succeeded calls only, `errorCode: [{exists: false}]`: a failed call's
+record may have none)."""
 
 from __future__ import annotations
 

@@ -13,6 +13,18 @@ and call come from the rule's pattern (`detail.eventSource` / `detail.eventName`
 generators of message bodies (the code's field names and constants apply), or, for a
 call the pattern names exactly, the call's request (`config.api_call_shapes`).  The pattern
 still steers every field it constrains afterwards (`filter_steering.steer`).
+
+With edge values on, two more things AWS sends (`FAILED_P`, `world_refs`):
+
+* CloudTrail records failed calls too, and a rule that does not filter on `errorCode`
+  matches them: `errorCode` / `errorMessage`, `responseElements: null`, and for a
+  denied call `requestParameters: null` (a rule naming `errorCode` decides instead);
+* the resource a call created or changed may be gone when its record arrives: fields of
+  the request and response that name a resource (`name`, `secretId`, `bucketName`) name
+  one the world holds only some of the time (`world_refs.fill_names`).
+
+The caller is in `userIdentity.principalId` as AWS writes it: an IAM user's `AIDA...` id,
+an assumed role's `AROA...:<session name>`, the root's account id.
 """
 
 from __future__ import annotations
@@ -22,9 +34,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from lambdafuzz.generators.aws import ids
+from lambdafuzz.generators.aws.world_refs import WorldRefs, fill_names
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files.json_files import json_objects
 from lambdafuzz.generators.json_schema import json_schema_values
+from lambdafuzz.model.event_pattern import MISSING, leaf_matches
 from lambdafuzz.model.target import CallParameters
 
 DETAIL_TYPE: Final = "AWS API Call via CloudTrail"
@@ -40,6 +54,17 @@ USER_AGENTS: Final = (
     "Boto3/1.34.69 md/Botocore#1.34.69 ua/2.0 os/linux Python/3.12.2",
     "console.amazonaws.com",
     "AWS Internal",
+)
+#: A record is of a failed call this often (edge values on, the rule not naming errorCode).
+FAILED_P: Final = 0.15
+#: Authorization failures (EC2 names its own): CloudTrail logs no request parameters.
+DENIED: Final = ("AccessDenied", "Client.UnauthorizedOperation")
+ERROR_CODES: Final = (
+    "AccessDenied",
+    "ValidationException",
+    "ResourceNotFoundException",
+    "InvalidParameterException",
+    "ThrottlingException",
 )
 _READ_PREFIXES: Final = ("Get", "List", "Describe", "Head", "Lookup", "Search", "Scan", "Query")
 
@@ -60,9 +85,11 @@ def draw_cloudtrail_detail(
     region: str,
     account: str,
     calls: Sequence[CallParameters] = (),
+    refs: WorldRefs | None = None,
 ) -> dict[str, Any]:
     """A CloudTrail record of one API call the `pattern` is about; its parameters follow
-    the call's request where `calls` describes it (`config.api_call_shapes`)."""
+    the call's request where `calls` describes it (`config.api_call_shapes`) and now and
+    then name the world's resources (`refs`); a failed call now and then."""
     detail_rules = pattern.get("detail") if isinstance(pattern.get("detail"), Mapping) else {}
     sources = exact_values(detail_rules.get("eventSource"))
     if not sources:
@@ -75,10 +102,9 @@ def draw_cloudtrail_detail(
     name = choices.draw_choice(names or list(CALLS), site="event-name")
     seed = ids.draw_seed(choices)
     kind = choices.draw_choice(IDENTITY_TYPES, site="identity-type")
-    principal = "AIDA" + ids.alnum_id(seed, "principal", 17)
     identity: dict[str, Any] = {
         "type": kind,
-        "principalId": principal,
+        "principalId": _principal(kind, account, seed),
         "arn": _identity_arn(kind, account, seed),
         "accountId": account,
     }
@@ -86,16 +112,30 @@ def draw_cloudtrail_detail(
         identity["invokedBy"] = source
     else:
         identity["accessKeyId"] = "ASIA" + ids.alnum_id(seed, "key", 16)
+    error = draw_error(choices, detail_rules.get("errorCode"))
+    if (
+        error == "AccessDenied"
+        and source == "ec2.amazonaws.com"
+        and "errorCode" not in detail_rules
+    ):
+        error = "Client.UnauthorizedOperation"
     call = next((c for c in calls if (c.event_source, c.event_name) == (source, name)), None)
-    if call is not None:
-        parameters: dict[str, Any] | None = _call_parameters(choices, call)
+    parameters: dict[str, Any] | None = None
+    if error in DENIED and "requestParameters" not in detail_rules:
+        pass  # a denied call: CloudTrail logs no parameters
+    elif call is not None:
+        parameters = _call_parameters(choices, call)
     elif names or not choices.draw_boolean(NULL_PARAMETERS_P, site="parameters-null?"):
         parameters = json_objects(choices, max_depth=2)
-    else:
-        parameters = None
     response = None
-    if not choices.draw_boolean(NULL_RESPONSE_P, site="response-null?"):
+    answered = error is None or "responseElements" in detail_rules  # a failure: null
+    if answered and not choices.draw_boolean(NULL_RESPONSE_P, site="response-null?"):
         response = json_objects(choices, max_depth=2)
+    if refs is not None:  # names of the world's resources, only sometimes
+        service = str(source).split(".", 1)[0]
+        parameters = fill_names(choices, parameters, refs, service=service)
+        response = fill_names(choices, response, refs, service=service)
+    failure = {} if error is None else _failure(error, identity, source, name)
     return {
         "eventVersion": "1.09",
         "userIdentity": identity,
@@ -105,6 +145,7 @@ def draw_cloudtrail_detail(
         "awsRegion": region,
         "sourceIPAddress": source if kind == "AWSService" else _address(seed),
         "userAgent": source if kind == "AWSService" else choices.draw_choice(USER_AGENTS),
+        **failure,
         "requestParameters": parameters,
         "responseElements": response,
         "requestID": ids.uuid(seed, "request"),
@@ -115,6 +156,39 @@ def draw_cloudtrail_detail(
         "recipientAccountId": account,
         "eventCategory": "Management",
     }
+
+
+def draw_error(choices: Choices, rule: Any) -> str | None:
+    """The error code of a failed call, None for a call that succeeded: failed `FAILED_P`
+    of the time with edge values on when the pattern has no `errorCode` `rule`; else as
+    the rule admits (an absent code if it may, a code it admits if it must)."""
+    if rule is None:
+        if not choices.edge_values or not choices.draw_boolean(FAILED_P, site="failed?"):
+            return None
+        return choices.draw_choice(ERROR_CODES, site="error-code")
+    rules = rule if isinstance(rule, list) else [rule]
+    codes = exact_values(rules) or [c for c in ERROR_CODES if leaf_matches(rules, c)]
+    if leaf_matches(rules, MISSING):  # a success passes: a failure only now and then
+        if not codes or not choices.edge_values:
+            return None
+        if not choices.draw_boolean(FAILED_P, site="failed?"):
+            return None
+    return choices.draw_choice(codes or list(ERROR_CODES), site="error-code")
+
+
+def _failure(code: str, identity: Mapping[str, Any], source: str, name: str) -> dict[str, str]:
+    """`errorCode` and `errorMessage` as CloudTrail writes them for a failed call."""
+    action = f"{source.split('.', 1)[0]}:{name}"
+    if code in DENIED:
+        caller = identity.get("arn", "")
+        message = f"User: {caller} is not authorized to perform: {action}"
+    elif code == "ResourceNotFoundException":
+        message = "The requested resource was not found."
+    elif code == "ThrottlingException":
+        message = "Rate exceeded"
+    else:
+        message = f"Invalid request for {action}."
+    return {"errorCode": code, "errorMessage": message}
 
 
 def _call_parameters(choices: Choices, call: CallParameters) -> dict[str, Any]:
@@ -143,11 +217,24 @@ def exact_values(rule: Any) -> list[str]:
     return [r for r in rule if isinstance(r, str)] if isinstance(rule, list) else []
 
 
+def _principal(kind: str, account: str, seed: bytes) -> str:
+    """`userIdentity.principalId`: a role's session follows its id after a colon."""
+    if kind == "Root":
+        return account
+    if kind == "AssumedRole":
+        return "AROA" + ids.alnum_id(seed, "principal", 17) + ":" + _session(seed)
+    return "AIDA" + ids.alnum_id(seed, "principal", 17)
+
+
+def _session(seed: bytes) -> str:
+    return f"session-{ids.hex_id(seed, 's', 8)}"
+
+
 def _identity_arn(kind: str, account: str, seed: bytes) -> str:
     if kind == "Root":
         return f"arn:aws:iam::{account}:root"
     if kind == "AssumedRole":
-        return f"arn:aws:sts::{account}:assumed-role/app-role/session-{ids.hex_id(seed, 's', 8)}"
+        return f"arn:aws:sts::{account}:assumed-role/app-role/{_session(seed)}"
     if kind == "AWSService":
         return f"arn:aws:iam::{account}:role/aws-service-role"
     return f"arn:aws:iam::{account}:user/user-{ids.hex_id(seed, 'user', 6, upper=False)}"

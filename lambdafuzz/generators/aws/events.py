@@ -445,6 +445,7 @@ def _draw_bridge(
             region=world.region,
             account=world.account_id,
             calls=trigger.call_parameters,
+            refs=refs,
         )
         source, detail_type = service_of(detail), CLOUDTRAIL_DETAIL_TYPE
     else:

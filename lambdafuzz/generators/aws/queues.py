@@ -3,11 +3,14 @@
 A message is a body (see `bodies.py`: a file, an S3 notification, an EventBridge event)
 and sometimes string message attributes.  FIFO queues get a message group (a few groups,
 so ordering within a group matters) and a deduplication id unique per message, so the
-emulator never drops one as a duplicate.
+emulator never drops one as a duplicate; the Lambda record carries both in its
+`attributes` (`events.render_sqs_record`).
 
 With the world's names (`refs`, `world_refs`): a default JSON body's fields named as a
 resource or an id now and then name the world's (`fill_json_text`), a message's
 `messageId` is now and then an item key of the world (an idempotency table has seen it),
+so are a FIFO message's group id and deduplication id (`world_refs.draw_fifo_id`: a
+handler keeping per-group state in a table finds the group's item),
 a message now and then repeats an earlier one's body (`batches.draw_repeat`), and a queue
 whose `messages` range starts at 0 is empty `EMPTY_P` of the time.  Label: `sqs.message`.
 """
@@ -23,7 +26,12 @@ from lambdafuzz import labels
 from lambdafuzz.generators.aws.batches import draw_repeat
 from lambdafuzz.generators.aws.bodies import draw_body
 from lambdafuzz.generators.aws.filter_steering import PatternT, choose_pattern, pattern_part
-from lambdafuzz.generators.aws.world_refs import WorldRefs, draw_record_id, fill_json_text
+from lambdafuzz.generators.aws.world_refs import (
+    WorldRefs,
+    draw_fifo_id,
+    draw_record_id,
+    fill_json_text,
+)
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.files.alphabets import clean_xml_text
 from lambdafuzz.generators.files.budget import fits
@@ -77,13 +85,29 @@ def draw_message(
     if not fifo:
         return QueueMessage(text, attributes, message_id=message_id)
     group = f"group-{choices.draw_integer(0, 2, site='group')}"
+    dedup = f"message-{index}"
+    if refs is not None:  # state kept per group (or per message) in a table of the world
+        group = draw_fifo_id(choices, refs, site="group-id") or group
+        dedup = draw_fifo_id(choices, refs, site="dedup-id") or dedup
     return QueueMessage(
         text,
         attributes,
         group_id=group,
-        deduplication_id=f"message-{index}",
+        deduplication_id=dedup,
         message_id=message_id,
     )
+
+
+def unique_dedup(wanted: str | None, index: int, taken: set[str]) -> str | None:
+    """`wanted`, or a fresh `message-<index>` when an earlier message of the queue has it
+    (SQS would drop the later one as a duplicate)."""
+    if wanted is None or wanted not in taken:
+        return wanted
+    fresh, n = f"message-{index}", 0
+    while fresh in taken:
+        n += 1
+        fresh = f"message-{index}-{n}"
+    return fresh
 
 
 def draw_message_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
@@ -132,14 +156,16 @@ def draw_queue(
     else:
         n = choices.draw_integer(low, high, site="messages")
     messages: list[QueueMessage] = []
+    taken: set[str] = set()  # the deduplication ids so far
     for i in range(n):
         if i >= low and not fits(choices, 200):
             break
         again = draw_repeat(choices, len(messages))
         if again is not None:  # the same entity twice in one batch
             earlier = messages[again]
-            dedup = f"message-{i}" if spec.fifo else None
+            dedup = unique_dedup(f"message-{i}", i, taken) if spec.fifo else None
             messages.append(dataclasses.replace(earlier, deduplication_id=dedup, message_id=None))
+            taken.add(dedup or "")
             continue
         message = draw_message(
             choices,
@@ -155,5 +181,9 @@ def draw_queue(
             refs=refs,
             site="message",
         )
+        dedup = unique_dedup(message.deduplication_id, i, taken)
+        if dedup != message.deduplication_id:
+            message = dataclasses.replace(message, deduplication_id=dedup)
+        taken.add(dedup or "")
         messages.append(message)
     return Queue(spec.name, tuple(messages), spec.fifo)

@@ -14,7 +14,12 @@ event string reuse it here, each at a modest rate so that ordinary inputs stay t
   other scalar field now and then takes any string of the world;
 * a record's own id (an SQS `messageId`, an SNS `MessageId`, a stream `eventID`, an
   EventBridge `id`, an API request id) is now and then an item key of the world: the id
-  an idempotency check looks up has then been processed before.
+  an idempotency check looks up has then been processed before; so is a FIFO message's
+  group and deduplication id (`draw_fifo_id`: per-group state keyed by the group id);
+* a record about an API call of one service (CloudTrail's) names that service's
+  resource in plain `name` / `arn` fields (`fill_names(service=...)`): a secret
+  of the world for Secrets Manager's `name`, only sometimes, as the resource a call
+  created may be gone by the time its record arrives.
 
 Only what a rule of names says: nothing here knows a handler.  Like every draw of the
 code's harvest, only with edge values on (`frontier`): the paper's strategies generate
@@ -52,6 +57,19 @@ MAX_COMPOSED_OBJECTS: Final = 32
 _WORD: Final = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _KEY_WORDS: Final = frozenset({"key", "object", "file", "filename", "path"})
 _URI_WORDS: Final = frozenset({"uri", "url", "location"})
+#: Words that make a field name a reference to a resource (`secretId`, `name`, `arn`).
+_REF_WORDS: Final = frozenset({"name", "id", "arn"})
+#: The resource kind a service's API calls are about (CloudTrail's `eventSource` prefix).
+SERVICE_KINDS: Final = {
+    "s3": "bucket",
+    "dynamodb": "table",
+    "sqs": "queue",
+    "sns": "topic",
+    "secretsmanager": "secret",
+}
+#: What SQS accepts as a MessageGroupId / MessageDeduplicationId: 1 to 128 printable ASCII
+#: characters other than the space.
+_FIFO_ID: Final = re.compile(r"[!-~]{1,128}")
 
 
 @dataclass(slots=True, frozen=True)
@@ -65,6 +83,7 @@ class WorldRefs:
     tables: tuple[str, ...] = ()
     queues: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
     item_ids: tuple[str, ...] = ()  # string key values of the items, and their tails
     # what follows a prefix the code looks items up by (`ORDER#42` -> `42`): the ids an
     # event carries for the code to prefix
@@ -88,6 +107,7 @@ def world_refs(
         tables=tuple(t.name for t in world.tables if t.exists),
         queues=tuple(q.name for q in world.queues if q.exists),
         topics=tuple(t.name for t in world.topics if t.exists),
+        secrets=tuple(s.name for s in world.secrets),
         item_ids=tuple(item_ids),
         key_tails=tuple(key_tails),
         local=tuple(local),
@@ -115,14 +135,27 @@ def draw_record_id(choices: Choices, refs: WorldRefs, *, site: str = "world-id")
     return choices.draw_choice(refs.item_ids, site=site)
 
 
+def draw_fifo_id(choices: Choices, refs: WorldRefs, *, site: str) -> str | None:
+    """At `RECORD_ID_P`, an item key of the world SQS accepts as a FIFO message's group
+    or deduplication id; None otherwise (nothing drawn when no item key is one)."""
+    if not choices.edge_values:
+        return None
+    usable = tuple(i for i in refs.item_ids if _FIFO_ID.fullmatch(i))
+    if not usable or not choices.draw_boolean(RECORD_ID_P, site=f"{site}?"):
+        return None
+    return choices.draw_choice(usable, site=site)
+
+
 def name_words(name: str) -> frozenset[str]:
     """The lower-case words of a field's name (camelCase, snake_case, kebab-case)."""
     return frozenset(w.lower() for w in _WORD.findall(name))
 
 
-def field_kind(name: str) -> str | None:
-    """What a field's name says it holds: bucket, table, queue, topic, s3uri, key or id;
-    None for any other name."""
+def field_kind(name: str, service: str | None = None) -> str | None:
+    """What a field's name says it holds: bucket, table, queue, topic, secret, s3uri, key
+    or id; None for any other name.  In a record of a call to `service` (`s3`,
+    `secretsmanager`), a plain `name` / `arn` (or `resourceArn`, `resourceId`) is that
+    service's resource."""
     words = name_words(name)
     lowered = name.lower()
     if "s3" in lowered and words & _URI_WORDS:
@@ -130,6 +163,12 @@ def field_kind(name: str) -> str | None:
     for kind in ("bucket", "table", "queue", "topic"):
         if kind in words:
             return kind
+    if "secret" in words and words & _REF_WORDS:
+        return "secret"
+    own = SERVICE_KINDS.get(service or "")
+    plain = words <= _REF_WORDS | {"resource"} and bool(words & {"name", "arn", "resource"})
+    if own is not None and plain:  # (a bare `id` is rarely the resource itself)
+        return own
     if words & _KEY_WORDS:
         return "key"
     if "id" in words or "ids" in words:
@@ -137,12 +176,15 @@ def field_kind(name: str) -> str | None:
     return None
 
 
-def fill_names(choices: Choices, document: Any, refs: WorldRefs) -> Any:
+def fill_names(
+    choices: Choices, document: Any, refs: WorldRefs, *, service: str | None = None
+) -> Any:
     """`document` with some of its scalar fields (by their names, see the module's
-    docstring) replaced by names of the world; a non-object is returned as it is."""
+    docstring) replaced by names of the world; a non-object is returned as it is.
+    `service`: the document is about a call to it (`field_kind`)."""
     if not choices.edge_values or not isinstance(document, dict) or not _has_any(refs):
         return document
-    return _Filler(choices, refs).fill(document, 0)
+    return _Filler(choices, refs, service).fill(document, 0)
 
 
 def fill_pairs(
@@ -160,15 +202,18 @@ def fill_pairs(
 
 
 def _has_any(refs: WorldRefs) -> bool:
-    return bool(refs.buckets or refs.tables or refs.queues or refs.topics or refs.local)
+    return bool(
+        refs.buckets or refs.tables or refs.queues or refs.topics or refs.secrets or refs.local
+    )
 
 
 class _Filler:
     """One document's filling: the object its bucket and key fields name is drawn once."""
 
-    def __init__(self, choices: Choices, refs: WorldRefs) -> None:
+    def __init__(self, choices: Choices, refs: WorldRefs, service: str | None = None) -> None:
         self.choices = choices
         self.refs = refs
+        self.service = service
         self.seen = 0
         self._object: tuple[str, str] | None = None
 
@@ -193,7 +238,7 @@ class _Filler:
         """The field's value, or a name of the world in its place."""
         self.seen += 1
         choices = self.choices
-        kind = field_kind(name)
+        kind = field_kind(name, self.service)
         with choices.keyed(f"fill:{name}"):
             if kind == "id" and self.refs.item_ids:
                 if choices.draw_boolean(ID_P, site="id?"):
@@ -227,6 +272,8 @@ class _Filler:
             names = (focus[0],) if focus else refs.buckets
             return tuple(f"arn:aws:s3:::{n}" for n in names) if "arn" in words else names
         arn = f"arn:aws:{{}}:{refs.region}:{refs.account}:{{}}"
+        if kind == "secret":  # (a secret's ARN ends in a suffix only Secrets Manager knows)
+            return () if "arn" in words else refs.secrets
         if kind == "table":
             if "arn" in words:
                 return tuple(arn.format("dynamodb", f"table/{n}") for n in refs.tables)
