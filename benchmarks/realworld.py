@@ -93,7 +93,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=Path(os.environ.get("LAMBDAFUZZ_MIRRORS", "/work/.mirror")),
         help="folder of repository snapshots, <owner>+<name>/repo git directories",
     )
-    parser.add_argument("--scratch", type=Path, default=Path("/tmp/realworld"))
+    parser.add_argument(
+        "--scratch",
+        type=Path,
+        default=Path("/var/tmp/realworld"),
+        help="apps and out dirs; outside /tmp, so that each worker gets a private /tmp "
+        "(code under /tmp would vanish behind it, and handlers writing fixed /tmp paths "
+        "would collide across parallel campaigns)",
+    )
     parser.add_argument("--strategies", default="frontier")
     parser.add_argument("--seeds", default="1")
     budget = parser.add_mutually_exclusive_group()
