@@ -18,7 +18,7 @@ import logging
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -291,6 +291,8 @@ class _TriggerModel(_Model):
     s3_events: list[
         Annotated[str, _matching(S3_EVENT_TYPE, "an S3 event type such as s3:ObjectCreated:*")]
     ] = []
+    # s3-batch only: the job's InvocationSchemaVersion (None: either, 1.0 or 2.0)
+    schema_version: Literal["1.0", "2.0"] | None = None
     # authorizer only: the event's format and the identity sources each request carries
     format: (
         Annotated[str, _one_of(tuple(f.value for f in AuthorizerFormat), "an authorizer format")]
@@ -1000,6 +1002,12 @@ class _Builder:
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
             )
         fmt, identity = self._authorizer(kind)
+        if t.schema_version is not None and kind is not TriggerKind.S3_BATCH:
+            raise self.where.error(
+                ("trigger", "schema_version"),
+                t.schema_version,
+                "schema_version only for an s3-batch trigger (the job's InvocationSchemaVersion)",
+            )
         if t.kinesis_stream is not None and kind is not TriggerKind.FIREHOSE:
             raise self.where.error(
                 ("trigger", "kinesis_stream"),
@@ -1023,6 +1031,7 @@ class _Builder:
             payloads=payloads,
             payload_inputs=self._payload_inputs(payloads) if payloads else (),
             call_parameters=call_parameters(filters) if kind is TriggerKind.EVENTBRIDGE else (),
+            batch_schemas=(t.schema_version,) if t.schema_version else (),
             **self._routes(kind),
         )
 

@@ -215,6 +215,8 @@ class Trigger:
     # websocket only: the route keys that reach the handler ($connect, $disconnect,
     # $default, or an action the route selection expression picks)
     route_keys: tuple[str, ...] = ()
+    # s3-batch only: the job's invocation schema versions ("1.0", "2.0"); (): either
+    batch_schemas: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, frozen=True)

@@ -126,6 +126,14 @@ def test_s3_batch_tasks_name_an_object_even_when_the_bucket_may_be_empty(tmp_pat
         assert world.bucket("inventory").get(urllib.parse.unquote(task["s3Key"])) is not None
 
 
+def test_s3_batch_schema_version_is_the_jobs_when_the_config_names_it(tmp_path):
+    trigger = {"kind": "s3-batch", "source": "inventory", "schema_version": "1.0"}
+    target = load_config(write_config(tmp_path, trigger, {"buckets": [BUCKET]}))
+    assert {event["invocationSchemaVersion"] for _, event in generated(target, 30)} == {"1.0"}
+    with pytest.raises(ConfigError, match="schema_version"):
+        load_config(write_config(tmp_path / "s", {**trigger, "kind": "s3"}, {"buckets": [BUCKET]}))
+
+
 # --------------------------------------------------------------------------- websocket
 def test_websocket_config_route_keys(tmp_path):
     trigger = {"kind": "websocket", "routes": ["$connect", "sendmessage"]}

@@ -48,7 +48,8 @@ class S3BatchPlan:
 
 def draw_s3_batch(choices: Choices, trigger: Trigger, buckets: Sequence[Bucket]) -> S3BatchPlan:
     """An invocation naming an object of the trigger's bucket (any bucket without one)."""
-    version = choices.draw_choice(SCHEMA_VERSIONS, site="schema-version")
+    # a job has one version; the config names it (`trigger.schema_version`) or either is drawn
+    version = choices.draw_choice(trigger.batch_schemas or SCHEMA_VERSIONS, site="schema-version")
     task = draw_s3_record(
         choices,
         buckets,
