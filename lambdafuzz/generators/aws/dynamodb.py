@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 import math
 import re
 import string
@@ -38,6 +39,7 @@ from typing import Final
 
 from lambdafuzz import labels
 from lambdafuzz.generators import edge_values
+from lambdafuzz.generators.aws import item_values
 from lambdafuzz.generators.core import Choices, generator
 from lambdafuzz.generators.dates import datetimes
 from lambdafuzz.generators.files.alphabets import encodable
@@ -83,9 +85,21 @@ CODE_FIELDS_P: Final = 0.4
 CODE_FIELD_P: Final = 0.5
 MAX_CODE_FIELDS: Final = 16
 #: The types of such an attribute: `S#` is a number written as a string (`{"S": "12.5"}`),
-#: what an item written by another client holds where the code does arithmetic.
-CODE_FIELD_TYPES: Final = ("S", "S#", "N", "BOOL", "NULL", "L", "M")
-_CODE_FIELD_WEIGHTS: Final = (2.0, 1.0, 2.0, 0.5, 0.5, 0.5, 0.5)
+#: what an item written by another client holds where the code does arithmetic; a set
+#: where it expects a list or a number.
+CODE_FIELD_TYPES: Final = ("S", "S#", "N", "BOOL", "NULL", "L", "M", "SS", "NS")
+_CODE_FIELD_WEIGHTS: Final = (2.0, 1.0, 2.0, 0.5, 0.5, 1.0, 0.5, 0.25, 0.25)
+#: A string such attribute is one of the code's value constants this often
+#: (`item_values.value_constants`: `item["status"] == "complete"`), and a list one of one
+#: type, now and then with an intruder (`item_values.draw_one_type_list`), this often.
+CODE_VALUE_P: Final = 0.5
+ONE_TYPE_LIST_P: Final = 0.5
+#: A string key attribute starts with one of the code's key prefixes this often, when no
+#: value the code looks items up by was drawn (`code_key`).
+KEY_PREFIX_P: Final = 0.25
+#: An item's string hash key is an earlier item's string range key value this often (an
+#: adjacency list: the item a line points to, `pk = line's sk`; `draw_table`).
+RELATED_P: Final = 0.2
 #: Identifier-like constants: the attribute names a handler may read (`image["stock"]`).
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
 
@@ -118,11 +132,17 @@ def draw_string_value(
 def code_key(choices: Choices, name: str | None) -> str | None:
     """With probability `CODE_KEY_P`, a value the code looks items up by under attribute
     `name` (`Choices.key_values`): as it is, or half the time as a prefix with a tail (a
-    `begins_with` finds it; so does an exact lookup of the other half).  None otherwise,
-    and nothing drawn when the code names no value for `name`.  A single-table design's
-    `get_item(Key={"PK": id, "SK": "NAME#"})` found no item in 2,000 executions before."""
+    `begins_with` finds it; so does an exact lookup of the other half).  Otherwise (edge
+    values on) at `KEY_PREFIX_P` one of the code's key prefixes with an id
+    (`item_values.key_prefixes`: `keys["sk"].startswith("ORDER#")` held in 2 of 1,000
+    worlds before).  None otherwise, and nothing drawn when the code names neither.  A
+    single-table design's `get_item(Key={"PK": id, "SK": "NAME#"})` found no item in 2,000
+    executions before."""
     values = [v for attribute, v in choices.key_values if attribute == name] if name else []
     if not values or not choices.draw_boolean(CODE_KEY_P, site="code-key?"):
+        prefixes = item_values.key_prefixes(choices) if choices.edge_values else ()
+        if prefixes and choices.draw_boolean(KEY_PREFIX_P, site="key-prefix?"):
+            return item_values.draw_prefixed_key(choices, prefixes)
         return None
     value = choices.draw_choice(values, site="code-key")
     if choices.draw_boolean(0.5, site="code-key-prefix?"):
@@ -348,19 +368,19 @@ def draw_item(
     index_keys: Sequence[tuple[str, str]] = (),
     attributes: Sequence[tuple[str, str]] = (),
     composed: Sequence[str] = (),
+    related: Sequence[str] = (),
 ) -> ItemT:
     """An item with the schema's key (unique against `taken`, which it joins), mostly the
     key attributes of the table's indexes (`index_keys`: (name, type) of those that are no
     table key, `Table.index_key_types`), the attributes every item holds (`attributes`:
     (name, type), `Table.attributes`), now and then a record of the names the code reads
-    (`draw_code_fields`) and extras.  A string hash key is now and then one of `composed`."""
-    if (
-        composed
-        and choices.edge_values
-        and schema.hash_type == "S"
-        and choices.draw_boolean(COMPOSED_P, site="composed?")
-    ):
+    (`draw_code_fields`) and extras.  A string hash key is now and then one of `composed`,
+    or at `RELATED_P` one of `related` (earlier items' range key values, `draw_table`)."""
+    strings = choices.edge_values and schema.hash_type == "S"
+    if composed and strings and choices.draw_boolean(COMPOSED_P, site="composed?"):
         hash_value = {"S": choices.draw_choice(composed, site="composed")}
+    elif related and strings and choices.draw_boolean(RELATED_P, site="related?"):
+        hash_value = {"S": choices.draw_choice(related, site="related")}
     else:
         hash_value = draw_key_value(
             choices, schema.hash_type, local, name=schema.hash_name, site="hash"
@@ -406,11 +426,31 @@ def draw_code_fields(
                 continue
             with choices.scope(labels.DYNAMODB_ATTRIBUTE, site="code-field"):
                 kind = choices.draw_weighted(CODE_FIELD_TYPES, _CODE_FIELD_WEIGHTS, site="type")
-                if kind == "S#":
-                    found[name] = {"S": draw_number(choices, local)}
-                else:
-                    found[name] = draw_typed_value(choices, kind, local, depth=1)
+                found[name] = draw_code_field_value(choices, kind, local)
     return found
+
+
+def draw_code_field_value(
+    choices: Choices, kind: str, local: Sequence[str] = ()
+) -> AttributeValueT:
+    """A value of `kind` (one of `CODE_FIELD_TYPES`) for an attribute the code reads: a
+    string is at `CODE_VALUE_P` one of the code's value constants, a list at
+    `ONE_TYPE_LIST_P` one of one type (an intruder now and then)."""
+    if kind == "S#":
+        return {"S": draw_number(choices, local)}
+    if kind == "S":
+        constants = item_values.value_constants(choices)
+        if constants and choices.draw_boolean(CODE_VALUE_P, site="code-value?"):
+            return {"S": choices.draw_choice(constants, site="code-value")}
+    if kind == "L" and choices.draw_boolean(ONE_TYPE_LIST_P, site="one-type?"):
+        scalar = functools.partial(_draw_element, choices, local)
+        return item_values.draw_one_type_list(choices, scalar)
+    return draw_typed_value(choices, kind, local, depth=1)
+
+
+def _draw_element(choices: Choices, local: Sequence[str], kind: str) -> AttributeValueT:
+    with choices.scope(labels.DYNAMODB_ATTRIBUTE, site="element"):
+        return draw_typed_value(choices, kind, local, depth=MAX_DEPTH)
 
 
 def draw_always(
@@ -479,7 +519,10 @@ def draw_table(
 ) -> Table:
     """The table's items; the bounds widen to `min_items`/`max_items` (the records a stream
     event needs) when the config's `items` range is narrower; none at `EMPTY_P` when they
-    start at 0 (edge values on).  `composed`: object names a string hash key may be (`draw_item`)."""
+    start at 0 (edge values on).  `composed`: object names a string hash key may be
+    (`draw_item`).  With edge values on and string keys, an item's hash key is now and then
+    an earlier item's range key value (`related`: the running total of a cart line, the
+    profile a membership points to, stored under the line's sort key)."""
     low = max(spec.items_min, min_items)
     high = max(spec.items_max, max_items, low)
     if choices.edge_values and low == 0 < high and choices.draw_boolean(EMPTY_P, site="empty?"):
@@ -496,6 +539,9 @@ def draw_table(
         attributes=spec.attributes,
     )
     index_keys = tuple(table.index_key_types().items())
+    schema = spec.key_schema
+    adjacency = choices.edge_values and schema.hash_type == "S" and schema.range_type == "S"
+    related: list[str] = []
     for i in range(n):
         if i >= low and not fits(choices, 200):
             break
@@ -507,7 +553,10 @@ def draw_table(
             index_keys=index_keys,
             attributes=spec.attributes,
             composed=composed,
+            related=related,
             site="item",
         )
         items.append(item)
+        if adjacency and schema.range_name is not None:
+            related.append(item[schema.range_name]["S"])
     return dataclasses.replace(table, items=tuple(items))

@@ -7,7 +7,9 @@ record carries follows the table's StreamViewType.  A stream filter (`trigger.fi
 steers the draws: the event names it admits, items whose NewImage it admits (the table's
 items are steered by it when the world is drawn, `steer_table`), OldImages it admits.
 With edge values on, a MODIFY's OldImage is now and then its NewImage with one attribute
-missing or of another type (`edge_old_image`).  Label: `event.dynamodb-stream`.
+missing or of another type (`edge_old_image`), and holds the names the code reads as the
+table's items do (`dynamodb.draw_code_fields`: absent, of another type, the code's
+constants), so both images carry the shapes the code may not expect.  Label: `event.dynamodb-stream`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from lambdafuzz.generators.aws.dynamodb import (
     TYPES,
     draw_always,
     draw_binary,
+    draw_code_fields,
     draw_extras,
     draw_item,
     draw_number,
@@ -101,7 +104,11 @@ def draw_stream_record(
         keys = key_only(new_image, schema)
         if name == "MODIFY":
             with choices.scope(labels.DYNAMODB_ITEM, site="old-image"):
-                old_image = {**keys, **draw_extras(choices, schema, local, reserved=always)}
+                # the names the code reads, absent or of other types, as the table's
+                # items hold them (`draw_code_fields`): `new["n"] - old["n"]` meets a string
+                old_image = {**keys, **draw_code_fields(choices, keys, local, reserved=always)}
+                extras = draw_extras(choices, schema, local, reserved=[*always, *old_image])
+                old_image.update(extras)
                 old_image.update(draw_always(choices, table.attributes, old_image, local))
                 if choices.edge_values:
                     kept = {*keys, *always}  # what every version of an item holds
