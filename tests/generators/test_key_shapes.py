@@ -1,6 +1,7 @@
 """Key shapes under every strategy: encoded, deep and flat keys drawn without edge values
 too, one mutated draw away from an ordinary key, always inside the key filter; the world
-holds the decoded key and the S3 event its encoded form."""
+holds the decoded key and the S3 event its encoded form.  Packed keys (edge values on):
+parts joined by a separator the code splits on, the head now and then an object's key."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from pathlib import Path
 
 from edge_off_digest import load_target
 
-from lambdafuzz.generators.aws.key_shapes import SHAPE_SITE
-from lambdafuzz.generators.aws.s3 import draw_object_key
+from lambdafuzz.generators.aws.key_shapes import SHAPE_SITE, separators
+from lambdafuzz.generators.aws.s3 import draw_bucket, draw_object_key
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Changed, Choices
+from lambdafuzz.model.target import BucketSpec, ObjectsSpec
 
 SEEDS = range(500)
 
@@ -83,3 +85,75 @@ def test_the_world_holds_the_decoded_key_and_the_event_its_encoded_form(tmp_path
         assert sent == urllib.parse.quote_plus(stored, safe="/")
         differs += sent != stored
     assert differs >= 10, differs
+
+
+#: A handler's dictionary: it splits on `|` (and `/`, a folder), compares with two words.
+SPLITS = ("/", "Records", "key", "lower", "upper", "|")
+
+
+def _packed(choices: Choices, **kwargs: object) -> str:
+    return draw_object_key(choices, prefixes=("in/",), **kwargs)  # type: ignore[arg-type]
+
+
+def test_separators_are_the_dictionarys_short_punctuation() -> None:
+    words = ("/", "::", "Records", "a|b", "|", "-", "#", ".csv", "----", "")
+    assert separators(words) == ("::", "|", "-", "#")
+
+
+def test_keys_are_now_and_then_parts_joined_by_a_separator_the_code_splits_on() -> None:
+    """`name, mode = key.split("|")` unpacks: a head, then a known word or a fresh one."""
+    tails: Counter[str] = Counter()
+    for seed in SEEDS:
+        key = _packed(Choices(seed=seed, dictionary=SPLITS, edge_values=True), extension="txt")
+        assert key.startswith("in/")
+        if key.count("|") == 1 and key.index("|") > len("in/"):
+            tail = key.split("|")[1]
+            tails["known" if tail in ("lower", "upper") else tail.isalnum() and "fresh"] += 1
+    assert tails["known"] >= 3 and tails["fresh"] >= 10, tails
+
+
+def test_a_configured_suffix_stays_last_after_the_parts() -> None:
+    keys = [
+        _packed(Choices(seed=s, dictionary=SPLITS, edge_values=True), ending=".csv") for s in SEEDS
+    ]
+    assert all(k.startswith("in/") and k.endswith(".csv") for k in keys)
+    assert sum(k.count("|") == 1 and "|" not in k[:4] for k in keys) >= 20
+
+
+def test_keys_are_not_packed_without_edge_values_or_a_separator() -> None:
+    for choices in (Choices(seed=3, dictionary=SPLITS), Choices(seed=3, edge_values=True)):
+        keys = [_packed(Choices(seed=s, dictionary=choices.dictionary,
+                                edge_values=choices.edge_values), extension="txt")
+                for s in SEEDS]  # fmt: skip
+        assert not any(k.count("|") == 1 and k.split("|")[1].isalnum() for k in keys)
+
+
+def test_a_packed_key_names_another_object_of_its_bucket() -> None:
+    """The code looks the head up: a bucket now and then holds it (an object drawn before,
+    or one drawn for a first key), never more objects than configured."""
+    spec = BucketSpec("jobs", ObjectsSpec(min=1, max=3, formats=("text",), prefixes=("in/",)))
+    naming = 0
+    for seed in SEEDS:
+        bucket = draw_bucket(Choices(seed=seed, dictionary=SPLITS, edge_values=True), spec)
+        assert 1 <= len(bucket.objects) <= 3
+        keys = {o.key for o in bucket.objects}
+        naming += any(k.count("|") == 1 and k.split("|")[0] in keys for k in keys)
+    assert naming >= 25, naming
+
+
+def test_an_event_names_a_packed_key_whose_head_is_an_object(tmp_path: Path) -> None:
+    text = (
+        "handler: app.handler\ntrigger: {kind: s3, source: jobs}\nresources:\n"
+        "  buckets:\n    - name: jobs\n"
+        '      objects: {min: 1, max: 3, formats: [text], prefixes: ["in/"]}\n'
+    )
+    target = load_target(tmp_path / "t", text)
+    hits = 0
+    for seed in SEEDS:
+        choices = Choices(seed=seed, dictionary=SPLITS, edge_values=True)
+        generated = generate_input(choices, target)
+        event = generated.render_event(synthetic_loaded_world(generated.world))
+        key = urllib.parse.unquote_plus(event["Records"][0]["s3"]["object"]["key"])
+        head = key.split("|")[0]
+        hits += key.count("|") == 1 and generated.world.buckets[0].get(head) is not None
+    assert hits >= 8, hits

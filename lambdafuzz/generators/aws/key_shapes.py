@@ -19,7 +19,9 @@ it encoded (`s3_notifications.encode_key`).
 from __future__ import annotations
 
 import enum
+import functools
 import string
+from dataclasses import dataclass
 from typing import Final
 
 from lambdafuzz.generators.core import Choices
@@ -109,3 +111,82 @@ def encoded_stem(choices: Choices, stem: str, max_chars: int) -> str:
         return piece + stem
     at = choices.draw_integer(0, len(stem), site="at")
     return stem[:at] + piece + stem[at:]
+
+
+#: Packed keys (`a.txt|lower`): a key the code splits (`key.split("|")`, `.partition(":")`)
+#: carries parts joined by a separator the code splits on, so that `name, mode =
+#: key.split("|")` unpacks and the code after it runs.  The code's split arguments are
+#: dictionary constants: a separator is a short one of punctuation only.  `/` is left out
+#: (folders and deep keys already join parts with it).  Edge values on only.
+PACKED_P: Final = 0.12
+PACKED_SITE: Final = "packed?"
+MAX_SEPARATOR_CHARS: Final = 3
+SEPARATOR_CHARS: Final = frozenset(string.punctuation + " ") - {"/"}
+#: How many parts follow the head: one (`key|mode`) mostly, two (`key|mode|n`) now and then.
+TAIL_COUNTS: Final = (1, 2)
+TAIL_WEIGHTS: Final = (4.0, 1.0)
+#: The head is now and then the key of another object of the bucket, so the code that
+#: looks its head up finds an object (the content past the lookup runs).
+HEAD_OF_OBJECT_P: Final = 0.7
+#: A part is where the code compares what it split off (`if mode == "upper"`): a
+#: dictionary constant half the time (the campaign's `dictionary_p` is 0.1).
+PART_DICTIONARY_P: Final = 0.5
+PART_ALPHABET: Final = string.ascii_letters + string.digits + "-_"
+MAX_PART_CHARS: Final = 12
+
+
+@functools.lru_cache(maxsize=16)
+def separators(dictionary: tuple[str, ...]) -> tuple[str, ...]:
+    """The dictionary's strings that look like what code splits on: 1 to
+    MAX_SEPARATOR_CHARS punctuation characters (`|`, `:`, `#`, `::`), `/` excepted."""
+    return tuple(
+        word
+        for word in dictionary
+        if 0 < len(word) <= MAX_SEPARATOR_CHARS and set(word) <= SEPARATOR_CHARS
+    )
+
+
+@dataclass(slots=True)
+class Heads:
+    """What a packed key's head may be: `keys` of objects of its bucket drawn before it, or,
+    with none and `room` for one more object, its own fresh head, which the key then asks
+    the bucket to hold too (`wanted`)."""
+
+    keys: tuple[str, ...] = ()
+    room: bool = False
+    wanted: str | None = None
+
+
+def packed_key(choices: Choices, key: str, ending: str, heads: Heads | None = None) -> str:
+    """`key + ending`, or (with edge values on and a separator in the dictionary, at
+    PACKED_P) a head and one or two parts joined by that separator, then `ending` (a
+    configured suffix, kept last so the key filter still passes it).  The head is `key`,
+    at HEAD_OF_OBJECT_P an object's (`heads`); each part is a dictionary constant or a
+    short fresh word (`a.txt|lower`, `in/x.csv|Zq3`)."""
+    seps = separators(choices.dictionary) if choices.edge_values else ()
+    if not seps or not choices.draw_boolean(PACKED_P, site=PACKED_SITE):
+        return key + ending
+    separator = choices.draw_choice(seps, site="separator")
+    if heads is not None and choices.draw_boolean(HEAD_OF_OBJECT_P, site="head-of-object?"):
+        if heads.keys:
+            key = choices.draw_choice(heads.keys, site="head")
+        elif heads.room:
+            heads.wanted = key
+    count = choices.draw_weighted(TAIL_COUNTS, TAIL_WEIGHTS, site="parts")
+    parts = [
+        choices.draw_from_dictionary(
+            lambda: choices.draw_string(PART_ALPHABET, 1, MAX_PART_CHARS, site="part"),
+            p=PART_DICTIONARY_P,
+        )
+        for _ in range(count)
+    ]
+    return separator.join([key, *map(clean_part, parts)]) + ending
+
+
+def clean_part(part: str) -> str:
+    """A drawn part (a dictionary constant may hold anything) without control characters,
+    lone surrogates or folders."""
+    kept = "".join(
+        ch for ch in part if ch >= " " and ch not in "/\x7f" and not "\ud800" <= ch <= "\udfff"
+    )
+    return kept or "x"

@@ -46,12 +46,14 @@ def draw_object_key(
     prefixes: Sequence[str] = (),
     extension: str = "",
     ending: str | None = None,
+    heads: key_shapes.Heads | None = None,
 ) -> str:
     """`prefix + stem + .extension` (or `+ ending` when given: a configured suffix), of a
     drawn shape (`key_shapes`: one key in five encoded, deep or flat, under every
     strategy); without configured prefixes, now and then a folder; with edge values on,
     now and then a key name handlers get wrong (`edge_values.object_key`: configured
-    parts kept)."""
+    parts kept) and, when the code splits on a separator, now and then parts joined by
+    it (`key_shapes.packed_key`; its head now and then another object's, `heads`)."""
     configured_ending = ending is not None
     shape = key_shapes.draw_shape(choices)
     if prefixes:
@@ -78,7 +80,11 @@ def draw_object_key(
             own_prefix=not prefixes,
             own_ending=not configured_ending,
         )
-    return _fit_key(prefix + _clean(stem), ending)
+    key = _fit_key(prefix + _clean(stem), ending)
+    # packed parts go before a configured suffix (the key filter still passes the key)
+    head, tail = (key[: len(key) - len(ending)], ending) if configured_ending else (key, "")
+    packed = key_shapes.packed_key(choices, head, tail, heads)
+    return packed if len(packed.encode()) <= MAX_KEY_BYTES else key
 
 
 def _clean(text: str) -> str:
@@ -98,14 +104,24 @@ def _fit_key(base: str, suffix: str) -> str:
 
 
 @generator(labels.S3_OBJECT)
-def draw_object(choices: Choices, spec: ObjectsSpec, taken: set[str] | None = None) -> S3Object:
-    """One object of `spec`'s formats; its key avoids `taken` (and is added to it).  The
+def draw_object(
+    choices: Choices,
+    spec: ObjectsSpec,
+    taken: set[str] | None = None,
+    heads: key_shapes.Heads | None = None,
+    key: str | None = None,
+) -> S3Object:
+    """One object of `spec`'s formats; its key (`key` when given) avoids `taken` (and is
+    added to it) and may pack another object's (`heads`, `draw_object_key`).  The
     content follows the key's name (`named_formats`): a configured suffix (the key filter)
     is drawn first and picks the formats it names; otherwise now and then a format whose
     extension the code compares with."""
     ending = choices.draw_choice(spec.suffixes, site="suffix") if spec.suffixes else None
     file = draw_file(choices, _named(choices, spec, ending), erroneous_p=spec.erroneous_p)
-    key = draw_object_key(choices, prefixes=spec.prefixes, extension=file.extension, ending=ending)
+    if key is None:
+        key = draw_object_key(
+            choices, prefixes=spec.prefixes, extension=file.extension, ending=ending, heads=heads
+        )
     if taken is not None:
         key = _unique(key, file.suffix if ending is None else ending, taken)
         taken.add(key)
@@ -173,13 +189,22 @@ def draw_bucket(choices: Choices, spec: BucketSpec, *, min_objects: int = 0) -> 
     if objects_spec is None:
         return Bucket(spec.name)
     low = max(objects_spec.min, min_objects)
-    n = choices.draw_integer(low, max(objects_spec.max, low), site="objects")
+    most = max(objects_spec.max, low)
+    n = choices.draw_integer(low, most, site="objects")
     taken: set[str] = set()
-    objects = []
+    objects: list[S3Object] = []
     for i in range(n):
         if i >= low and not fits(choices, 400):
             break  # optional objects stop before the input runs out of draws
-        objects.append(draw_object(choices, objects_spec, taken, site="object"))
+        # a packed key (`key_shapes.packed_key`) may name an object drawn before it or, at
+        # the first, one drawn for it after (no companion under a key filter's suffix: its
+        # head would not pass the filter an event's key passes)
+        room = not objects_spec.suffixes and len(objects) + n - i < most
+        heads = key_shapes.Heads(tuple(o.key for o in objects), room=room)
+        objects.append(draw_object(choices, objects_spec, taken, heads, site="object"))
+        if heads.wanted is not None and heads.wanted not in taken:
+            companion = draw_object(choices, objects_spec, taken, key=heads.wanted, site="head")
+            objects.append(companion)
     return Bucket(spec.name, tuple(objects))
 
 
