@@ -100,6 +100,9 @@ KEY_PREFIX_P: Final = 0.25
 #: An item's string hash key is an earlier item's string range key value this often (an
 #: adjacency list: the item a line points to, `pk = line's sk`; `draw_table`).
 RELATED_P: Final = 0.2
+#: ... and this often when its range key is one the code looks items up by (`Key={"pk":
+#: line, "sk": "TOTAL"}`: the record of an entity another item names by its sort key).
+ENTITY_P: Final = 0.5
 #: Identifier-like constants: the attribute names a handler may read (`image["stock"]`).
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
 
@@ -375,7 +378,8 @@ def draw_item(
     table key, `Table.index_key_types`), the attributes every item holds (`attributes`:
     (name, type), `Table.attributes`), now and then a record of the names the code reads
     (`draw_code_fields`) and extras.  A string hash key is now and then one of `composed`,
-    or at `RELATED_P` one of `related` (earlier items' range key values, `draw_table`)."""
+    or at `RELATED_P` one of `related` (earlier items' range key values, `draw_table`), at
+    `ENTITY_P` when its range key is a value the code looks items up by."""
     strings = choices.edge_values and schema.hash_type == "S"
     if composed and strings and choices.draw_boolean(COMPOSED_P, site="composed?"):
         hash_value = {"S": choices.draw_choice(composed, site="composed")}
@@ -395,6 +399,13 @@ def draw_item(
             name=schema.range_name,
             site="range",
         )
+        if (
+            related
+            and strings
+            and (schema.range_name, item[schema.range_name].get("S")) in choices.key_values
+            and choices.draw_boolean(ENTITY_P, site="entity?")
+        ):
+            item[schema.hash_name] = {"S": choices.draw_choice(related, site="entity")}
     if taken is not None:
         _make_unique(item, schema, taken)
         taken.add(item_key(item, schema))
