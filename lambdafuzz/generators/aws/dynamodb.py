@@ -94,6 +94,8 @@ _CODE_FIELD_WEIGHTS: Final = (2.0, 1.0, 2.0, 0.5, 0.5, 1.0, 0.5, 0.25, 0.25)
 #: type, now and then with an intruder (`item_values.draw_one_type_list`), this often.
 CODE_VALUE_P: Final = 0.5
 ONE_TYPE_LIST_P: Final = 0.5
+#: (Cost, with the sets above: 400 inputs of an 11-field handler make 922k calls, 910k
+#: before; tables' JSON 1-5% bigger on three real handlers.)
 #: A string key attribute starts with one of the code's key prefixes this often, when no
 #: value the code looks items up by was drawn (`code_key`).
 KEY_PREFIX_P: Final = 0.25
