@@ -22,8 +22,9 @@ def test_the_demo_campaign_does_not_warn_about_valid_inputs(tmp_path):
     assert result.exit_code == 1, result.output  # gradebook's bugs are found
     assert isinstance(result.exception, SystemExit)
     stats = json.loads((out / "stats.json").read_text())
-    # few inputs are valid (a header-less all-integer CSV is rare) ...
-    assert stats["valid_execs"] < 0.05 * stats["execs"], stats
+    # few inputs are valid (a header-less all-integer CSV is rare: 8% since issue 42's
+    # content named by its key, under 5% before) ...
+    assert stats["valid_execs"] < 0.15 * stats["execs"], stats
     # ... because they crash on the handler's bugs, which no outcome should declare
     stops = stats["rejections"]
     assert {s["cause"] for s in stops} == {Cause.CRASH.value}, stops
