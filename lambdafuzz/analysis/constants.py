@@ -38,6 +38,7 @@ from libcst.metadata import GlobalScope, QualifiedNameSource
 from .model import KEY_VALUE_KIND, Constant
 from .sources import ParsedModule
 from .symbols import Symbols, Value
+from .symbols import number_literal as _number
 
 STRING_METHODS = frozenset(
     [
@@ -792,19 +793,4 @@ def _string(expr: cst.BaseExpression) -> str | None:
             except UnicodeDecodeError:
                 return None
         return value
-    return None
-
-
-def _number(expr: cst.BaseExpression) -> int | float | None:
-    if isinstance(expr, cst.Integer):
-        return int(expr.evaluated_value)
-    if isinstance(expr, cst.Float):
-        return float(expr.evaluated_value)
-    if (
-        isinstance(expr, cst.UnaryOperation)
-        and isinstance(expr.operator, cst.Minus)
-        and isinstance(expr.expression, (cst.Integer, cst.Float))
-    ):
-        inner = _number(expr.expression)
-        return -inner if inner is not None else None
     return None

@@ -353,6 +353,11 @@ def _literal(expr: cst.BaseExpression) -> Value | None:
         except Exception:  # f-string pieces inside a concatenation
             return None
         return value if isinstance(value, str) else None
+    return number_literal(expr)
+
+
+def number_literal(expr: cst.BaseExpression) -> int | float | None:
+    """The value of a number literal (`3`, `2.5`, `-1`), else None."""
     if isinstance(expr, cst.Integer):
         return int(expr.evaluated_value)
     if isinstance(expr, cst.Float):
@@ -362,6 +367,6 @@ def _literal(expr: cst.BaseExpression) -> Value | None:
         and isinstance(expr.operator, cst.Minus)
         and isinstance(expr.expression, (cst.Integer, cst.Float))
     ):
-        inner = _literal(expr.expression)
-        return -inner if isinstance(inner, (int, float)) else None
+        inner = number_literal(expr.expression)
+        return -inner if inner is not None else None
     return None

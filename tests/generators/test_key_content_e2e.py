@@ -9,10 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from lambdafuzz.config import load_config
-from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from campaign_findings import found_signatures
 
 HERE = Path(__file__).parent
 EXECS = 300
@@ -21,13 +18,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def _found(app: str, strategy: str, out: Path) -> set[str]:
-    engine = build_engine(
-        load_config(HERE / app / "lambdafuzz.yaml"), out_dir=out, strategy=strategy, seed=1,
-        max_execs=EXECS,
-    )  # fmt: skip
-    events = list(engine.run())
-    assert isinstance(events[-1], CampaignFinished)
-    return {e.record.signature for e in events if isinstance(e, NewFailure)}
+    return found_signatures(HERE / app, out, strategy=strategy, execs=EXECS)
 
 
 @pytest.mark.parametrize("strategy", ["frontier", "zest"])

@@ -20,10 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
-from lambdafuzz.config import load_config
-from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from campaign_findings import found_signatures
 
 HERE = Path(__file__).parent
 EXECS = 300
@@ -32,13 +29,7 @@ pytestmark = pytest.mark.timeout(60)
 
 
 def _found(app: str, out: Path, seed: int = 1) -> set[str]:
-    engine = build_engine(
-        load_config(HERE / app / "lambdafuzz.yaml"), out_dir=out, strategy="frontier", seed=seed,
-        max_execs=EXECS,
-    )  # fmt: skip
-    events = list(engine.run())
-    assert isinstance(events[-1], CampaignFinished)
-    return {e.record.signature for e in events if isinstance(e, NewFailure)}
+    return found_signatures(HERE / app, out, seed=seed, execs=EXECS)
 
 
 def test_a_message_id_the_idempotency_table_holds_is_found(tmp_path: Path) -> None:
