@@ -123,6 +123,15 @@ def graceful(stop: Callable[[], None]) -> Iterator[None]:
             signal.signal(signal.SIGINT, previous)
 
 
+def finish() -> None:
+    """The command has decided its exit status: a Ctrl-C from here on is ignored.  The
+    interpreter's finalization puts SIGINT back to its default action before it exits, and
+    a Ctrl-C in that window killed a campaign that was exiting 2 on a setup error with
+    -SIGINT instead (a loaded machine widens the window; an ignored signal is left alone)."""
+    with contextlib.suppress(ValueError):  # not the main thread: nothing to do
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def exit_interrupted() -> None:
     """The one line and exit status of an interrupted command; the workers' fork server
     is ended first, were it still starting."""

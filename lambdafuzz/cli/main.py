@@ -58,3 +58,5 @@ def main() -> None:
         if not interrupt.received():
             raise
         interrupt.exit_interrupted()
+    finally:
+        interrupt.finish()

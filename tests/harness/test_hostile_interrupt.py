@@ -310,3 +310,27 @@ def test_ctrl_c_stops_minimize_and_keeps_the_input(tmp_path):
     run.interrupt()
     assert failing.read_bytes() == before
     assert [p.name for p in (out / "failures").iterdir()] == [failing.name]  # no .min.json
+
+
+def test_a_command_that_has_decided_its_exit_ignores_a_late_ctrl_c(tmp_path):
+    # The interpreter's finalization puts SIGINT back to its default action before the
+    # process exits: a Ctrl-C in that window killed a campaign exiting 2 on a setup error
+    # (a worker killed while it started) with -SIGINT.  Once `main` is done, SIGINT is
+    # ignored, which finalization leaves alone.
+    script = (
+        "import signal, sys\n"
+        "from lambdafuzz.cli import main\n"
+        "sys.argv = ['lambdafuzz', 'fuzz', sys.argv[1]]\n"
+        "try:\n"
+        "    main.main()\n"
+        "except SystemExit as stop:\n"
+        "    print(stop.code, signal.getsignal(signal.SIGINT) is signal.SIG_IGN)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "missing.yaml")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).parents[2],
+    )
+    assert done.stdout.split() == ["2", "True"], done.stdout + done.stderr
