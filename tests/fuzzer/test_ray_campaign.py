@@ -301,7 +301,11 @@ def test_a_lost_node_loses_nothing(connected, tmp_path):
         if removed:  # the next test gets two worker nodes again
             cluster.add_node(num_cpus=1, include_dashboard=False)
     assert removed
-    assert engine._pool.replaced >= 1 and engine._pool.retried >= 1
+    assert engine._pool.replaced >= 1
+    # `retried >= 1` (the paused actor's test ran again) held in every run alone and in the
+    # work tree's suites, but twice not in a full suite of a /tmp clone (retried 0, the
+    # campaign complete): a node's removal there can come after its test was answered.
+    # What the test stands for is below: nothing lost, every execution accounted for.
     _assert_complete(engine, finished, 90)
 
 
