@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Final
 
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.dictionary_views import derived
 from lambdafuzz.generators.files.alphabets import encodable
 from lambdafuzz.model.world import AttributeValueT
 
@@ -41,41 +42,31 @@ MAX_LIST: Final = 4
 def value_constants(choices: Choices) -> tuple[str, ...]:
     """The dictionary constants that are no field name the code reads (`Choices.fields`),
     in the dictionary's order; the whole dictionary when every constant is a name."""
-    dictionary = choices.dictionary
-    cached = _VALUES.get(id(dictionary))
-    if cached is not None and cached[0] is dictionary and cached[1] is choices.fields:
-        return cached[2]
-    names = set(choices.fields)
-    found = tuple(c for c in dictionary if c and c not in names) or dictionary
-    _VALUES.clear()
-    _VALUES[id(dictionary)] = (dictionary, choices.fields, found)
-    return found
+    dictionary, fields = choices.dictionary, choices.fields
 
+    def compute() -> tuple[str, ...]:
+        names = set(fields)
+        return tuple(c for c in dictionary if c and c not in names) or dictionary
 
-#: The last dictionary's value constants, keyed and checked by identity (a campaign passes
-#: one dictionary and one fields tuple to every input's `Choices`).
-_VALUES: dict[int, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {}
+    return derived("value-constants", (dictionary, fields), compute)
 
 
 def key_prefixes(choices: Choices) -> tuple[str, ...]:
     """The dictionary constants shaped as key prefixes: 2 to 64 characters ending with one
     of `PREFIX_ENDS`, with no space (`ORDER#`, `tenant:`), in the dictionary's order."""
     dictionary = choices.dictionary
-    cached = _PREFIXES.get(id(dictionary))
-    if cached is not None and cached[0] is dictionary:
-        return cached[1]
-    found = tuple(
-        c
-        for c in dictionary
-        if 2 <= len(c) <= 64 and c[-1] in PREFIX_ENDS and c[:-1].strip(PREFIX_ENDS) and " " not in c
+    return derived(
+        "key-prefixes",
+        (dictionary,),
+        lambda: tuple(
+            c
+            for c in dictionary
+            if 2 <= len(c) <= 64
+            and c[-1] in PREFIX_ENDS
+            and c[:-1].strip(PREFIX_ENDS)
+            and " " not in c
+        ),
     )
-    _PREFIXES.clear()
-    _PREFIXES[id(dictionary)] = (dictionary, found)
-    return found
-
-
-#: The last dictionary's key prefixes, cached as `_VALUES` is.
-_PREFIXES: dict[int, tuple[tuple[str, ...], tuple[str, ...]]] = {}
 
 
 def draw_prefixed_key(choices: Choices, prefixes: tuple[str, ...]) -> str:

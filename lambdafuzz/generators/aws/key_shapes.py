@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.dictionary_views import derived
 
 
 class KeyShape(enum.StrEnum):
@@ -139,10 +140,14 @@ MAX_PART_CHARS: Final = 12
 def separators(dictionary: tuple[str, ...]) -> tuple[str, ...]:
     """The dictionary's strings that look like what code splits on: 1 to
     MAX_SEPARATOR_CHARS punctuation characters (`|`, `:`, `#`, `::`), `/` excepted."""
-    return tuple(
-        word
-        for word in dictionary
-        if 0 < len(word) <= MAX_SEPARATOR_CHARS and set(word) <= SEPARATOR_CHARS
+    return derived(
+        "separators",
+        (dictionary,),
+        lambda: tuple(
+            word
+            for word in dictionary
+            if 0 < len(word) <= MAX_SEPARATOR_CHARS and set(word) <= SEPARATOR_CHARS
+        ),
     )
 
 
