@@ -617,9 +617,23 @@ class _Collector(cst.CSTVisitor):
             (element,) = expr.elements
             if isinstance(element, cst.DictElement) and _string(element.key) == "S":
                 expr = element.value
-        value = _string(self._resolved_string(expr)) or _literal_head(expr)
+        value = _string(self._resolved_string(expr)) or self._key_head(expr)
         if value:
             self.table.add(value, f"{KEY_VALUE_KIND}{attribute}", self._where(expr))
+
+    def _key_head(self, expr: cst.BaseExpression, depth: int = 0) -> str | None:
+        """The constant text a key built from the input starts with: "C#" of
+        `f"C#{customer_id}"`, of `"C#" + customer_id` and `PREFIX + customer_id`, also
+        through a local name bound once (`user_key = "USER#" + sub; Key("PK").eq(user_key)`)."""
+        if depth > 3:
+            return None
+        bound = self._bound_value(expr)
+        if bound is not None:
+            return _string(self._resolved_string(bound)) or self._key_head(bound, depth + 1)
+        if isinstance(expr, cst.BinaryOperation) and isinstance(expr.operator, cst.Add):
+            head = _string(self._resolved_string(expr.left))
+            return head or self._key_head(expr.left, depth + 1)
+        return _literal_head(expr)
 
     def _add_pattern(self, node: cst.Call, positional: list[cst.BaseExpression]) -> None:
         """The pattern of an `re` call (`REGEX_CALLS`), a literal or a module constant."""

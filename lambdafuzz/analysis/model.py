@@ -14,14 +14,15 @@ from enum import StrEnum
 from typing import Any
 
 #: Bumped whenever the analysis would produce a different result for the same sources.
-ANALYSIS_VERSION = 7
+ANALYSIS_VERSION = 8
 
 #: The harvest kind (`constants.py`) of a DynamoDB key value, before its attribute's name.
 KEY_VALUE_KIND = "key_value:"
 #: The harvest kinds (`constants.py`) of a name the code reads its input by.
 FIELD_KINDS = frozenset({"subscript_key", "dict_key", "attribute", "field_name"})
-#: What a field name looks like (`order_id`, `detail-type`, `Content.Type`), not a sentence.
-FIELD_NAME = re.compile(r"[A-Za-z_][\w.-]{0,63}")
+#: What a field name looks like (`order_id`, `detail-type`, `Content.Type`, `Bucket Name`,
+#: `ACL Allows Upload/Delete`: up to five words), not a sentence; 64 characters at most.
+FIELD_NAME = re.compile(r"(?=.{1,64}$)[A-Za-z_][\w./-]*(?: [\w./-]+){0,4}")
 
 #: A runtime coverage arm as the harness places it: (file, from_line, to_line).
 ArmKeyT = tuple[str, int, int]

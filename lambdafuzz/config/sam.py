@@ -33,9 +33,10 @@ from lambdafuzz.config.cdk import (
 )
 from lambdafuzz.config.code_archive import code_archive_dir
 from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
-from lambdafuzz.config.event_keys import event_keys, handler_file
+from lambdafuzz.config.event_keys import array_item_keys, event_keys, handler_file
 from lambdafuzz.config.function_references import code_text, named_ids, referenced_ids
 from lambdafuzz.config.inline_code import INLINE_MODULE, inline_code_dir
+from lambdafuzz.config.own_modules import own_modules
 from lambdafuzz.config.invoking_services import SETTINGS, service_events
 from lambdafuzz.config.resource_properties import dropped_note, dropped_properties
 from lambdafuzz.config.sam_template import (
@@ -373,17 +374,17 @@ class _Importer:
             )
         self.filters = self._event_filters(event)
         resources = self._resources(event)
+        layers = self._layers()
         config: dict[str, Any] = {
             "handler": handler,
             "root": root,
-            "app_packages": self._app_packages(handler, root),
+            "app_packages": self._app_packages(handler, root, layers),
             "trigger": {**self._trigger(event, resources, handler, root), **(api or {})},
             "env": self._env(),
             "timeout_s": self._number("Timeout", 3),
             "memory_mb": int(self._number("MemorySize", 128)),
             "resources": resources,
         }
-        layers = self._layers()
         if layers:
             config["layers"] = layers
         file_systems = self._file_systems()
@@ -460,25 +461,20 @@ class _Importer:
         rel = os.path.relpath(root, self.t.path.parent)
         return module_function(spec), Path(rel).as_posix()
 
-    def _app_packages(self, handler: str, root: str) -> list[str]:
-        """The handler's package, or every top-level module of a dedicated CodeUri."""
+    def _app_packages(self, handler: str, root: str, layers: list[str]) -> list[str]:
+        """The handler's package, or every top-level module of a dedicated CodeUri, and
+        the modules of the function's local layers (code the team shares between its
+        functions: covered and analysed as its own, not the packages a layer vendors)."""
         top = handler.split(".")[0]
         base = (self.t.path.parent / root).resolve()
-        if base == self.t.path.parent or self.single_module is not None:
-            return [top]
         found = [top]
-        for entry in sorted(base.iterdir()):
-            name = entry.stem if entry.suffix == ".py" else entry.name
-            if (
-                not name.isidentifier()
-                or name.startswith(("test", "_", "."))
-                or name in ("conftest", "setup")
-            ):
-                continue
-            is_module = entry.suffix == ".py" and entry.is_file()
-            is_package = entry.is_dir() and (entry / "__init__.py").is_file()
-            if (is_module or is_package) and name not in found:
-                found.append(name)
+        if base != self.t.path.parent and self.single_module is None:
+            found += [n for n in own_modules(base) if n not in found]
+        for layer in layers:
+            directory = (self.t.path.parent / layer).resolve()
+            if (directory / "python").is_dir():  # the layer archive's layout (/opt/python)
+                directory = directory / "python"
+            found += [n for n in own_modules(directory) if n not in found]
         return found
 
     def _number(self, key: str, default: float) -> float:
@@ -928,6 +924,10 @@ class _Importer:
             module, _, function = handler_spec.rpartition(".")
             source = handler_file((self.t.path.parent / root).resolve(), module)
             keys = event_keys(source, function) if source is not None else ()
+            items = array_item_keys(source, function) if source is not None else None
+            if items is not None:  # it iterates its payload: an array of objects
+                trigger["array"] = True
+                keys = items
             if keys:
                 trigger["keys"] = list(keys)
         batch = event.properties.get("BatchSize")

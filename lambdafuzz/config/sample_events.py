@@ -127,6 +127,10 @@ def misfit(payload: Any, trigger: Trigger) -> str | None:
     )
     if not fits:
         return f"it is {_KIND_NAMES[kind]}, and the function's trigger is {wanted.value}"
+    if wanted is TriggerKind.DIRECT and trigger.event_array:
+        if not isinstance(payload, list):
+            return "the handler iterates its payload, and this is not a JSON array"
+        return None
     if wanted is TriggerKind.DIRECT:
         required = [k for k in trigger.event_keys if not k.endswith("?")]
         if required and not isinstance(payload, dict):

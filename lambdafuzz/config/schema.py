@@ -34,7 +34,7 @@ from lambdafuzz.config.api_routes import (
 )
 from lambdafuzz.config.code_configuration import code_configuration
 from lambdafuzz.config.event_filters import admits_s3, trigger_filters
-from lambdafuzz.config.event_keys import form_fields, handler_file
+from lambdafuzz.config.event_keys import form_fields, handler_file, read_shape
 from lambdafuzz.config.powertools import ExplicitBody, OutcomeOverrides, apply_powertools
 from lambdafuzz.config.sample_events import read_samples
 from lambdafuzz.config.source import (
@@ -277,6 +277,8 @@ class _TriggerModel(_Model):
     records: _Range | None = None
     missing_objects: bool = False
     keys: list[Annotated[str, Field(min_length=1)]] = []
+    # direct only: the payload is a JSON array of objects, `keys` its items' keys
+    array: bool = False
     # direct only: the payload a rule or schedule always sends (its `Input`)
     constant: Annotated[Any, AfterValidator(_json_value)] = None
     filters: list[dict[str, Any]] = []
@@ -584,6 +586,7 @@ class _Builder:
         )
         resources = self._resources()
         trigger = self._form_fields(self._trigger(resources), root, module)
+        trigger = self._detail_reads(trigger, handler_file(root, module), function)
         explicit = self._explicit_body()
         env = self._env(resources)
         resources = _with_code_configuration(resources, root, packages)
@@ -697,8 +700,9 @@ class _Builder:
         )
 
     def _app_packages(self, root: Path) -> tuple[str, ...]:
-        """Each package must be a directory or module below root: coverage is measured
-        there, and a package that is not there would silently measure nothing."""
+        """Each package must be a directory or module below root or a layer (where the
+        handler imports it from): coverage is measured there, and a package that is not
+        there would silently measure nothing."""
         packages = tuple(self.m.app_packages or ())
         if not packages:  # `app_packages: []` would measure nothing the user named
             raise self.where.error(
@@ -708,9 +712,10 @@ class _Builder:
                 f"{root} (coverage is measured there), or no `app_packages` key at all "
                 "to measure the handler's own package",
             )
+        layers = self._layers()
         for i, package in enumerate(packages):
-            base = root.joinpath(*package.split("."))
-            if base.is_dir() or base.with_suffix(".py").is_file():
+            bases = [d.joinpath(*package.split(".")) for d in (root, *layers)]
+            if any(b.is_dir() or b.with_suffix(".py").is_file() for b in bases):
                 continue
             tops = sorted(
                 {p.split(".")[0] for p in _modules_under(root)}
@@ -1001,6 +1006,12 @@ class _Builder:
             raise self.where.error(
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
             )
+        if t.array and kind is not TriggerKind.DIRECT:
+            raise self.where.error(
+                ("trigger", "array"),
+                t.array,
+                "array only for a direct trigger (a payload that is a JSON array of objects)",
+            )
         fmt, identity = self._authorizer(kind)
         if t.schema_version is not None and kind is not TriggerKind.S3_BATCH:
             raise self.where.error(
@@ -1023,6 +1034,7 @@ class _Builder:
             high,
             t.missing_objects,
             tuple(dict.fromkeys(t.keys)),
+            event_array=t.array,
             filters=filters,
             s3_events=tuple(dict.fromkeys(t.s3_events)),
             authorizer_format=fmt,
@@ -1037,14 +1049,15 @@ class _Builder:
 
     def _payloads(self, kind: TriggerKind) -> tuple[str, ...]:
         """`payloads` (state machine tasks' payload templates) as JSON texts: a direct
-        trigger's, and never beside `keys` or `constant`, which describe the payload too."""
+        trigger's, and never beside `keys`, `array` or `constant`, which describe the payload
+        too."""
         t = self.m.trigger
         if not t.payloads:
             return ()
         loc = ("trigger", "payloads")
         if kind is not TriggerKind.DIRECT:
             raise self.where.error(loc, t.payloads, "payloads only for a direct trigger")
-        for other in ("keys", "constant"):
+        for other in ("keys", "array", "constant"):
             if other in t.model_fields_set:
                 raise self.where.error(
                     loc, t.payloads, f"either trigger.payloads or trigger.{other}, not both"
@@ -1106,6 +1119,19 @@ class _Builder:
         source = handler_file(root, module)
         fields = form_fields(source) if source is not None else ()
         return dataclasses.replace(trigger, form_fields=fields) if fields else trigger
+
+    @staticmethod
+    def _detail_reads(trigger: Trigger, source: Path | None, function: str) -> Trigger:
+        """An EventBridge trigger's custom events get what the handler function reads below
+        `detail` (their producer sends every field its consumers read)."""
+        if trigger.kind is not TriggerKind.EVENTBRIDGE or trigger.source is not None:
+            return trigger
+        read = read_shape(source, function, "detail") if source is not None else None
+        if read is None:
+            return trigger
+        return dataclasses.replace(
+            trigger, detail_reads=read.shape_json, detail_compared=read.compared
+        )
 
     def _routes(self, kind: TriggerKind) -> dict[str, Any]:
         """`routes`, `function_url`, `form_fields`: what an API trigger's requests are."""

@@ -179,12 +179,20 @@ class Trigger:
     # `direct` only: top-level keys of the payload the handler reads: each payload has
     # them, except `key?` ones (looked for, never subscripted), present half the time
     event_keys: tuple[str, ...] = ()
+    # `direct` only: the payload is a JSON array of objects (the handler iterates it: a
+    # Step Functions Map's results, a caller's batch); `event_keys` are its items' keys
+    event_array: bool = False
     # apigateway / apigateway-v2: the routes that reach the handler; (): any path and method
     routes: tuple[Route, ...] = ()
     # apigateway-v2: requests to the function's URL (any path and method, routeKey $default)
     function_url: bool = False
     # form fields (application/x-www-form-urlencoded bodies) the handler reads
     form_fields: tuple[str, ...] = ()
+    # eventbridge: what the handler reads below `detail` (`config.event_keys.read_shape`,
+    # a `json_files` shape as JSON text); None: nothing, or the config says the detail
+    detail_reads: str | None = None
+    # ... and the constants it compares those fields with (path below `detail` -> values)
+    detail_compared: tuple[tuple[tuple[str, ...], tuple[str | int | float, ...]], ...] = ()
     # event filter patterns (JSON text, the syntax of Lambda FilterCriteria and EventBridge
     # rule patterns): an event, or a record of a batch, is delivered when one matches
     filters: tuple[str, ...] = ()
@@ -410,12 +418,16 @@ def reference_value(loaded: LoadedWorld, kind: str, name: str, attribute: str) -
 
 
 def app_dirs(target: Target) -> list[str]:
-    """Directories (or module files) of the application packages: the coverage scope."""
+    """Directories (or module files) of the application packages: the coverage scope.
+    Each is looked for where the handler imports it from: `root`, then the layers."""
     found = []
     for package in target.app_packages:
-        base = target.root / package.replace(".", "/")
-        if base.is_dir():
-            found.append(os.path.realpath(base))
-        elif base.with_suffix(".py").is_file():
-            found.append(os.path.realpath(base.with_suffix(".py")))
+        for directory in (target.root, *target.layers):
+            base = directory / package.replace(".", "/")
+            if base.is_dir():
+                found.append(os.path.realpath(base))
+                break
+            if base.with_suffix(".py").is_file():
+                found.append(os.path.realpath(base.with_suffix(".py")))
+                break
     return found

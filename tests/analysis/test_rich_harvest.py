@@ -243,3 +243,45 @@ def to_item(event):
     assert analyze_app({"handler": stores}, rich=True).stores_items is True
     assert analyze_app({"handler": spells_out}, rich=True).stores_items is False
     assert analyze_app({"handler": stores}).stores_items is False  # the paper's harvest
+
+
+BUILT_KEYS_SOURCE = """\
+import boto3
+from boto3.dynamodb.conditions import Key
+
+table = boto3.resource("dynamodb").Table("people")
+USER_PREFIX = "USER#"
+
+
+def handler(event, context):
+    user_key = "USER#" + event["sub"]
+    items = table.query(KeyConditionExpression=Key("PK").eq(user_key))
+    team = table.get_item(Key={"PK": USER_PREFIX + event["team"], "SK": "TEAM#" + event["x"]})
+    return items, team
+"""
+
+
+def test_key_values_built_by_concatenation_give_their_head(analyze_app: AnalyzeT):
+    """`"USER#" + sub`, through a local name or a module constant: the head is what the
+    items the lookup finds start with."""
+    result = analyze_app({"handler": BUILT_KEYS_SOURCE}, rich=True)
+    assert set(result.key_values()) == {("PK", "USER#"), ("SK", "TEAM#")}
+
+
+SPACED_FIELDS_SOURCE = """\
+def handler(event, context):
+    item = event["detail"]["check-item-detail"]
+    if item["ACL Allows Upload/Delete"] != "No" or item.get("Bucket Name"):
+        return "Removed the public access of this bucket as requested"
+    return {"Date created": item["Date created"]}
+"""
+
+
+def test_field_names_with_spaces_and_slashes_are_fields(analyze_app: AnalyzeT):
+    """Keys such as `Bucket Name` (AWS service events, single-table attribute names) are
+    read like `bucket_name`; a sentence is not a field name."""
+    fields = analyze_app({"handler": SPACED_FIELDS_SOURCE}, rich=True).field_names()
+    assert {"ACL Allows Upload/Delete", "Bucket Name", "Date created", "check-item-detail"} <= set(
+        fields
+    )
+    assert not [f for f in fields if f.startswith("Removed")]

@@ -540,6 +540,35 @@ def test_local_layers_are_on_sys_path_as_in_opt_python(tmp_path, caplog):
     assert json.loads((out / "WorkerFunction" / "stats.json").read_text())["execs"] == 5
 
 
+def test_a_local_layers_own_modules_are_application_code(tmp_path):
+    """The team's modules in a local layer are covered and analysed as the application's
+    (shared code holds most of the logic of functions that share it); the packages
+    installed into a layer (`pip install -t`, with their `.dist-info`) are not."""
+    from lambdafuzz.model.target import app_dirs
+
+    files = {
+        "layers/shared/python/shared/__init__.py": "def parse(body):\n    return body.strip()\n",
+        "layers/shared/python/rules.py": "LIMIT = 3\n",
+        "layers/shared/python/vendored/__init__.py": "",
+        "layers/shared/python/vendored-1.0.dist-info/top_level.txt": "vendored\n",
+        "layers/built/built_util.py": "LIMIT = 3\n",
+        "src/app.py": "from built_util import LIMIT\n"
+        "from shared import parse\n\n\n"
+        "def handler(event, context):\n"
+        "    return [parse(r['body']) for r in event['Records']]\n",
+    }
+    write_app(tmp_path, LAYERED, files)
+    target = load_template_target(tmp_path / "template.yaml", "WorkerFunction")
+    assert target.app_packages == ("app", "rules", "shared", "built_util")
+    shared = tmp_path / "layers" / "shared" / "python"
+    assert app_dirs(target) == [
+        str(tmp_path / "src" / "app.py"),
+        str(shared / "rules.py"),
+        str(shared / "shared"),
+        str(tmp_path / "layers" / "built" / "built_util.py"),
+    ]
+
+
 def test_a_layer_that_is_not_a_directory_is_a_config_error(tmp_path):
     (tmp_path / "app.py").write_text("def handler(event, context):\n    return None\n")
     (tmp_path / "lambdafuzz.yaml").write_text(

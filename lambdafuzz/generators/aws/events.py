@@ -138,6 +138,13 @@ KIND_LABELS: Final = {
 DEFAULT_STREAM: Final = "stream"
 #: The rule a schedule trigger without `source` fires from.
 DEFAULT_RULE: Final = "schedule"
+#: How often a custom event's detail holds what the handler reads below it (the rest: any
+#: JSON object, a producer that is not the one the handler was written for).
+DETAIL_READS_P: Final = 0.8
+#: How often a field the code compares with constants holds one of them.
+COMPARED_P: Final = 0.5
+#: The most items of a direct payload that is an array (a Map's results, a batch).
+MAX_ARRAY_ITEMS: Final = 5
 #: Sources and detail types of custom EventBridge events (no bucket to describe).
 CUSTOM_SOURCES: Final = ("com.example.orders", "custom.app", "aws.events")
 CUSTOM_DETAIL_TYPES: Final = ("Order Placed", "Scheduled Event", "Item Updated")
@@ -308,7 +315,9 @@ def draw_event_plan(
             records = (DirectPlan(json.dumps(payload, ensure_ascii=False)),)
         elif kind is TriggerKind.DIRECT:
             model = model_for(trigger, None)
-            records = (_draw_direct(choices, trigger.event_keys, model, refs),)
+            records = (
+                _draw_direct(choices, trigger.event_keys, model, refs, trigger.event_array),
+            )
         elif kind is TriggerKind.KINESIS:
             records = _draw_kinesis(choices, target, world, refs)
         elif kind in BROKER_KINDS:
@@ -403,6 +412,32 @@ def _draw_sns_attributes(choices: Choices) -> tuple[tuple[str, str], ...]:
     return ((name or "attribute", value),)
 
 
+def compared_values(
+    choices: Choices,
+    record: dict[str, Any],
+    compared: tuple[tuple[tuple[str, ...], tuple[str | int | float, ...]], ...],
+) -> dict[str, Any]:
+    """`record` with each field the code compares with constants (`compared`: path ->
+    values) holding one of them at COMPARED_P, where the record has that field: the
+    branch each comparison decides is taken both ways."""
+    for path, values in compared:
+        parent: Any = record
+        for step in path[:-1]:
+            parent = parent.get(step) if isinstance(parent, dict) else None
+        if not isinstance(parent, dict) or path[-1] not in parent:
+            continue
+        with choices.keyed(f"compared:{'.'.join(path)}"):
+            if choices.draw_boolean(COMPARED_P, site="compared?"):
+                parent[path[-1]] = choices.draw_choice(values, site="compared")
+    return record
+
+
+@functools.lru_cache(maxsize=64)
+def _shape_of(text: str) -> Any:
+    """A shape's JSON text parsed once (a campaign draws every event from one)."""
+    return json.loads(text)
+
+
 def _draw_bridge(
     choices: Choices, target: Target, world: World, refs: WorldRefs | None = None
 ) -> BridgePlan:
@@ -449,13 +484,19 @@ def _draw_bridge(
         )
         source, detail_type = service_of(detail), CLOUDTRAIL_DETAIL_TYPE
     else:
-        file = draw_file(choices, ("json",), erroneous_p=0.0)
-        try:
-            detail = json.loads(file.data)
-        except ValueError:
-            detail = {"data": file.data.decode("utf-8", errors="replace")}
-        if not isinstance(detail, dict):
-            detail = {"data": detail}
+        if trigger.detail_reads and choices.draw_boolean(DETAIL_READS_P, site="detail-reads?"):
+            # every field the handler reads below `detail`, as its producer sends them
+            shape = _shape_of(trigger.detail_reads)
+            detail = json_objects(choices, shape=shape, max_depth=4, extra_p=0.2)
+            detail = compared_values(choices, detail, trigger.detail_compared)
+        else:
+            file = draw_file(choices, ("json",), erroneous_p=0.0)
+            try:
+                detail = json.loads(file.data)
+            except ValueError:
+                detail = {"data": file.data.decode("utf-8", errors="replace")}
+            if not isinstance(detail, dict):
+                detail = {"data": detail}
         detail = date_fields(choices, detail)  # time-named fields hold written dates
         if refs is not None:
             detail = fill_names(choices, detail, refs)  # fields naming the world's
@@ -656,6 +697,7 @@ def _draw_direct(
     keys: tuple[str, ...],
     model: BodyModel | None = None,
     refs: WorldRefs | None = None,
+    array: bool = False,
 ) -> DirectPlan:
     """A payload object holding every key the handler subscripts and, half the time each,
     the keys it only looks for (`key?`); values of any JSON type (Lambda checks no
@@ -665,7 +707,8 @@ def _draw_direct(
     resource, an object key or an id now and then name the world's (`world_refs`: a
     payload's `bucket` must exist before any of the handler's code runs).  With
     the handler's body `model`: its instances (the parser or validator admits nothing
-    else)."""
+    else).  An `array` payload (the handler iterates it) is a JSON array of 0 to
+    `MAX_ARRAY_ITEMS` such objects, `keys` theirs."""
     if model is not None:
         return DirectPlan(json.dumps(draw_model_value(choices, model), ensure_ascii=False))
     shape = None
@@ -673,10 +716,17 @@ def _draw_direct(
         required = {k: "any" for k in keys if not k.endswith("?")}
         optional = {k[:-1]: "any" for k in keys if k.endswith("?") and len(k) > 1}
         shape = {"required": required, "optional": optional}
-    payload = date_fields(choices, json_objects(choices, shape=shape, max_depth=3, extra_p=0.05))
-    if refs is not None:
-        payload = fill_names(choices, payload, refs)
-    return DirectPlan(json.dumps(payload, ensure_ascii=False))
+
+    def one() -> Any:
+        payload = date_fields(
+            choices, json_objects(choices, shape=shape, max_depth=3, extra_p=0.05)
+        )
+        return fill_names(choices, payload, refs) if refs is not None else payload
+
+    if not array:
+        return DirectPlan(json.dumps(one(), ensure_ascii=False))
+    items = [one() for _ in range(choices.draw_integer(0, MAX_ARRAY_ITEMS, site="items"))]
+    return DirectPlan(json.dumps(items, ensure_ascii=False))
 
 
 # =========================================================================== rendering
