@@ -284,8 +284,7 @@ def _constants(node: ast.AST, op: ast.cmpop) -> tuple[str | int | float, ...]:
     return tuple(
         item.value
         for item in items
-        if isinstance(item, ast.Constant)
-        and type(item.value) in (str, int, float)
+        if isinstance(item, ast.Constant) and type(item.value) in (str, int, float)
     )
 
 

@@ -36,8 +36,8 @@ from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
 from lambdafuzz.config.event_keys import array_item_keys, event_keys, handler_file
 from lambdafuzz.config.function_references import code_text, named_ids, referenced_ids
 from lambdafuzz.config.inline_code import INLINE_MODULE, inline_code_dir
-from lambdafuzz.config.own_modules import own_modules
 from lambdafuzz.config.invoking_services import SETTINGS, service_events
+from lambdafuzz.config.own_modules import own_modules
 from lambdafuzz.config.resource_properties import dropped_note, dropped_properties
 from lambdafuzz.config.sam_template import (
     FUNCTION_TYPES,

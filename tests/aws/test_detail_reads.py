@@ -32,9 +32,10 @@ trigger:
 """
 
 
-def _target(tmp_path: Path, handler: str = HANDLER):
+def _target(tmp_path: Path, handler: str = HANDLER, source: str = "aws.trustedadvisor"):
+    tmp_path.mkdir(exist_ok=True)
     (tmp_path / "app.py").write_text(handler)
-    (tmp_path / "lambdafuzz.yaml").write_text(CONFIG)
+    (tmp_path / "lambdafuzz.yaml").write_text(CONFIG.replace("aws.trustedadvisor", source))
     return load_config(tmp_path / "lambdafuzz.yaml")
 
 
@@ -57,13 +58,18 @@ def test_what_a_handler_reads_below_detail_through_local_names(tmp_path):
     }
 
 
+def _details(target, seeds=range(300)) -> list:
+    details = []
+    for seed in seeds:
+        generated = generate_input(Choices(seed=seed, edge_values=True), target)
+        details.append(generated.render_event(LoadedWorld(generated.world))["detail"])
+    return details
+
+
 def test_custom_details_hold_the_fields_the_handler_reads(tmp_path):
     target = _target(tmp_path)
     assert target.trigger.detail_reads is not None
-    details = []
-    for seed in range(300):
-        generated = generate_input(Choices(seed=seed, edge_values=True), target)
-        details.append(generated.render_event(LoadedWorld(generated.world))["detail"])
+    details = _details(target)
     items = [d.get("check-item-detail") for d in details]
     whole = [i for i in items if isinstance(i, dict) and {"Bucket Name", "Status"} <= set(i)]
     assert len(whole) >= 0.6 * len(details)  # the rest: free details, a field left out
@@ -77,3 +83,13 @@ def test_a_handler_reading_nothing_below_detail_has_no_detail_shape(tmp_path):
     target = _target(tmp_path, "def handler(event, context):\n    return event['source']\n")
     assert target.trigger.detail_reads is None
     assert target.trigger.detail_compared == ()
+
+
+def test_aws_service_events_always_hold_what_is_read_and_custom_ones_mostly(tmp_path):
+    """AWS writes every field of the events it sends; a custom producer may send another
+    object (20%) or leave a field out."""
+    service = _details(_target(tmp_path / "aws"))
+    custom = _details(_target(tmp_path / "custom", source="com.example.audit"))
+    lacking = [sum("check-item-detail" not in d for d in ds) for ds in (service, custom)]
+    assert lacking[0] <= 0.05 * len(service)  # the `absent` edge value only
+    assert 0.1 * len(custom) <= lacking[1] <= 0.35 * len(custom)

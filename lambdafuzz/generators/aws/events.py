@@ -315,9 +315,7 @@ def draw_event_plan(
             records = (DirectPlan(json.dumps(payload, ensure_ascii=False)),)
         elif kind is TriggerKind.DIRECT:
             model = model_for(trigger, None)
-            records = (
-                _draw_direct(choices, trigger.event_keys, model, refs, trigger.event_array),
-            )
+            records = (_draw_direct(choices, trigger.event_keys, model, refs, trigger.event_array),)
         elif kind is TriggerKind.KINESIS:
             records = _draw_kinesis(choices, target, world, refs)
         elif kind in BROKER_KINDS:
@@ -432,6 +430,18 @@ def compared_values(
     return record
 
 
+def _from_aws(patterns: Sequence[Any]) -> bool:
+    """Whether every pattern admits AWS services' events only (`source: [aws.trustedadvisor]`):
+    events AWS writes, whose fields are all there (a custom producer may omit some)."""
+    sources = [p.get("source") if isinstance(p, dict) else None for p in patterns]
+    return bool(sources) and all(
+        isinstance(listed, list)
+        and listed
+        and all(isinstance(s, str) and s.startswith("aws.") for s in listed)
+        for listed in sources
+    )
+
+
 @functools.lru_cache(maxsize=64)
 def _shape_of(text: str) -> Any:
     """A shape's JSON text parsed once (a campaign draws every event from one)."""
@@ -471,6 +481,7 @@ def _draw_bridge(
     detail_type = choices.draw_choice(CUSTOM_DETAIL_TYPES, site="detail-type")
     model = model_for(trigger, Envelope.EVENTBRIDGE)
     trail = None if model is not None else is_cloudtrail(patterns_of(trigger.filters))
+    service = _from_aws(patterns_of(trigger.filters))  # AWS writes every field it sends
     if model is not None:  # the handler's model decides the detail
         detail = draw_model_value(choices, model)
     elif trail is not None:  # AWS's record of an API call (`cloudtrail.py`)
@@ -484,7 +495,9 @@ def _draw_bridge(
         )
         source, detail_type = service_of(detail), CLOUDTRAIL_DETAIL_TYPE
     else:
-        if trigger.detail_reads and choices.draw_boolean(DETAIL_READS_P, site="detail-reads?"):
+        if trigger.detail_reads and (
+            service or choices.draw_boolean(DETAIL_READS_P, site="detail-reads?")
+        ):
             # every field the handler reads below `detail`, as its producer sends them
             shape = _shape_of(trigger.detail_reads)
             detail = json_objects(choices, shape=shape, max_depth=4, extra_p=0.2)
@@ -500,8 +513,10 @@ def _draw_bridge(
         detail = date_fields(choices, detail)  # time-named fields hold written dates
         if refs is not None:
             detail = fill_names(choices, detail, refs)  # fields naming the world's
-    if trail is None:  # (AWS writes every field of a CloudTrail record)
-        detail = edge_values.drop_fields(choices, detail)  # a producer that omitted fields
+    if trail is None and not (trigger.detail_reads and service and model is None):
+        detail = edge_values.drop_fields(
+            choices, detail
+        )  # a producer that omitted fields  # a producer that omitted fields
     pattern = choose_pattern(choices, patterns_of(trigger.filters))
     if pattern is not None:
         steered = steer(
