@@ -127,3 +127,16 @@ def test_an_item_looked_up_by_a_constant_sort_key_is_keyed_by_another_items_sort
                 linked += item["pk"]["S"] in {earlier["sk"]["S"] for earlier in items[:i]}
     # at `RELATED_P` alone ~20%; before: none
     assert linked > 0.45 * looked_up, (linked, looked_up)
+
+
+def test_every_name_the_code_reads_is_an_attribute_now_and_then_however_many() -> None:
+    """A single-table app reads dozens of names (one item type's after another's): the
+    last ones are stored attributes too, and an item holds about as many as before."""
+    from lambdafuzz.generators.aws.dynamodb import MAX_CODE_FIELDS, draw_code_fields
+
+    names = tuple(f"Field {i}" for i in range(48))
+    items = [draw_code_fields(_choices(seed, fields=names), {}) for seed in SEEDS]
+    drawn = [item for item in items if item]
+    assert {"Field 0", "Field 47"} <= {name for item in drawn for name in item}
+    mean = sum(len(item) for item in drawn) / len(drawn)
+    assert 0.3 * MAX_CODE_FIELDS <= mean <= 0.7 * MAX_CODE_FIELDS

@@ -79,11 +79,14 @@ EMPTY_P: Final = 0.1
 #: A string hash key is an object of the world (`bucket/key`, `s3://bucket/key`) this often.
 COMPOSED_P: Final = 0.15
 #: An item holds a record of the names the code reads this often, each name present at
-#: `CODE_FIELD_P`, the first `MAX_CODE_FIELDS` names only (a record of 16 scalar-mostly
-#: attributes: a few hundred bytes an item).
+#: `CODE_FIELD_P` when it reads `MAX_CODE_FIELDS` names or fewer, less often when it reads
+#: more (8 attributes an item on average: a few hundred bytes), the first `MAX_CODE_NAMES`
+#: names considered (a single-table app's layer reads ~70: the first 16 left the item
+#: types read by the later names without their attributes).
 CODE_FIELDS_P: Final = 0.4
 CODE_FIELD_P: Final = 0.5
 MAX_CODE_FIELDS: Final = 16
+MAX_CODE_NAMES: Final = 64
 #: The types of such an attribute: `S#` is a number written as a string (`{"S": "12.5"}`),
 #: what an item written by another client holds where the code does arithmetic; a set
 #: where it expects a list or a number.
@@ -427,15 +430,17 @@ def draw_code_fields(
 ) -> ItemT:
     """At `CODE_FIELDS_P`, attributes named as the code reads its records (`Choices.fields`)
     that `item` lacks (and not `reserved`: index keys and declared attributes keep their
-    types): each present at `CODE_FIELD_P`, of a type from `CODE_FIELD_TYPES`.  Nothing is
+    types): each present at `CODE_FIELD_P` (scaled down past `MAX_CODE_FIELDS` names), of
+    a type from `CODE_FIELD_TYPES`.  Nothing is
     drawn without such names."""
-    names = [n for n in choices.fields[:MAX_CODE_FIELDS] if n not in item and n not in reserved]
+    names = [n for n in choices.fields[:MAX_CODE_NAMES] if n not in item and n not in reserved]
     if not names or not choices.draw_boolean(CODE_FIELDS_P, site="code-fields?"):
         return {}
+    present_p = CODE_FIELD_P * min(1.0, MAX_CODE_FIELDS / len(names))
     found: ItemT = {}
     for name in names:
         with choices.keyed(f"code-field:{name}"):
-            if not choices.draw_boolean(CODE_FIELD_P, site="present?"):
+            if not choices.draw_boolean(present_p, site="present?"):
                 continue
             with choices.scope(labels.DYNAMODB_ATTRIBUTE, site="code-field"):
                 kind = choices.draw_weighted(CODE_FIELD_TYPES, _CODE_FIELD_WEIGHTS, site="type")
