@@ -317,6 +317,8 @@ class FoundFailure:
     now: float  # seconds into the campaign
     info: FailureInfo  # its failure, keyed (`Engine._keyed`)
     execs: int  # the campaign's executions when it was found
+    # 1 when an execution failed; 0 when a cost re-run did (`Engine._again`: no execution)
+    hits: int = 1
 
 
 @dataclass(slots=True)
@@ -987,10 +989,14 @@ class Engine:
         """Another sample of a noisy measure: `request` run again (`_run_again`).  A run
         that fails this time (its worker killed from outside, a hang that depends on load)
         is a failure seen like any other (`_failure`: re-run in a fresh worker, flaky when
-        it does not fail again), and gives no sample."""
+        it does not fail again), and gives no sample.  It is no hit: hits count executions
+        that failed, and this execution counted as valid; counted, a re-run that failed in
+        the worker its own first run had poisoned gave a flaky signature more hits than
+        failed executions, as often as the tests that raised a duration maximum (timing)
+        were poisoning ones."""
         again = self._run_again(request)
         if again is not None and again.status >= Status.FAILURE and again.failure is not None:
-            yield from self._failure(request, again, tag, now)
+            yield from self._failure(request, again, tag, now, hits=0)
             return None
         return again
 
@@ -1150,7 +1156,7 @@ class Engine:
         )
 
     def _failure(
-        self, request: TestRequest, result: TestResult, tag: Tag, now: float
+        self, request: TestRequest, result: TestResult, tag: Tag, now: float, *, hits: int = 1
     ) -> Iterator[EventT]:
         """Count a failure under its signature.  A new signature first re-runs once in a
         fresh worker: only a failure that fails the same way again is saved in failures/.
@@ -1159,37 +1165,38 @@ class Engine:
         signature is re-run for up to MAX_FLAKY_RERUNS inputs, so a real bug that shares
         it still becomes a failure.  Whenever a known flaky signature recurs, the worker it
         recurred in is replaced (its state is what makes tests fail): past the re-runs, at
-        the cost of one worker start and no re-run."""
+        the cost of one worker start and no re-run.  `hits`: 1 for an execution, 0 for a
+        cost re-run (`_again`), which is no execution."""
         assert result.failure is not None
         info = self._keyed(result.failure)
         signature = info.signature
         record = self.failures.get(signature)
         if record is not None:
-            record.hits += 1
+            record.hits += hits
             self._smaller(self.bugs, signature, request, result, tag)
             return
         flaky = self.flaky.get(signature)
         pending = self._pending_reruns.get(signature)
         if pending is not None:
-            pending.hits += 1
+            pending.hits += hits
             if flaky is not None:
                 self._recycle(request)
             return
         if flaky is not None and flaky.reruns >= MAX_FLAKY_RERUNS:
-            flaky.hits += 1
+            flaky.hits += hits
             self._recycle(request)
             return
         result = self._recorded(request, result)  # with the traceback the answer left out
         assert result.failure is not None
         info = replace(info, traceback=result.failure.traceback)
-        found = FoundFailure(request, result, tag, now, info, self.execs)
+        found = FoundFailure(request, result, tag, now, info, self.execs, hits)
         later = getattr(self._pool, "rerun_later", None)
         future = later(request) if later is not None else None
         if future is not None:
             self.failure_reruns += 1
             self._pending_reruns[signature] = PendingRerun(found, future)
             return
-        yield from self._confirm(found, flaky, self._rerun(request))
+        yield from self._confirm(found, flaky, self._rerun(request), hits=hits)
 
     def _settle_reruns(self, *, wait: bool) -> Iterator[EventT]:
         """Confirm the new failures whose background re-run has answered, oldest first
@@ -1206,7 +1213,7 @@ class Engine:
             del pending[signature]
             rerun = first.rerun.result() if done or not signalled else None
             flaky = self.flaky.get(signature)
-            yield from self._confirm(first.found, flaky, rerun, hits=1 + first.hits)
+            yield from self._confirm(first.found, flaky, rerun, hits=first.found.hits + first.hits)
             forget = getattr(self._pool, "forget", None)
             if forget is not None:
                 forget(first.found.request)

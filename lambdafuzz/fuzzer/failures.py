@@ -73,6 +73,7 @@ class FailureRecord:
     file_name: str
     first_exec: int
     first_time_s: float
+    # the campaign's executions that failed this way: 0 when only a cost re-run did
     hits: int = 1
     flaky: bool = False  # did not fail the same way when re-run in a fresh worker
     reruns: int = 0  # re-runs in a fresh worker (a flaky signature may be re-run again)
@@ -135,7 +136,7 @@ class FailureRecord:
             file_name=file_name,
             first_exec=_int(data.get("first_exec"), 0),
             first_time_s=_float(data.get("first_time_s")),
-            hits=max(1, _int(data.get("hits"), 1)),
+            hits=max(0, _int(data.get("hits"), 1)),
             flaky=data.get("flaky") is True,
             reruns=max(0, _int(data.get("reruns"), 0)),
             rerun=RerunOutcome.from_json(data.get("rerun")),

@@ -147,6 +147,8 @@ def test_a_confirming_run_that_fails_is_handled_as_a_failure_seen(tmp_path):
     assert record.signature.startswith("WorkerDied SIGTERM") and record.rerun.status == "VALID"
     assert Measure.DURATION not in engine.cost.measure_max  # no sample: not confirmed
     assert events[-1].stats.execs == 1
+    # hits are failed executions: the one execution was valid, only its re-run failed
+    assert record.hits == 0 and events[-1].stats.flaky_hits == 0
 
 
 def test_under_mixed_a_longer_run_raises_the_maximum_but_queues_no_parent(tmp_path):
