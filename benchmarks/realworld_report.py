@@ -137,8 +137,10 @@ def _totals_table(handlers: list[Handler], campaigns: list[CampaignLike]) -> Non
     print(_row(["strategy-seed", "found/known", "%", "failed campaigns", "unmatched findings"]))
     print("| :-- | --: | --: | --: | --: |")
     for column, t in totals(handlers, campaigns).items():
-        failed = sum(
-            1 for c in campaigns if c.column == column and (c.error or c.exit_code not in (0, 1))
+        failed = sum(  # a campaign scored from disk (`--no-run`) has no exit code
+            1
+            for c in campaigns
+            if c.column == column and (c.error or c.exit_code not in (0, 1, None))
         )
         print(
             _row(
