@@ -71,9 +71,11 @@ def array_item_keys(source_file: Path, function: str) -> tuple[str, ...] | None:
     over it, `enumerate(event)`, `event[0]`) and reads no key of it: the keys its items are
     read by, as `event_keys` writes them (possibly none); None when it does not."""
     found = _handler(source_file, function)
-    if found is None or event_keys(source_file, function):
+    if found is None:
         return None
     handler, event = found
+    if _keys_read(handler, (event,)):  # it reads keys of its payload: an object
+        return None
     items: list[str] = []
     indexed = False
     for node in ast.walk(handler):

@@ -924,7 +924,7 @@ class _Importer:
             module, _, function = handler_spec.rpartition(".")
             source = handler_file((self.t.path.parent / root).resolve(), module)
             keys = event_keys(source, function) if source is not None else ()
-            items = array_item_keys(source, function) if source is not None else None
+            items = array_item_keys(source, function) if source is not None and not keys else None
             if items is not None:  # it iterates its payload: an array of objects
                 trigger["array"] = True
                 keys = items

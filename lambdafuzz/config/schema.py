@@ -79,6 +79,7 @@ from lambdafuzz.model.target import (
     TopicSpec,
     Trigger,
     TriggerKind,
+    package_path,
 )
 from lambdafuzz.model.world import PROJECTION_TYPES, KeySchema, SecondaryIndex
 
@@ -714,8 +715,7 @@ class _Builder:
             )
         layers = self._layers()
         for i, package in enumerate(packages):
-            bases = [d.joinpath(*package.split(".")) for d in (root, *layers)]
-            if any(b.is_dir() or b.with_suffix(".py").is_file() for b in bases):
+            if package_path(package, (root, *layers)) is not None:
                 continue
             tops = sorted(
                 {p.split(".")[0] for p in _modules_under(root)}

@@ -422,12 +422,19 @@ def app_dirs(target: Target) -> list[str]:
     Each is looked for where the handler imports it from: `root`, then the layers."""
     found = []
     for package in target.app_packages:
-        for directory in (target.root, *target.layers):
-            base = directory / package.replace(".", "/")
-            if base.is_dir():
-                found.append(os.path.realpath(base))
-                break
-            if base.with_suffix(".py").is_file():
-                found.append(os.path.realpath(base.with_suffix(".py")))
-                break
+        path = package_path(package, (target.root, *target.layers))
+        if path is not None:
+            found.append(os.path.realpath(path))
     return found
+
+
+def package_path(package: str, directories: tuple[Path, ...]) -> Path | None:
+    """The directory or module file of `package` (dotted) in the first of `directories`
+    that holds it, as the import system finds it on sys.path; None when none does."""
+    for directory in directories:
+        base = directory.joinpath(*package.split("."))
+        if base.is_dir():
+            return base
+        if base.with_suffix(".py").is_file():
+            return base.with_suffix(".py")
+    return None

@@ -430,10 +430,12 @@ def compared_values(
     return record
 
 
-def _from_aws(patterns: Sequence[Any]) -> bool:
+@functools.lru_cache(maxsize=64)
+def _from_aws(filters: tuple[str, ...]) -> bool:
     """Whether every pattern admits AWS services' events only (`source: [aws.trustedadvisor]`):
-    events AWS writes, whose fields are all there (a custom producer may omit some)."""
-    sources = [p.get("source") if isinstance(p, dict) else None for p in patterns]
+    events AWS writes, whose fields are all there (a custom producer may omit some).  Once
+    per trigger: its filters are the same for every test."""
+    sources = [p.get("source") if isinstance(p, dict) else None for p in patterns_of(filters)]
     return bool(sources) and all(
         isinstance(listed, list)
         and listed
@@ -481,7 +483,7 @@ def _draw_bridge(
     detail_type = choices.draw_choice(CUSTOM_DETAIL_TYPES, site="detail-type")
     model = model_for(trigger, Envelope.EVENTBRIDGE)
     trail = None if model is not None else is_cloudtrail(patterns_of(trigger.filters))
-    service = _from_aws(patterns_of(trigger.filters))  # AWS writes every field it sends
+    service = _from_aws(trigger.filters)  # AWS writes every field it sends
     if model is not None:  # the handler's model decides the detail
         detail = draw_model_value(choices, model)
     elif trail is not None:  # AWS's record of an API call (`cloudtrail.py`)
