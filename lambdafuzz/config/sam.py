@@ -930,6 +930,18 @@ class _Importer:
                 keys = items
             if keys:
                 trigger["keys"] = list(keys)
+        # the event's (or event source mapping's) FunctionResponseTypes: Lambda reads the
+        # function's batchItemFailures only with ReportBatchItemFailures in it
+        responses = event.properties.get("FunctionResponseTypes")
+        if event.kind in ("sqs", "kinesis", "dynamodb-stream") and responses is not None:
+            if isinstance(responses, list) and all(isinstance(r, str) for r in responses):
+                if "ReportBatchItemFailures" in responses:
+                    trigger["report_batch_item_failures"] = True
+            else:
+                self.unsupported.append(
+                    f"Events.{event.name}.FunctionResponseTypes: {_short(responses)} is not a "
+                    "list of response types; partial batch responses assumed off"
+                )
         batch = event.properties.get("BatchSize")
         if event.kind in ("sqs", "dynamodb-stream", "kinesis", "firehose", *_BROKER_DESTINATIONS):
             size = batch if isinstance(batch, int) and batch > 0 else 10

@@ -108,6 +108,8 @@ _BODY_KINDS = (
     TriggerKind.FIREHOSE,
     *BROKER_KINDS,
 )
+#: The trigger kinds whose functions may report partial batch failures (`batchItemFailures`).
+_BATCH_RESPONSE_KINDS = (TriggerKind.SQS, TriggerKind.KINESIS, TriggerKind.DYNAMODB_STREAM)
 #: The trigger kinds whose records carry payloads (`body: json-object` applies to them).
 _PAYLOAD_KINDS = (TriggerKind.KINESIS, TriggerKind.FIREHOSE, *BROKER_KINDS)
 #: Sources lambdafuzz does not emulate (only their names reach the event): what each names,
@@ -312,6 +314,8 @@ class _TriggerModel(_Model):
     ] = []
     # firehose only: the Kinesis data stream its delivery stream reads (none: Direct PUT)
     kinesis_stream: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")] | None = None
+    # sqs, kinesis, dynamodb-stream only: FunctionResponseTypes holds ReportBatchItemFailures
+    report_batch_item_failures: bool = False
     # direct only: Step Functions payload templates (`key.$`: a JSONPath) the caller sends
     payloads: list[Annotated[Any, AfterValidator(_json_value)]] = []
     # direct only, beside payloads: per payload, what its `$` (the execution's input) can
@@ -511,6 +515,8 @@ _HINTS = KeyHints(
         "constants": "dictionary", "strings": "dictionary", "init_timeout": "import_timeout_s",
         "import_timeout": "import_timeout_s", "startup_timeout": "import_timeout_s",
         "status_key": "status_from", "status_field": "status_from",
+        "functionresponsetypes": "report_batch_item_failures",
+        "function_response_types": "report_batch_item_failures",
     },
     notes={
         "runtime": "not needed: lambdafuzz imports the handler into the Python it runs on",
@@ -1025,6 +1031,13 @@ class _Builder:
                 t.kinesis_stream,
                 "kinesis_stream only for a firehose trigger (the stream its delivery stream reads)",
             )
+        if t.report_batch_item_failures and kind not in _BATCH_RESPONSE_KINDS:
+            raise self.where.error(
+                ("trigger", "report_batch_item_failures"),
+                t.report_batch_item_failures,
+                "report_batch_item_failures only for an sqs, kinesis or dynamodb-stream "
+                "trigger (Lambda reads batchItemFailures from no other event source)",
+            )
         payloads = self._payloads(kind)
         return Trigger(
             kind,
@@ -1044,6 +1057,7 @@ class _Builder:
             payload_inputs=self._payload_inputs(payloads) if payloads else (),
             call_parameters=call_parameters(filters) if kind is TriggerKind.EVENTBRIDGE else (),
             batch_schemas=(t.schema_version,) if t.schema_version else (),
+            report_batch_item_failures=t.report_batch_item_failures,
             **self._routes(kind),
         )
 

@@ -225,6 +225,10 @@ class Trigger:
     route_keys: tuple[str, ...] = ()
     # s3-batch only: the job's invocation schema versions ("1.0", "2.0"); (): either
     batch_schemas: tuple[str, ...] = ()
+    # sqs, kinesis and dynamodb-stream only: the event source mapping's
+    # FunctionResponseTypes holds ReportBatchItemFailures, so Lambda reads the function's
+    # `batchItemFailures` (`fuzzer.batch_response`); off: Lambda ignores what it returns
+    report_batch_item_failures: bool = False
 
 
 @dataclass(slots=True, frozen=True)
