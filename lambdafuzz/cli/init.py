@@ -182,6 +182,7 @@ def render_config(config: dict[str, Any], *, origin: str, unsupported: Sequence[
     ]
     out += _render_resources(config.get("resources") or {})
     out += _render_outcomes(config.get("outcomes"))
+    out += _render_permissions(config.get("permissions"))
     if config.get("seeds"):
         out += ["", "# Sample events (files or folders of *.json): the first inputs, then mutated."]
         out += [f"seeds: {_flow(config['seeds'])}"]
@@ -240,6 +241,23 @@ def _render_outcomes(outcomes: dict[str, Any] | None) -> list[str]:
         ]
     out.append("outcomes:")
     out += [f"  {k}: {_flow(v)}" for k, v in outcomes.items()]
+    return out
+
+
+def _render_permissions(permissions: dict[str, Any] | None) -> list[str]:
+    """The function's IAM statements (a template's role), one statement per line."""
+    if permissions is None:
+        return []
+    out = [
+        "",
+        "# The function's IAM statements, from the template: every AWS call the handler makes is",
+    ]
+    out += ["# checked against them (`permissions: false` turns the check off); `unknown` lists"]
+    out += ["# grants whose statements lambdafuzz cannot know."]
+    out.append("permissions:")
+    out.append("  statements:")
+    out += [f"    - {_flow(s)}" for s in permissions.get("statements", [])]
+    out.append(f"  unknown: {_flow(list(permissions.get('unknown', [])))}")
     return out
 
 

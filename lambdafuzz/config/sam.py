@@ -4,8 +4,9 @@ Users already describe their functions in `template.yaml`; re-describing them fo
 fuzzer is the step that keeps a tool from being adopted.  This module reads the template
 (through `sam_template`), builds the mapping a lambdafuzz.yaml for one function would
 hold, and validates it with `config.target_from_dict`, so both paths share every check.
-Whatever the template says that lambdafuzz does not model (layers, VPC, IAM, unknown
-resource types, event types without a generator) is *listed* in
+The function's IAM statements (`config.iam_statements`) become `permissions:`, checked
+against every AWS call.  Whatever the template says that lambdafuzz does not model
+(layers, VPC, unknown resource types, event types without a generator) is *listed* in
 `TemplateImport.unsupported`, never dropped silently; `load_template_target` logs each as
 a `warning [sam-unsupported]` line.
 """
@@ -35,6 +36,7 @@ from lambdafuzz.config.code_archive import code_archive_dir
 from lambdafuzz.config.event_filters import FILTERED_FIELDS, admits_s3
 from lambdafuzz.config.event_keys import array_item_keys, event_keys, handler_file
 from lambdafuzz.config.function_references import code_text, named_ids, referenced_ids
+from lambdafuzz.config.iam_statements import IAM_TYPES, template_permissions
 from lambdafuzz.config.inline_code import INLINE_MODULE, inline_code_dir
 from lambdafuzz.config.invoking_services import SETTINGS, service_events
 from lambdafuzz.config.own_modules import own_modules
@@ -98,13 +100,15 @@ _IGNORED_PROPERTIES = frozenset(
         "ReservedConcurrentExecutions", "ProvisionedConcurrencyConfig", "LoggingConfig",
         "EphemeralStorage", "RuntimeManagementConfig", "PropagateTags", "VersionDescription",
         "InlineCode", "ImageUri", "ImageConfig", "Layers", "FunctionUrlConfig",
-        "FileSystemConfigs",
+        "FileSystemConfigs", "Policies", "Role", "Connectors",
     }
 )  # fmt: skip
 _PROPERTY_NOTES = {
     "VpcConfig": "there is no network model; the handler reaches only the emulator",
-    "Policies": "IAM is not enforced: the emulator allows every call",
-    "Role": "IAM is not enforced: the emulator allows every call",
+    "PermissionsBoundary": (
+        "not applied to the permission check (a boundary only takes permissions away: a "
+        "call it denies is not found)"
+    ),
     "DeadLetterQueue": "failed invocations are reported as failures, not redelivered",
     "EventInvokeConfig": "asynchronous invocation settings are not modelled",
     "SnapStart": "not modelled",
@@ -398,10 +402,23 @@ class _Importer:
                 "failure": {"status_codes": _API_FAILURE},
             }
         self._properties()
+        self._permissions(config)
         self._other_resources(event, self._code_texts(handler, root))
         # API Gateway integrations as a resource's only writers shape its data
         self.notes = apply_written_shapes(self.t, self.values, config)
         return config, self.unsupported
+
+    def _permissions(self, config: dict[str, Any]) -> None:
+        """The function's IAM statements as `permissions:` (validated with the rest); what
+        cannot be known of them is noted."""
+        permissions = template_permissions(self.t, self.values, self.function)
+        config["permissions"] = permissions.config()
+        self.unsupported.extend(f"permissions: {note}" for note in permissions.notes)
+        self.unsupported.extend(
+            f"permissions: {grant} (a call only it may allow is reported undecided, not as "
+            "a finding)"
+            for grant in permissions.unknown
+        )
 
     def _duplicates(self) -> None:
         """A key the template holds twice is an error in the parts this function uses (its
@@ -801,6 +818,8 @@ class _Importer:
             if kind in RESOURCE_KINDS or kind in FUNCTION_TYPES or kind in LAYER_TYPES:
                 continue
             if kind in ("AWS::Lambda::EventSourceMapping", "AWS::Lambda::Url", NOTIFICATIONS_TYPE):
+                continue
+            if kind in IAM_TYPES:  # read by the permission check (`iam_statements`)
                 continue
             if kind in SILENT_TYPES:
                 continue

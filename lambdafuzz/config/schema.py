@@ -21,7 +21,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from lambdafuzz.config import aws_names
 from lambdafuzz.config.api_call_shapes import call_parameters
@@ -41,6 +50,7 @@ from lambdafuzz.config.source import (
     KeyHints,
     Locator,
     custom_error,
+    dotpath,
     file_kind,
     from_validation_error,
     nearest,
@@ -49,6 +59,7 @@ from lambdafuzz.config.source import (
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.generators.aws.brokers import BROKER_KINDS
 from lambdafuzz.generators.files import FORMATS
+from lambdafuzz.model.permissions import Policy, statement_from_json
 from lambdafuzz.model.target import (
     ATTRIBUTE_TYPES,
     BODY_EVENTBRIDGE_S3,
@@ -79,6 +90,7 @@ from lambdafuzz.model.target import (
     TopicSpec,
     Trigger,
     TriggerKind,
+    is_policy_variable,
     package_path,
 )
 from lambdafuzz.model.world import PROJECTION_TYPES, KeySchema, SecondaryIndex
@@ -437,6 +449,33 @@ class _FileSystemModel(_Model):
     name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")] | None = None
 
 
+class _PermissionsModel(_Model):
+    """`permissions:` as a list of IAM statements, an IAM policy document `{Version,
+    Statement}` pasted as it is, or `{statements, unknown}`."""
+
+    statements: list[Any]  # each checked by `model.permissions.statement_from_json`
+    unknown: list[Annotated[str, Field(min_length=1)]] = []  # grants that may allow anything
+    # where the statements were written below `permissions` (for error paths)
+    _at: tuple[str, ...] = PrivateAttr(default=("statements",))
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _forms(cls, value: Any, handler: Any) -> Any:
+        if isinstance(value, list):
+            model = handler({"statements": value})
+            model._at = ()
+        elif isinstance(value, dict) and "Statement" in value and "statements" not in value:
+            listed = value["Statement"]
+            rest = {k: v for k, v in value.items() if k not in ("Statement", "Version", "Id")}
+            model = handler(
+                {"statements": listed if isinstance(listed, list) else [listed], **rest}
+            )
+            model._at = ("Statement",)
+        else:
+            model = handler(value)
+        return model
+
+
 class _ConfigModel(_Model):
     handler: Annotated[str, Field(min_length=1)]
     root: str = "."
@@ -452,11 +491,22 @@ class _ConfigModel(_Model):
     outcomes: _OutcomesModel = _OutcomesModel()
     seeds: list[Annotated[str, Field(min_length=1)]] = []  # sample events: files, folders
     file_systems: list[_FileSystemModel] = []  # EFS mounts: {path: /mnt/efs, name?}
+    # the function's IAM statements; absent or false: the permission check is off
+    permissions: _PermissionsModel | None = None
 
     @field_validator("trigger", mode="before")
     @classmethod
     def _trigger_shorthand(cls, value: Any) -> Any:
         return {"kind": value} if isinstance(value, str) else value
+
+    @field_validator("permissions", mode="before")
+    @classmethod
+    def _permissions_off(cls, value: Any) -> Any:
+        if value is None or value is False:
+            return None
+        if not isinstance(value, list | dict):
+            raise custom_error(PERMISSIONS_EXPECTED)
+        return value
 
 
 # =========================================================================== loading
@@ -497,7 +547,14 @@ _DESCRIPTIONS = {
     "kind": "a trigger kind: " + ", ".join(TriggerKind),
     "hash_key": "{name, type} with type S, N or B",
     "type": "S, N or B",
+    "statements": "a list of IAM statements {Effect, Action, Resource}",
+    "unknown": "a list of grants whose statements are unknown (each may allow any call)",
 }
+#: What `permissions:` takes.
+PERMISSIONS_EXPECTED = (
+    "false (no permission check), a list of IAM statements {Effect, Action, Resource}, a "
+    "policy document {Version, Statement} or {statements: [...], unknown: [...]}"
+)
 
 
 #: Names people write for lambdafuzz.yaml keys (older names, SAM properties, other tools).
@@ -517,6 +574,8 @@ _HINTS = KeyHints(
         "status_key": "status_from", "status_field": "status_from",
         "functionresponsetypes": "report_batch_item_failures",
         "function_response_types": "report_batch_item_failures",
+        "policies": "permissions", "policy": "permissions", "iam": "permissions",
+        "role": "permissions", "statement": "statements",
     },
     notes={
         "runtime": "not needed: lambdafuzz imports the handler into the Python it runs on",
@@ -596,6 +655,7 @@ class _Builder:
         trigger = self._detail_reads(trigger, handler_file(root, module), function)
         explicit = self._explicit_body()
         env = self._env(resources)
+        declared = resources
         resources = _with_code_configuration(resources, root, packages)
         invalid = m.outcomes.invalid
         overrides = OutcomeOverrides(
@@ -619,6 +679,7 @@ class _Builder:
             resources=resources,
             outcomes=self._outcomes(root),
             samples=self._samples(trigger, resources),
+            permissions=self._permissions(declared),
         )
         return apply_powertools(
             target, explicit=explicit, analyze=m.trigger.powertools, overrides=overrides
@@ -1380,6 +1441,30 @@ class _Builder:
                 value,
                 f"a table with a stream (add `stream: NEW_AND_OLD_IMAGES` to table {name!r})",
             )
+
+    # --- permissions ------------------------------------------------------------------
+    def _permissions(self, r: Resources) -> Policy | None:
+        """`permissions:`: each statement as IAM reads it, its `${kind.name.attribute}`
+        resource references naming declared resources (IAM policy variables such as
+        `${aws:username}` are left alone)."""
+        p = self.m.permissions
+        if p is None:
+            return None
+        base: tuple[Any, ...] = ("permissions", *p._at)
+        statements = []
+        for i, raw in enumerate(p.statements):
+            loc = (*base, i)
+            sid = raw.get("Sid") if isinstance(raw, dict) else None
+            try:
+                statement = statement_from_json(raw, "" if sid else dotpath(loc))
+            except ValueError as exc:
+                raise self.where.error(loc, raw, f"an IAM statement: {exc}") from None
+            for pattern in (*statement.resources, *statement.not_resources):
+                for ref in REFERENCE.findall(pattern):
+                    if not is_policy_variable(ref):
+                        self._reference(loc, pattern, ref, r)
+            statements.append(statement)
+        return Policy.of(statements, p.unknown)
 
     # --- outcomes ---------------------------------------------------------------------
     def _outcomes(self, root: Path) -> OutcomeRules:

@@ -13,9 +13,10 @@ import os
 import re
 import types
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from lambdafuzz.model.permissions import Policy
 from lambdafuzz.model.world import KeySchema, LoadedWorld, SecondaryIndex
 
 
@@ -382,6 +383,10 @@ class Target:
     samples: tuple[SampleEvent, ...] = ()
     # file systems mounted into the function (EFS), each at its path in the worker
     file_systems: tuple[FileSystemMount, ...] = ()
+    # the function's IAM statements (`permissions:`, or its template's role): every AWS
+    # call is checked against them; resources raw, `${tables.orders.arn}` unresolved
+    # (resolve_policy). None: the permission check is off
+    permissions: Policy | None = None
 
     @property
     def handler(self) -> str:
@@ -397,6 +402,37 @@ def resolve_env(target: Target, loaded: LoadedWorld) -> dict[str, str]:
         return reference_value(loaded, kind, name, attribute)
 
     return {name: REFERENCE.sub(substitute, value) for name, value in target.env.items()}
+
+
+def resolve_policy(target: Target, loaded: LoadedWorld) -> Policy | None:
+    """The function's policy with `${kind.name.attribute}` in resource patterns replaced
+    by the loaded facts (as `resolve_env` does); an IAM policy variable (`${aws:username}`,
+    `${*}`) becomes `*`, which allows at least what it would."""
+
+    def substitute(match: re.Match[str]) -> str:
+        if is_policy_variable(match.group(1)):
+            return "*"
+        kind, _, rest = match.group(1).partition(".")
+        name, _, attribute = rest.rpartition(".")
+        return reference_value(loaded, kind, name, attribute)
+
+    def patterns(values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(REFERENCE.sub(substitute, v) if "${" in v else v for v in values)
+
+    policy = target.permissions
+    if policy is None:
+        return None
+    statements = tuple(
+        replace(s, resources=patterns(s.resources), not_resources=patterns(s.not_resources))
+        for s in policy.statements
+    )
+    return Policy(statements, policy.unknown)
+
+
+def is_policy_variable(inner: str) -> bool:
+    """Whether `${inner}` is an IAM policy variable (`aws:username`, `aws:PrincipalTag/x`,
+    `*`, `?`, `$`), not a lambdafuzz reference."""
+    return ":" in inner or inner in ("*", "?", "$")
 
 
 def reference_value(loaded: LoadedWorld, kind: str, name: str, attribute: str) -> str:

@@ -49,7 +49,21 @@ def test_a_function_takes_its_code_from_its_asset_and_s3_notifications_from_the_
     assert not any(
         "CDK::Metadata" in note or "S3BucketNotifications" in note for note in imported.unsupported
     )
-    assert any("AWS::IAM::Role is not emulated" in note for note in imported.unsupported)
+    # the service role and its default policy are read into the permission check
+    assert not any("AWS::IAM::" in note for note in imported.unsupported)
+    role = "IngestReadingsFunctionServiceRole3B8C1E2A"
+    assert [(s.source, s.resources) for s in t.permissions.statements] == [
+        (f"Role {role}: managed AWSLambdaBasicExecutionRole", ("*",)),
+        (
+            f"Policy {role}DefaultPolicy (IngestReadingsFunctionServiceRoleDefaultPolicy)",
+            ("${buckets.readingsbucket4c8b4ce5.arn}", "${buckets.readingsbucket4c8b4ce5.arn}/*"),
+        ),
+        (
+            f"Policy {role}DefaultPolicy (IngestReadingsFunctionServiceRoleDefaultPolicy)",
+            ("${tables.ReadingsTable0F3A2B1C.arn}",),
+        ),
+    ]
+    assert t.permissions.unknown == ()
 
 
 def test_an_event_source_mapping_triggers_a_cdk_function():

@@ -35,7 +35,9 @@ def test_init_from_template_round_trips(tmp_path):
         "# lambdafuzz.yaml: written by `lambdafuzz init` from template.yaml (function IngestFunction)."
     )
     assert "# The Lambda handler" in text and "# S3 buckets." in text
-    assert "#   - Properties.Policies: IAM is not enforced" in text  # unsupported, kept as comments
+    assert "#   - Layers[0]: arn:aws:lambda:" in text  # unsupported, kept as comments
+    assert "Properties.Policies" not in text  # read into `permissions:`, not listed
+    assert "permissions:\n  statements:\n" in text
     assert "root: ../" in text  # relative to the written file, not to the template
     written = load_config(out)
     assert _fields(written) == _fields(load_template_target(TEMPLATE, "IngestFunction"))

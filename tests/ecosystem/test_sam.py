@@ -73,7 +73,17 @@ def test_s3_function_import():
     }
     assert (t.timeout_s, t.memory_mb) == (5.0, 256)  # from Globals
     assert any(u.startswith("Layers[0]: arn:aws:lambda:") for u in imported.unsupported)
-    assert any(u.startswith("Properties.Policies:") for u in imported.unsupported)
+    assert not any(u.startswith("Properties.Policies:") for u in imported.unsupported)
+    # the role SAM creates: the basic execution role and the S3ReadPolicy of the bucket
+    assert [s.source for s in t.permissions.statements] == [
+        "managed AWSLambdaBasicExecutionRole",
+        "Policies[0] S3ReadPolicy (BucketName: lambdafuzz-uploads)",
+    ]
+    assert t.permissions.statements[1].resources == (
+        "arn:aws:s3:::lambdafuzz-uploads",
+        "arn:aws:s3:::lambdafuzz-uploads/*",
+    )
+    assert t.permissions.unknown == ()
 
 
 def test_sqs_function_import():
@@ -99,7 +109,7 @@ def test_unsupported_pieces_are_logged_as_warnings(caplog):
         load_template_target(TEMPLATE, "IngestFunction")
     messages = [r.getMessage() for r in caplog.records]
     assert any("warning [sam-unsupported]" in m and "Layers" in m for m in messages), messages
-    assert any("Policies" in m for m in messages), messages
+    assert not any("Policies" in m for m in messages), messages  # read, not unsupported
 
 
 # --------------------------------------------------------------------------- more shapes
