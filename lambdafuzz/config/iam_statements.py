@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from lambdafuzz.config.connector_statements import connector_grants
 from lambdafuzz.config.managed_policies import (
     APPROXIMATE,
     aws_managed_name,
@@ -42,7 +43,7 @@ from lambdafuzz.config.managed_policies import (
     managed_statements,
 )
 from lambdafuzz.config.policy_values import NO_VALUE, PolicyValues, is_if
-from lambdafuzz.config.sam_template import FUNCTION_TYPES, Resolver, Template, logical_ref
+from lambdafuzz.config.sam_template import Resolver, Template, logical_ref
 from lambdafuzz.config.source import nearest
 from lambdafuzz.model.permissions import statement_from_json
 
@@ -53,14 +54,6 @@ EVENT_POLICIES = {
     "Kinesis": "AWSLambdaKinesisExecutionRole",
     "DynamoDB": "AWSLambdaDynamoDBExecutionRole",
     "MSK": "AWSLambdaMSKExecutionRole",
-}
-#: SAM resource types -> the CloudFormation types connector profiles are written for.
-_CONNECTOR_TYPES = {
-    "AWS::Serverless::Function": "AWS::Lambda::Function",
-    "AWS::Serverless::StateMachine": "AWS::StepFunctions::StateMachine",
-    "AWS::Serverless::Api": "AWS::ApiGateway::RestApi",
-    "AWS::Serverless::HttpApi": "AWS::ApiGatewayV2::Api",
-    "AWS::Serverless::SimpleTable": "AWS::DynamoDB::Table",
 }
 #: Policies a role has attached by their own resource.
 _ATTACHED_TYPES = ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy", "AWS::IAM::RolePolicy")
@@ -402,88 +395,11 @@ class _Reader:
 
     # --- connectors -------------------------------------------------------------------
     def _connectors(self) -> None:
-        for logical_id in self.t.resources:
-            if self.t.type_of(logical_id) == "AWS::Serverless::Connector":
-                props = self.t.properties(logical_id)
-                if self._is_this_function(props.get("Source")):
-                    self._connector(logical_id, props)
-        embedded = self.t.properties(self.function).get("Connectors")
-        for name, connector in (embedded if isinstance(embedded, dict) else {}).items():
-            props = connector.get("Properties") if isinstance(connector, dict) else None
-            if isinstance(props, dict):
-                self._connector(str(name), props)
-
-    def _is_this_function(self, source: Any) -> bool:
-        if not isinstance(source, dict):
-            return False
-        if "Id" in source:
-            return source["Id"] == self.function
-        return (
-            source.get("Type") in FUNCTION_TYPES and logical_ref(source.get("Arn")) == self.function
-        )
-
-    def _connector(self, name: str, props: dict[str, Any]) -> None:
-        """The statements a connector from the function grants (aws-sam-translator's
-        connector profiles, `SamConnector.generate_resources`)."""
-        from samtranslator.model.connector_profiles.profile import get_profile, profile_replace
-
-        destinations = props.get("Destination")
-        destinations = destinations if isinstance(destinations, list) else [destinations]
-        permissions = props.get("Permissions")
-        permissions = permissions if isinstance(permissions, list) else []
-        for destination in destinations:
-            kind, replacement = self._connector_end(destination)
-            profile = get_profile("AWS::Lambda::Function", kind) if kind else None
-            if not profile or profile.get("Type") != "AWS_IAM_ROLE_MANAGED_POLICY":
-                self.unknown.append(
-                    f"Connector {name}: SAM connects no function to {_short(destination)} (its "
-                    "transform refuses the template)"
-                )
-                continue
-            categories = profile["Properties"]["AccessCategories"]
-            for permission in permissions:
-                label = f"Connector {name} ({permission})"
-                if permission not in categories:
-                    self.unknown.append(
-                        f"{label}: not one of {', '.join(categories)} for a {kind} (SAM "
-                        "refuses the template)"
-                    )
-                    continue
-                try:
-                    document = profile_replace(categories[permission], replacement)
-                except ValueError as exc:
-                    self.unknown.append(f"{label}: {exc} (SAM refuses the template)")
-                    continue
-                self._document(document, label)
-
-    def _connector_end(self, destination: Any) -> tuple[str | None, dict[str, Any]]:
-        """A connector destination's CloudFormation type and the profile's `%{...}` values."""
-        from samtranslator.model.connector_profiles.profile import replace_cfn_resource_properties
-
-        if not isinstance(destination, dict):
-            return None, {}
-        source = {"Source.Arn": {"Fn::GetAtt": [self.function, "Arn"]}}
-        logical_id = destination.get("Id")
-        if isinstance(logical_id, str):
-            kind = self.t.type_of(logical_id)
-            if kind is None:
-                return None, {}
-            kind = _CONNECTOR_TYPES.get(kind, kind)
-            outputs = replace_cfn_resource_properties(kind, logical_id).get("Outputs", {})
-            qualifier = destination.get("Qualifier", outputs.get("Qualifier"))
-        else:
-            kind = destination.get("Type")
-            kind = _CONNECTOR_TYPES.get(kind, kind) if isinstance(kind, str) else None
-            outputs = {"Arn": destination.get("Arn"), "Name": destination.get("Name")}
-            outputs["Id"] = destination.get("ResourceId")
-            qualifier = destination.get("Qualifier")
-        return kind, {
-            **source,
-            "Destination.Arn": outputs.get("Arn"),
-            "Destination.Name": outputs.get("Name"),
-            "Destination.ResourceId": outputs.get("Id"),
-            "Destination.Qualifier": qualifier,
-        }
+        for grant in connector_grants(self.t, self.function):
+            if grant.document is None:
+                self.unknown.append(f"{grant.label}: {grant.problem}")
+            else:
+                self._document(grant.document, grant.label)
 
     # --- documents and statements -----------------------------------------------------
     def _document(self, document: Any, label: str) -> None:

@@ -6,7 +6,8 @@ statements, which no template holds. These are the public AWS documents reduced 
 decides a call (Effect, Action, NotAction, Resource, Condition), written for partition
 `aws`. Where a document's exact action list was uncertain, the entry is *broader* (a
 wildcard in place of a list): a broader grant can only hide a permission finding, never
-make a false one.
+make a false one. A `Condition` is kept only to mark its statement as conditional (the
+oracle does not evaluate conditions), so its values are abridged in places.
 
 A name that is not in `MANAGED_POLICIES` is looked up in aws-sam-translator's map of the
 AWS managed policies (what SAM accepts as a bare name in `Policies`), to tell "a real
@@ -243,7 +244,17 @@ MANAGED_POLICIES: Final[Mapping[str, tuple[dict[str, Any], ...]]] = types.Mappin
             ),
             _allow(
                 ["iam:CreateServiceLinkedRole"],
-                Condition={"StringEquals": {"iam:AWSServiceName": ["*.amazonaws.com"]}},
+                Condition={
+                    "StringEquals": {
+                        "iam:AWSServiceName": [
+                            "replication.dynamodb.amazonaws.com",
+                            "dax.amazonaws.com",
+                            "dynamodb.application-autoscaling.amazonaws.com",
+                            "contributorinsights.dynamodb.amazonaws.com",
+                            "kinesisreplication.dynamodb.amazonaws.com",
+                        ]
+                    }
+                },
             ),
         ),
         "AmazonSQSFullAccess": (_allow(["sqs:*"]),),
