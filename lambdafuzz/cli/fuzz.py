@@ -90,8 +90,9 @@ def fuzz(
     --function has each of its functions fuzzed in turn, into OUT/<logical id>/ (all at
     once with --ray, each its own campaign, with one combined summary).
 
-    Exit status: 0 nothing failed, 1 failures found (or, with --fail-on-handled, an
-    exception the handler caught), 2 usage or configuration error,
+    Exit status: 0 nothing failed, 1 failures or deployment findings (permissions,
+    idempotency, batch) found (or, with --fail-on-handled, an exception the handler
+    caught), 2 usage or configuration error,
     128 + the signal when interrupted (130 for Ctrl-C).
     """
     from lambdafuzz.config import resolve_config
@@ -149,10 +150,12 @@ def _logged_at(level: int) -> Iterator[None]:
 
 
 def _failed(finished: Any, campaign: dict[str, Any]) -> bool:
-    """Whether the campaign's exit status is the failure status: a unique failure, or with
-    --fail-on-handled an exception the application caught."""
+    """Whether the campaign's exit status is the failure status: a unique failure, a
+    deployment oracle's finding, or with --fail-on-handled an exception the application
+    caught."""
     stats = finished.stats
-    return bool(stats.unique_failures or (campaign["fail_on_handled"] and stats.unique_handled))
+    handled = campaign["fail_on_handled"] and stats.unique_handled
+    return bool(stats.unique_failures or stats.findings or handled)
 
 
 class _Reports:

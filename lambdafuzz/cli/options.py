@@ -21,6 +21,7 @@ import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.errors import ConfigError
+from lambdafuzz.model.oracle import OracleKind
 
 if TYPE_CHECKING:
     from lambdafuzz.model.target import Target
@@ -350,6 +351,15 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
         default=False,
         help="Exit with the failure status when the handler caught an exception raised by "
         "its own code (saved in handled/; by default a warning).",
+    ),
+    click.option(
+        "--no-oracle",
+        "oracles_off",
+        type=click.Choice([kind.value for kind in OracleKind]),
+        multiple=True,
+        help="Turn a deployment oracle off (repeatable): permissions (every AWS call checked "
+        "against the function's IAM policy), idempotency (events delivered twice), batch "
+        "(partial batch responses).",
     ),
 )
 

@@ -58,8 +58,9 @@ def repro(
     logged, its outcome and traceback.
 
     A bug's file (failures/) replays its smallest variant; --variant names another.
-    Exit status 1 when it fails (FAILURE or HANG), 0 otherwise (an exception the handler
-    caught, as saved in handled/, is shown but does not fail).
+    Exit status 1 when it fails (FAILURE or HANG) or a deployment oracle finds something
+    (a call the role does not allow, ...), 0 otherwise (an exception the handler caught, as
+    saved in handled/, is shown but does not fail).
     """
     from lambdafuzz.model.outcome import Status
 
@@ -105,7 +106,9 @@ def repro(
             click.echo(f"where: {failure.where}")
         click.echo(failure.traceback)
     _echo_handled(saved, result.handled)
-    ctx.exit(int(ExitCode.FAILURES_FOUND if result.status >= Status.FAILURE else ExitCode.OK))
+    found = _echo_findings(saved, (*result.findings, *_batch_findings(replayer.target, result)))
+    failed = result.status >= Status.FAILURE or found
+    ctx.exit(int(ExitCode.FAILURES_FOUND if failed else ExitCode.OK))
 
 
 def _export(directory: Path, replayer: Any, result: Any, function: str | None, force: bool) -> None:
@@ -149,6 +152,42 @@ def _echo_handled(saved: SavedInput, handled: tuple[Any, ...]) -> None:
             click.echo(
                 f"not caught again this time: {expected} (saved caught at {record.caught_at})"
             )
+
+
+def _batch_findings(target: Any, result: Any) -> tuple[Any, ...]:
+    """The batch oracle's findings of the replay (it reads the response the worker kept)
+    and its notice, said here."""
+    from lambdafuzz.fuzzer.batch_oracle import BatchOracle
+
+    oracle = BatchOracle.of(target)
+    if oracle is None:
+        return ()
+    findings, notice = oracle.check(result)
+    if notice is not None:
+        click.echo(f"notice: {notice}")
+    return findings
+
+
+def _echo_findings(saved: SavedInput, findings: tuple[Any, ...]) -> bool:
+    """The deployment oracles' findings of the replay with their evidence; for an input
+    saved as one, whether it was found again. True when the replay found any."""
+    from lambdafuzz.fuzzer.failures import FailureRecord
+
+    record = FailureRecord.from_json(saved.failure or {}, saved.name, saved.outcome)
+    expected = record.signature if record.oracle else ""
+    if not findings and not expected:
+        return False
+    click.echo(f"== deployment findings: {len(findings)}")
+    for finding in findings:
+        info = finding.info
+        click.echo(f"{finding.kind.title}: {info.message}")
+        click.echo(f"  at: {info.where}")
+        click.echo("  " + finding.evidence.replace("\n", "\n  "))
+        if info.traceback:
+            click.echo(info.traceback.rstrip("\n"))
+    if expected and all(f.info.signature != expected for f in findings):
+        click.echo(f"not found again this time: {expected}")
+    return bool(findings)
 
 
 def _echo_cost(saved: SavedInput, runs: list[CostMeasures]) -> None:

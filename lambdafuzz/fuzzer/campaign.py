@@ -19,6 +19,7 @@ from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.harness.arm_catalog import Scope, scan_arms
+from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.target import Target, app_dirs
 
 
@@ -33,6 +34,8 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         options["objective"] = Objective(options["objective"])
     if "seed_corpora" in options:
         options["seed_corpora"] = tuple(Path(p) for p in options["seed_corpora"])
+    if "oracles_off" in options:
+        options["oracles_off"] = frozenset(OracleKind(k) for k in options["oracles_off"])
     campaign = CampaignOptions(target=target, out_dir=Path(out_dir), **options)
     # the application's arms, scanned once for the whole campaign: the targeted mutator maps
     # arms to lines with it, the engine reports coverage against it and tells workers its total

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import CorpusError
+from lambdafuzz.fuzzer.batch_oracle import BatchOracle
 from lambdafuzz.fuzzer.bugs import BugBook
 from lambdafuzz.fuzzer.corpus import FAILING_FIELD, SavedInput
 from lambdafuzz.fuzzer.cost import (
@@ -48,6 +49,7 @@ from lambdafuzz.fuzzer.cost import (
     median_measures,
 )
 from lambdafuzz.fuzzer.failures import FailureRecord, RerunOutcome, failure_slug
+from lambdafuzz.fuzzer.least_privilege import LeastPrivilege
 from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator, grow
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.fuzzer.out_dir import EFS_DIR, CoverageRecord, CoveredArm, OutDir, PlotRow
@@ -66,6 +68,7 @@ from lambdafuzz.harness.worker import (
     regenerated_input,
 )
 from lambdafuzz.model.cost import CostMeasures, Measure
+from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
 from lambdafuzz.model.target import app_dirs
 
@@ -173,6 +176,15 @@ class NewHandled:
 
 
 @dataclass(slots=True, frozen=True)
+class NewFinding:
+    """A deployment oracle's finding (`model.oracle`) of a bug not seen before."""
+
+    kind: OracleKind
+    record: FailureRecord
+    bug: str = ""
+
+
+@dataclass(slots=True, frozen=True)
 class NewCostFinding:
     """An input past a cost budget, worse than the one saved for its measure before."""
 
@@ -200,6 +212,7 @@ EventT = (
     | NewFailure
     | NewVariant
     | NewHandled
+    | NewFinding
     | NewCostFinding
     | Notice
     | CampaignFinished
@@ -372,6 +385,16 @@ class Engine:
         self.handled: dict[str, FailureRecord] = {}  # exceptions the application caught
         self.bugs = BugBook()
         self.handled_bugs = BugBook()
+        # the deployment oracles' findings by kind, by signature and grouped by bug
+        self.findings: dict[OracleKind, dict[str, FailureRecord]] = {k: {} for k in OracleKind}
+        self.finding_bugs: dict[OracleKind, BugBook] = {k: BugBook() for k in OracleKind}
+        self.batch = BatchOracle.of(options.target) if options.oracle(OracleKind.BATCH) else None
+        policy = options.target.permissions
+        self.least_privilege = (
+            LeastPrivilege(policy)
+            if policy is not None and options.oracle(OracleKind.PERMISSIONS)
+            else None
+        )
         # emulator gaps met (`harness.blame`), by key: each said once, then counted
         self.emulator_gaps: dict[str, int] = {}
         self.failure_reruns = 0
@@ -466,6 +489,8 @@ class Engine:
             memory_limit_mb=options.memory_limit_mb,
             app_arms_total=self.catalog.total,
             cost=self.cost is not None,
+            permissions=options.oracle(OracleKind.PERMISSIONS),
+            batch=self.batch is not None,
             # one folder per file system for the whole campaign, kept across restarts
             file_systems_dir=str(Path(options.out_dir) / EFS_DIR),
         )
@@ -756,6 +781,16 @@ class Engine:
             self.targeting.setdefault(targeted, TargetingCounts()).children += 1
         if result.handled:
             yield from self._handled(request, result, tag, now)
+        if result.findings:
+            yield from self._findings(request, result, tag, now, result.findings)
+        if self.batch is not None:
+            found, notice = self.batch.check(result)
+            if notice is not None:
+                yield Notice("batch-ignored", notice)
+            if found:
+                yield from self._findings(request, result, tag, now, found)
+        if result.permission_use is not None and self.least_privilege is not None:
+            self.least_privilege.add(result.permission_use)
         if result.emulator_gap is not None:
             yield from self._emulator_gap(result.emulator_gap)
         if status in (Status.FAILURE, Status.HANG):
@@ -847,6 +882,36 @@ class Engine:
             self.out.save_handled(bug)
             if new:
                 yield NewHandled(record, bug.key)
+
+    def _findings(
+        self,
+        request: TestRequest,
+        result: TestResult,
+        tag: Tag,
+        now: float,
+        findings: Iterable[OracleFinding],
+    ) -> Iterator[EventT]:
+        """Count the deployment oracles' findings under their signatures; save each new
+        one with its input in its kind's folder, as `_handled` does."""
+        for finding in _distinct(findings):
+            kind, info = finding.kind, finding.info
+            signature = info.signature
+            known, book = self.findings[kind], self.finding_bugs[kind]
+            record = known.get(signature)
+            if record is not None:
+                record.hits += 1
+                self._smaller(book, signature, request, result, tag)
+                continue
+            record = self._record(
+                signature, info, result, now, oracle=kind.value, evidence=finding.evidence
+            )
+            known[signature] = record
+            recorded = self._recorded(request, result)
+            saved = self._failure_input(request, recorded, tag, record)
+            bug, new = book.add(record, saved, _size(recorded))
+            self.out.save_finding(kind, bug)
+            if new:
+                yield NewFinding(kind, record, bug.key)
 
     def _emulator_gap(self, gap: EmulatorGap) -> Iterator[EventT]:
         """An exception raised inside the emulator or lambdafuzz (`harness.blame`): said
@@ -1434,6 +1499,7 @@ class Engine:
         for book, known, entries in (
             (self.bugs, self.failures, existing.failures),
             (self.handled_bugs, self.handled, existing.handled),
+            *((self.finding_bugs[k], self.findings[k], found) for k, found in existing.findings),
         ):
             for entry in entries:
                 bug = book.load(entry.title, entry.path.name, entry.variants, entry.other_hits)
@@ -1566,6 +1632,8 @@ class Engine:
             unique_handled=len(self.handled_bugs),
             handled_variants=self.handled_bugs.variants,
             handled_hits=self.handled_bugs.hits,
+            findings={k.value: len(b) for k, b in self.finding_bugs.items() if len(b)},
+            finding_hits={k.value: b.hits for k, b in self.finding_bugs.items() if len(b)},
             emulator_gaps=dict(self.emulator_gaps),
             failing_parents=sum(1 for e in self.queue if e.failing),
             rejections=self.rejections.top(),
@@ -1595,6 +1663,11 @@ class Engine:
                 self.out.save_flaky(record, self._flaky_inputs[signature])
             for bug in self.handled_bugs:
                 self.out.save_handled(bug)
+            for kind, book in self.finding_bugs.items():
+                for bug in book:
+                    self.out.save_finding(kind, bug)
+            if self.least_privilege is not None:
+                self.out.write_permissions(self.least_privilege.report())
             for measure, finding in self.cost_findings.items():
                 self.out.save_cost(finding, self._cost_inputs[measure])
             self.out.write_coverage(self.coverage())
@@ -1643,3 +1716,12 @@ def _earlier_first(old: Iterable[Any], new: tuple[Any, ...]) -> tuple[Any, ...] 
         return None
     known = set(old)
     return (*old, *(x for x in new if x not in known))
+
+
+def _distinct(findings: Iterable[OracleFinding]) -> list[OracleFinding]:
+    """One finding per kind and signature of a test: a loop making the same denied call
+    a hundred times is one hit of that finding, not a hundred."""
+    seen: dict[tuple[OracleKind, str], OracleFinding] = {}
+    for finding in findings:
+        seen.setdefault((finding.kind, finding.info.signature), finding)
+    return list(seen.values())

@@ -85,6 +85,10 @@ class FailureRecord:
     # whether the exception was raised by the "application" or inside a "library"
     caught_at: str = ""
     raised_in: str = ""
+    # a deployment oracle's finding (`model.oracle`): its kind's name (`permissions`) and
+    # the evidence a reader acts on (the statement that would allow the call, ...)
+    oracle: str = ""
+    evidence: str = ""
 
     @property
     def handled(self) -> bool:
@@ -95,8 +99,10 @@ class FailureRecord:
         handled = (
             {"caught_at": self.caught_at, "raised_in": self.raised_in} if self.caught_at else {}
         )
+        oracle = {"oracle": self.oracle, "evidence": self.evidence} if self.oracle else {}
         return {
             **handled,
+            **oracle,
             "signature": self.signature,
             "status": self.status,
             "exception_type": self.info.exception_type,
@@ -143,6 +149,8 @@ class FailureRecord:
             world_inconsistency=str(data.get("world_inconsistency") or ""),
             caught_at=str(data.get("caught_at") or ""),
             raised_in=str(data.get("raised_in") or ""),
+            oracle=str(data.get("oracle") or ""),
+            evidence=str(data.get("evidence") or ""),
         )
 
 

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.target import Target
 
 #: Probability that a fresh string draw takes a dictionary constant (when there are any).
@@ -123,6 +124,17 @@ class CampaignOptions:
     # exceptions the application caught (`handled/`) make the campaign's exit status the
     # failure status too; by default they are warnings
     fail_on_handled: bool = False
+    # the deployment oracles turned off (`model.oracle.OracleKind`); the permission oracle
+    # runs only for a target with a policy (a template's, or `permissions:` in the config)
+    oracles_off: frozenset[OracleKind] = frozenset()
+
+    def oracle(self, kind: OracleKind) -> bool:
+        """Whether the oracle `kind` checks this campaign's tests."""
+        if kind in self.oracles_off:
+            return False
+        if kind is OracleKind.PERMISSIONS:
+            return self.target.permissions is not None
+        return True
 
     @property
     def deterministic(self) -> bool:
@@ -258,4 +270,6 @@ def _plain(value: Any, base: Path) -> Any:
         return relative_to(value, base)
     if isinstance(value, tuple):
         return [_plain(v, base) for v in value]
+    if isinstance(value, frozenset):
+        return sorted(_plain(v, base) for v in value)
     return value

@@ -3,7 +3,9 @@
 The engine writes `campaign.json` (the options, including the dictionary that replay
 needs), `stats.json`, `plot_data.csv`, `coverage.json`, `corpus/`, `failures/` and
 `cost/` (the worst input past each cost budget, `fuzzer.cost.CostFinding`), `handled/`
-(exceptions the application caught, one input per signature, kept on resume);
+(exceptions the application caught, one input per signature, kept on resume), one folder
+per deployment oracle with findings (`permissions/`, `idempotency/`, `batch/`) and the
+least-privilege report `permissions.json`;
 `lambdafuzz minimize` adds `NAME.min.json` beside a failure.  Everything else — replay,
 reports, CI outputs, the pytest plugin, resume — reads the folder through the typed
 records here.  Readers tolerate a campaign that was interrupted: a missing file is an empty
@@ -42,7 +44,7 @@ import re
 import socket
 import stat
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -65,6 +67,7 @@ from lambdafuzz.fuzzer.failures import FailureRecord
 from lambdafuzz.fuzzer.options import DICTIONARY_P, CampaignOptions, TargetIdentity
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.model.oracle import OracleKind
 
 T = TypeVar("T")  # a record read from one of the folder's JSON files
 
@@ -101,8 +104,18 @@ LEGACY_CORPUS_DIR = re.compile(rf"{CORPUS_DIR}\.prev(\d+)")
 ENTRY_NAME = re.compile(r"id-(\d+)")
 #: The folders and files lambdafuzz writes in an out dir: each must be a real one (or not
 #: there yet), never a symlink that would lead a write out of the out dir (`check_layout`).
-OWN_FOLDERS = (CORPUS_DIR, FAILURES_DIR, FLAKY_DIR, HANDLED_DIR, COST_DIR, EFS_DIR, RAY_DIR)
-OWN_FILES = (CAMPAIGN_FILE, STATS_FILE, PLOT_FILE, COVERAGE_FILE, REPORT_FILE, LOCK_FILE)
+#: The deployment oracles' findings: one folder per kind (`permissions/`, ...), the
+#: failures/ format with `oracle` and `evidence` in the record.
+ORACLE_DIRS = tuple(kind.value for kind in OracleKind)
+#: Where a campaign's least-privilege report goes (permission oracle on only).
+PERMISSIONS_REPORT = "permissions.json"
+OWN_FOLDERS = (
+    CORPUS_DIR, FAILURES_DIR, FLAKY_DIR, HANDLED_DIR, COST_DIR, EFS_DIR, RAY_DIR, *ORACLE_DIRS
+)  # fmt: skip
+OWN_FILES = (
+    CAMPAIGN_FILE, STATS_FILE, PLOT_FILE, COVERAGE_FILE, REPORT_FILE, LOCK_FILE,
+    PERMISSIONS_REPORT,
+)  # fmt: skip
 
 
 # =========================================================================== records
@@ -340,6 +353,10 @@ class CampaignDir:
     problems: tuple[str, ...]  # files that could not be read
     cost: tuple[CostEntry, ...] = ()  # cost findings, worst first by measure order
     handled: tuple[FailureEntry, ...] = ()  # handled/: exceptions the application caught
+    # the deployment oracles' findings by kind, in `OracleKind` order (kinds with none left
+    # out); and the least-privilege report (`permissions.json`), None when not written
+    findings: tuple[tuple[OracleKind, tuple[FailureEntry, ...]], ...] = ()
+    permissions: dict[str, Any] | None = None
 
     @property
     def handler(self) -> str:
@@ -358,12 +375,18 @@ class ExistingCampaign:
     next_number: int  # new inputs are named id-NNNNNN from here on: no name is reused
     flaky: tuple[FailureEntry, ...] = ()  # flaky/: failures that did not reproduce
     handled: tuple[FailureEntry, ...] = ()  # handled/: exceptions the application caught
+    findings: tuple[tuple[OracleKind, tuple[FailureEntry, ...]], ...] = ()  # by oracle
 
     @property
     def is_resume(self) -> bool:
         """Whether an earlier campaign left anything here (the seed corpora do not count)."""
         return bool(
-            self.meta is not None or self.resumed or self.failures or self.flaky or self.handled
+            self.meta is not None
+            or self.resumed
+            or self.failures
+            or self.flaky
+            or self.handled
+            or self.findings
         )
 
 
@@ -627,6 +650,43 @@ class OutDir:
         (exit status 1 only with `--fail-on-handled`)."""
         return self._save_bug(self.path / HANDLED_DIR, bug)
 
+    def save_finding(self, kind: OracleKind, bug: Bug) -> Path:
+        """Write (or rewrite) a deployment oracle's finding, grouped as failures are, in
+        its kind's folder (`permissions/`, ...)."""
+        return self._save_bug(self.path / kind.value, bug)
+
+    def write_permissions(self, report: Mapping[str, Any]) -> Path:
+        """The least-privilege report: `permissions.json`."""
+        path = self.path / PERMISSIONS_REPORT
+        _write_in_folder(path, dict(report))
+        return path
+
+    def read_permissions(self, problems: list[str]) -> dict[str, Any] | None:
+        path = self.path / PERMISSIONS_REPORT
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_bytes()[:MAX_RECORD_BYTES])
+        except (OSError, ValueError) as exc:
+            problems.append(f"{path}: unreadable ({exc})")
+            return None
+        return data if isinstance(data, dict) else None
+
+    def _oracle_findings(
+        self, problems: list[str]
+    ) -> tuple[tuple[OracleKind, tuple[FailureEntry, ...]], ...]:
+        found: list[tuple[OracleKind, tuple[FailureEntry, ...]]] = []
+        for kind in OracleKind:
+            entries = []
+            for item in self.iter_failures(self.path / kind.value):
+                if isinstance(item, CorpusError):
+                    problems.append(str(item))
+                else:
+                    entries.append(item)
+            if entries:
+                found.append((kind, tuple(_grouped(entries))))
+        return tuple(found)
+
     def save_cost(self, finding: CostFinding, saved: SavedInput) -> Path:
         """Write (or replace, with a worse input) the cost finding of one measure."""
         path = self.path / COST_DIR / finding.file_name
@@ -668,13 +728,15 @@ class OutDir:
         Every step is safe to interrupt: a later resume finishes it."""
         self.check_layout()
         notes = []
+        oracles = tuple(self.path / name for name in ORACLE_DIRS)
         folders = (self.path, self.corpus_dir, self.failures_dir, self.path / HANDLED_DIR)
+        folders += oracles
         stale = sum(remove_stale_temps(d) for d in folders)
         if stale:
             notes.append(f"removed {stale} temporary file(s) left by an interrupted write")
         for legacy in self._legacy_corpora():
             notes.append(self._merge_legacy(legacy))
-        for folder in (self.failures_dir, self.path / HANDLED_DIR):
+        for folder in (self.failures_dir, self.path / HANDLED_DIR, *oracles):
             note = self._group_bug_files(folder)
             if note:
                 notes.append(note)
@@ -876,6 +938,8 @@ class OutDir:
             else:
                 handled.append(item)
         handled = _grouped(handled)
+        findings = self._oracle_findings(problems)
+        permissions = self.read_permissions(problems)
         return CampaignDir(
             self.path,
             meta,
@@ -884,6 +948,8 @@ class OutDir:
             tuple(problems),
             cost=tuple(cost),
             handled=tuple(handled),
+            findings=findings,
+            permissions=permissions,
         )
 
     def read_existing(self, seed_corpora: tuple[Path, ...] = ()) -> ExistingCampaign:
@@ -930,6 +996,7 @@ class OutDir:
             self.next_entry_number(),
             tuple(flaky),
             tuple(_grouped(handled)),
+            self._oracle_findings(problems),
         )
 
     def read_plot_rows(self) -> list[PlotRow]:

@@ -61,6 +61,10 @@ class Stats:
     #: tests that met an exception of the emulator or lambdafuzz (`harness.blame`), by the
     #: gap's key: counted invalid, never failures
     emulator_gaps: dict[str, int] = field(default_factory=dict)
+    #: the deployment oracles' findings (`model.oracle`), by kind (`permissions`): unique
+    #: findings (one file each in that kind's folder) and how many tests found them
+    findings: dict[str, int] = field(default_factory=dict)
+    finding_hits: dict[str, int] = field(default_factory=dict)
     #: saved corpus inputs that failed (kept as parents because they covered new arms)
     failing_parents: int = 0
     #: what stopped the tests that did not end VALID, most hits first (`fuzzer.rejections`)
@@ -81,7 +85,7 @@ class Stats:
                     str(k): {str(a): int(b) for a, b in dict(v).items()}
                     for k, v in dict(raw or {}).items()
                 }
-            elif f.name == "emulator_gaps":
+            elif f.name in ("emulator_gaps", "findings", "finding_hits"):
                 values[f.name] = {str(k): int(v) for k, v in dict(raw or {}).items()}
             elif f.name == "cost_maxima":
                 values[f.name] = {str(k): float(v) for k, v in dict(raw or {}).items()}

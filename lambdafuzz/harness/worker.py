@@ -13,7 +13,9 @@ worker dies mid-test the campaign regenerates the same input locally to save it.
 from __future__ import annotations
 
 import contextlib
+import decimal
 import hashlib
+import json
 import multiprocessing
 import os
 import pickle
@@ -82,8 +84,10 @@ from lambdafuzz.harness.worker_startup import (
     import_error_message,
 )
 from lambdafuzz.model.cost import CostMeasures
+from lambdafuzz.model.oracle import OracleFinding
 from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
-from lambdafuzz.model.target import Target, Trigger, app_dirs
+from lambdafuzz.model.permissions import PermissionUse
+from lambdafuzz.model.target import Target, Trigger, TriggerKind, app_dirs
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
 
 ArmT = Any  # a stable, picklable branch-arm key (harness.arm_catalog.ArmKey)
@@ -157,6 +161,12 @@ class WorkerSpec:
     cost: bool = False
     # record exceptions the application catches (`harness.handled`): the handled findings
     handled: bool = True
+    # check every AWS call against the function's IAM policy (`harness.permission_check`;
+    # only when the target has one): the permission oracle
+    permissions: bool = True
+    # keep the handler's response as Lambda reads it (`TestResult.response`) for an SQS,
+    # Kinesis or DynamoDB-stream trigger: the batch oracle reads its batchItemFailures
+    batch: bool = True
     # where the function's file systems (`Target.file_systems`) live on the host: one
     # folder per mount, `<dir>/<name>`, the same for every worker of the campaign (`OUT/
     # efs`); "": in the worker's own temp dir (a replay's, gone with the worker)
@@ -238,6 +248,13 @@ class TestResult:
     # exceptions the application caught during the handler call (`harness.handled`),
     # one per signature; they do not change `status`
     handled: tuple[HandledException, ...] = ()
+    # what the deployment oracles found (`model.oracle`): calls the role would not allow
+    findings: tuple[OracleFinding, ...] = ()
+    # what the test's AWS calls needed of the function's policy (permission oracle on only)
+    permission_use: PermissionUse | None = None
+    # the handler's return value as Lambda's runtime serializes it (JSON-decoded; a string
+    # saying why when it cannot be serialized), for the batch triggers only (`WorkerSpec.batch`)
+    response: Any = None
     # the summary of the world this test generated, when the worker gave it (`KeptInput`)
     world_summary: dict[str, Any] | None = None
     # how much input it read (`ChoiceSequence.size`), also when its recording is kept in the
@@ -319,7 +336,7 @@ class WorkerRuntime:
         from lambdafuzz.harness.isolation import unisolated
         from lambdafuzz.harness.safety import arm, next_record, refuse_native_code, sandbox_env
         from lambdafuzz.harness.traceback_speedups import speed_up_tracebacks
-        from lambdafuzz.model.target import app_dirs, resolve_env
+        from lambdafuzz.model.target import app_dirs, resolve_env, resolve_policy
 
         self.spec = spec
         self.output = output
@@ -332,6 +349,12 @@ class WorkerRuntime:
 
             self.meter = CostMeter()
             self.meter.install()
+        self.permissions = None
+        if spec.permissions and target.permissions is not None:  # hooks botocore, as above
+            from lambdafuzz.harness.permission_check import PermissionCheck
+
+            self.permissions = PermissionCheck(app_dirs(target), "", "")
+            self.permissions.install()
         self.backend = make_backend(spec.backend, spec.endpoint)
         self.backend.start()
         if spec.aws_path == "fast" and spec.backend == "moto":  # before the handler's import
@@ -339,6 +362,10 @@ class WorkerRuntime:
 
             install_fast_path()
         loaded = self.backend.load(resources_only(target))
+        if self.permissions is not None:
+            self.permissions.region = loaded.world.region
+            self.permissions.account = loaded.world.account_id
+            self.permissions.use(resolve_policy(target, loaded))
         extra = {**self.backend.client_env(), **resolve_env(target, loaded)}
         # restored exactly before every test (`_fresh_sandbox`)
         self.env = sandbox_env(extra, home=iso.home, tmpdir=iso.tmp_dir)
@@ -358,6 +385,8 @@ class WorkerRuntime:
         # too, once the import is done), whichever thread asks.
         import_guard = arm()
         self.collector.begin()
+        if self.permissions is not None:  # the import's calls count for the first test
+            self.permissions.begin()
         try:
             with watch_import():  # the campaign learns the import started; a hang is reported
                 self.handler = import_handler(
@@ -365,6 +394,8 @@ class WorkerRuntime:
                 )
         finally:
             self.import_coverage = dict(self.collector.end().hits)
+            if self.permissions is not None:
+                self.permissions.pause()
         # restored before every test (`_fresh_sandbox`): where the handler's import left it
         self._cwd = _current_dir() or os.path.abspath(target.root)
         self._cwd_fd = _open_dir(self._cwd)
@@ -378,6 +409,7 @@ class WorkerRuntime:
         self._formatted: set[str] = set()  # signatures answered with their traceback
         self._formatted_at: dict[str, int] = {}  # failure site -> its signatures formatted
         self._threads_at_ready = threading.active_count()  # the worker's own (`ready`)
+        self._batch = spec.batch and target.trigger.kind in BATCH_TRIGGERS
         total = spec.app_arms_total
         self.info = WorkerInfo(
             pid=os.getpid(),
@@ -591,6 +623,7 @@ class WorkerRuntime:
         collector = self.collector
         failure: FailureInfo | None = None
         return_value = ""
+        response = None
         guard = self._guard  # armed since before the import; also what threads did since
         output = self.output
         if output is not None:
@@ -599,6 +632,9 @@ class WorkerRuntime:
         collector.begin()
         if meter is not None:
             meter.begin()
+        permissions = self.permissions
+        if permissions is not None:
+            permissions.begin()
         escaped: BaseException | None = None
         failed: BaseException | None = None
         # the traceback is formatted here only when the answer carries the recording: else
@@ -610,8 +646,12 @@ class WorkerRuntime:
             finally:
                 if meter is not None:
                     meter.stop()
+                if permissions is not None:
+                    permissions.pause()
             status, failure = classify_return(value, target.outcomes)
             return_value = _short_repr(value)
+            if self._batch:
+                response = lambda_json(value)
             if guard.violations:  # the handler swallowed the refusal; still a violation
                 failed = guard.violations[0]
                 status, failure = classify_exception(
@@ -640,6 +680,7 @@ class WorkerRuntime:
         escaped = None  # its traceback holds the handler's frames
         coverage = dict(branch_hits.hits)
         cost = None if meter is None else meter.measures(collector.max_hits)
+        findings, permission_use = permissions.end() if permissions is not None else ((), None)
         log = ""
         if output is not None:
             output.end()
@@ -666,6 +707,9 @@ class WorkerRuntime:
             cost=cost,
             hit_counts=branch_hits.counts or {},
             handled=handled,
+            findings=findings,
+            permission_use=permission_use,
+            response=response,
             invalid_reason=f"emulator gap: {gap.key}" if gap is not None else "",
             emulator_gap=gap,
         )
@@ -716,6 +760,28 @@ def _environ_data() -> Mapping[Any, Any]:
     to keep it."""
     data = getattr(os.environ, "_data", None)
     return data if isinstance(data, dict) else dict(os.environ)
+
+
+#: Triggers whose response Lambda reads for `batchItemFailures` (when the event source
+#: mapping reports them).
+BATCH_TRIGGERS = frozenset({TriggerKind.SQS, TriggerKind.KINESIS, TriggerKind.DYNAMODB_STREAM})
+
+
+def lambda_json(value: Any) -> Any:
+    """`value` as Lambda's Python runtime hands a response on: serialized to JSON
+    (Decimals as numbers, as the runtime's encoder writes them) and read back; a string
+    saying why when it cannot be serialized (the invocation then fails with
+    Runtime.MarshalError, and a batch is retried whole)."""
+    try:
+        return json.loads(json.dumps(value, default=_runtime_default))
+    except (TypeError, ValueError, RecursionError) as exc:
+        return f"<not serializable to JSON: {type(exc).__name__}: {exc}>"[:300]
+
+
+def _runtime_default(value: Any) -> Any:
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
 def _short_repr(value: Any, limit: int = 300) -> str:

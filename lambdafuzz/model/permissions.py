@@ -131,3 +131,15 @@ class AwsCall:
 
     operation: str  # botocore's "s3.CopyObject"
     needs: tuple[Permission, ...]
+
+
+@dataclass(slots=True, frozen=True)
+class PermissionUse:
+    """What one test's AWS calls needed of the policy: the least-privilege report's data.
+
+    `granted` pairs an action (`s3:GetObject`) with the index in `Policy.statements` of the
+    statement that granted it; `undecided` holds the permissions only an unknown grant
+    (`Policy.unknown`) might allow."""
+
+    granted: frozenset[tuple[str, int]] = frozenset()
+    undecided: frozenset[Permission] = frozenset()

@@ -18,6 +18,12 @@ of level `warning` at the handler's definition.  Handled exceptions (`handled/`:
 caught by the application, see `harness.handled`) are warnings too, placed where they were
 raised: a passing JUnit testcase with the exception on its `system-err`, a SARIF result of
 level `warning` under the rule `handled/<type>`.
+
+The deployment oracles' findings (`permissions/`, `idempotency/`, `batch/`: what production
+would do differently from the test, `model.oracle`) are failures: a failing JUnit testcase
+in the class `<suite>.<kind>` with the finding's evidence, a SARIF result of level `error`
+under the rule `<kind>/<type>` (`permissions/AccessDenied`) at the application line that
+made the call.
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ from lambdafuzz.config.campaign import reproduce_command
 from lambdafuzz.fuzzer.out_dir import CampaignDir, CostEntry, FailureEntry, read_campaign_dir
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.model.bug import bug_fingerprint
+from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.outcome import is_app_location, shown_signature
 from lambdafuzz.model.target import Target
 
@@ -66,6 +73,7 @@ def _summary(c: CampaignDir) -> str:
         f"branches {s.app_branches_covered}/{s.app_branches_total}, "
         f"corpus {s.corpus_size}, failures: {_bugs(c.failures)}"
         + (f", handled exceptions: {_bugs(c.handled)}" if c.handled else "")
+        + "".join(f", {kind.title}s: {len(found)}" for kind, found in c.findings)
     )
 
 
@@ -116,6 +124,17 @@ def _handled_text(entry: FailureEntry) -> str:
     )
 
 
+def _finding_text(c: CampaignDir, kind: OracleKind, entry: FailureEntry) -> str:
+    """A deployment oracle's finding: what, where, its evidence, the call's stack."""
+    record = entry.record
+    hits = f"{entry.hits} test{'s' if entry.hits != 1 else ''}"
+    return (
+        f"{kind.title}: {entry.message} (at {record.info.where}; {hits})\n"
+        f"{record.evidence}\n\n{entry.traceback}\n"
+        f"Reproduce: {reproduce_command(c, entry.path)}\n"
+    )
+
+
 # =========================================================================== JUnit
 def junit_tree(
     out_dir: Path | str, target: Target | None = None, *, uri_base: Path | None = None
@@ -126,14 +145,15 @@ def junit_tree(
     base = uri_base_for(target, uri_base) if target is not None else None
     elapsed = f"{_stats(c).elapsed_s:.3f}"
     suite_name = f"lambdafuzz.{c.handler}"
-    tests = max(1, len(c.failures)) + len(c.cost) + len(c.handled)
+    found = sum(len(entries) for _, entries in c.findings)
+    tests = max(1, len(c.failures)) + len(c.cost) + len(c.handled) + found
     stamp_source = Path(out_dir) / "stats.json"
     mtime = stamp_source.stat().st_mtime if stamp_source.is_file() else time.time()
     root = ET.Element(
         "testsuites",
         name="lambdafuzz",
         tests=str(tests),
-        failures=str(len(c.failures)),
+        failures=str(len(c.failures) + found),
         errors="0",
         time=elapsed,
     )
@@ -146,7 +166,7 @@ def junit_tree(
         timestamp=time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(mtime)),
         hostname=socket.gethostname() or "localhost",
         tests=str(tests),
-        failures=str(len(c.failures)),
+        failures=str(len(c.failures) + found),
         errors="0",
         skipped="0",
         time=elapsed,
@@ -220,6 +240,26 @@ def junit_tree(
             f"warning: {_handled_text(entry)}\n\n{entry.traceback}\n"
             f"Reproduce: {reproduce_command(c, entry.path)}\n"
         )
+    for kind, entries in c.findings:  # failures: what production would do differently
+        for entry in entries:
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                name=_xml_text(f"{kind.value}: {entry.message}"[:300]),
+                classname=f"{suite_name}.{kind.value}",
+                time="0",
+            )
+            if target is not None and base is not None:
+                where = failure_location(entry, target)
+                case.set("file", where.uri(base))
+                case.set("line", str(where.line))
+            failure = ET.SubElement(
+                case,
+                "failure",
+                message=_xml_text(f"{kind.title}: {entry.message}"[:1000]),
+                type=_xml_text(f"{kind.value}/{entry.exception_type}"),
+            )
+            failure.text = _xml_text(_finding_text(c, kind, entry))
     ET.SubElement(suite, "system-out").text = _xml_text(_summary(c))
     ET.SubElement(suite, "system-err").text = _xml_text("\n".join(c.problems))
     ET.indent(root)
@@ -546,6 +586,45 @@ def sarif_log(
                 },
             }
         )
+    for kind, entries in c.findings:
+        for entry in entries:
+            rule_id = f"{kind.value}/{entry.exception_type}"
+            if rule_id not in rule_index:
+                rule_index[rule_id] = len(rules)
+                rules.append(_finding_rule(rule_id, kind, c.handler))
+            where = failure_location(entry, target)
+            results.append(
+                {
+                    "ruleId": rule_id,
+                    "ruleIndex": rule_index[rule_id],
+                    "level": "error",
+                    "message": {
+                        "text": f"{kind.title}: {entry.message}\n{entry.record.evidence}"[:2000]
+                    },
+                    "locations": [
+                        {
+                            "physicalLocation": {
+                                "artifactLocation": {"uri": where.uri(base), "uriBaseId": SRCROOT},
+                                "region": {"startLine": where.line},
+                            }
+                        }
+                    ],
+                    "partialFingerprints": {
+                        "lambdafuzzFinding/v1": _unique(
+                            fingerprint(entry, where, f"{kind.value}: "), taken
+                        )
+                    },
+                    "properties": {
+                        "bug": entry.title,
+                        "signature": entry.signature,
+                        "evidence": entry.record.evidence,
+                        "function": where.function,
+                        "hits": entry.hits,
+                        "reproducer": str(entry.path),
+                        "reproduce": reproduce_command(c, entry.path),
+                    },
+                }
+            )
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -588,3 +667,46 @@ def write_sarif(
     data = sarif_log(out_dir, target, uri_base=uri_base)
     path.write_text(json.dumps(data, indent=1, default=repr) + "\n", encoding="utf-8")
     return path
+
+
+#: What each deployment oracle's SARIF rule says (`model.oracle.OracleKind`).
+_FINDING_RULES = {
+    OracleKind.PERMISSIONS: (
+        "The handler makes an AWS call its function's role does not allow",
+        "lambdafuzz generated an AWS world and event on which the handler {handler} makes "
+        "an AWS call that no statement of its role allows: in production the call fails "
+        "with AccessDenied. The finding names the call, the statement that would allow it, "
+        "and the input that reaches it.",
+        "Grant the permission (the finding shows a least-privilege statement) or remove the "
+        "call; `lambdafuzz repro FILE` replays the input and shows the call again.",
+    ),
+    OracleKind.IDEMPOTENCY: (
+        "A second delivery of the same event changes the AWS world again",
+        "AWS delivers the events of the handler {handler} at least once; lambdafuzz "
+        "delivered one twice and the second delivery changed the world in a way the first "
+        "did not predict (a duplicate item, a second message).",
+        "Make the handler idempotent (Powertools' @idempotent, a conditional write keyed "
+        "by the event's id); `lambdafuzz repro FILE` shows both changes.",
+    ),
+    OracleKind.BATCH: (
+        "The handler's partial batch response is wrong",
+        "Lambda reads the batchItemFailures response of the handler {handler} to decide "
+        "which records to retry; lambdafuzz found a response Lambda would read wrongly "
+        "(an id not in the batch, a malformed response, a record's error swallowed).",
+        "Report every failed record's id, and only those; `lambdafuzz repro FILE` shows "
+        "the batch and the response.",
+    ),
+}
+
+
+def _finding_rule(rule_id: str, kind: OracleKind, handler: str) -> dict[str, Any]:
+    short, full, help_text = _FINDING_RULES[kind]
+    return {
+        "id": rule_id,
+        "name": "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", rule_id)),
+        "shortDescription": {"text": short},
+        "fullDescription": {"text": full.format(handler=handler)},
+        "defaultConfiguration": {"level": "error"},
+        "help": {"text": help_text},
+        "properties": {"tags": ["fuzzing", "reliability", "deployment", kind.value]},
+    }

@@ -292,6 +292,13 @@ def _handled_section(c: CampaignDir, target: Target | None) -> str:
     return "".join(_one_failure(c, i, e, target, kind="handled") for i, e in enumerate(c.handled))
 
 
+def _findings(
+    c: CampaignDir, kind: str, found: tuple[FailureEntry, ...], target: Target | None
+) -> str:
+    """A deployment oracle's findings (`permissions/`, ...), each with its evidence."""
+    return "".join(_one_failure(c, i, e, target, kind=kind) for i, e in enumerate(found))
+
+
 def _one_failure(
     c: CampaignDir, i: int, entry: FailureEntry, target: Target | None, *, kind: str = "failure"
 ) -> str:
@@ -314,6 +321,8 @@ def _one_failure(
     )
     if record.world_inconsistency:
         meta += f"<p class='note'>{esc(record.world_inconsistency)}</p>"
+    if record.evidence:
+        meta += f"<h4>Evidence</h4><pre>{esc(record.evidence)}</pre>"
     if record.caught_at:
         meta += (
             f"<p>Caught by the application at <code>{esc(record.caught_at)}</code> "
@@ -572,6 +581,14 @@ def render_report(out_dir: Path | str, target: Target | None = None) -> str:
         ("failures", f"Failures ({len(c.failures)})", _failure_section(c, target)),
         ("handled", f"Handled exceptions ({len(c.handled)})", _handled_section(c, target)),
         ("cost", f"Cost findings ({len(c.cost)})", _cost_section(c, target)),
+        *(
+            (
+                kind.value,
+                f"{kind.title.capitalize()}s ({len(found)})",
+                _findings(c, kind.value, found, target),
+            )
+            for kind, found in c.findings
+        ),
         ("source", "Application source and branch arms", _source_section(c, out, target)),
     ]
     nav = " | ".join(f"<a href='#{key}'>{esc(title)}</a>" for key, title, _ in sections)

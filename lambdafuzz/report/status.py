@@ -14,11 +14,13 @@ from lambdafuzz.fuzzer.engine import (
     NewCostFinding,
     NewCoverage,
     NewFailure,
+    NewFinding,
     NewHandled,
     Notice,
     Progress,
 )
 from lambdafuzz.fuzzer.stats import Stats
+from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.target import Target
 from lambdafuzz.report.rejections import low_valid_flag, low_valid_warning, valid_share
 
@@ -26,7 +28,7 @@ PLAIN_INTERVAL_S = 5.0
 #: Notices that go to stderr, even with --quiet (which shows errors and the summary only):
 #: a skipped saved file, a config that changed under a resumed campaign, a lock taken over
 #: from a killed one say the out dir is not what it was, and must not go unseen.
-STDERR_NOTICES = frozenset({"corpus-corrupt", "config-changed", "lock-taken-over"})
+STDERR_NOTICES = frozenset({"corpus-corrupt", "config-changed", "lock-taken-over", "batch-ignored"})
 #: Notices that are news, not warnings: shown as they are (not with --quiet).
 INFO_NOTICES = frozenset({"resumed"})
 
@@ -39,6 +41,7 @@ def _coverage(stats: Stats) -> str:
 
 def status_line(stats: Stats) -> str:
     handled = f"  handled {stats.unique_handled}" if stats.unique_handled else ""
+    handled += "".join(f"  {kind} {n}" for kind, n in stats.findings.items())
     line = (
         f"[{stats.elapsed_s:7.1f}s] execs {stats.execs} ({stats.execs_per_sec:.0f}/s)  "
         f"branches {_coverage(stats)}  valid {valid_share(stats)}  corpus {stats.corpus_size}  "
@@ -96,6 +99,7 @@ def summary(
             else ""
         ),
         *handled_lines(finished),
+        *finding_lines(finished),
         *gap_lines(s),
         f"  time in handler {s.time_in_handler_s:.1f} s; generation {s.time_in_generation_s:.1f} s; "
         f"reset+load {s.time_in_reset_load_s:.1f} s",
@@ -124,11 +128,47 @@ def summary(
         lines.append(f"  isolation       {finished.isolation}")
     lines.append(
         f"  outputs         {finished.out_dir}/ (corpus/, failures/, handled/, cost/, "
-        "stats.json, plot_data.csv)"
+        + "".join(f"{kind}/, " for kind in s.findings)
+        + "stats.json, plot_data.csv)"
     )
     if warnings:
         lines += low_valid_warning(s, target, function)
     return "\n".join(lines)
+
+
+def finding_lines(finished: CampaignFinished) -> list[str]:
+    """The deployment oracles' findings: one line per kind, then each finding with where
+    the call was made and its saved input; then the least-privilege report."""
+    from lambdafuzz.fuzzer.least_privilege import report_lines
+    from lambdafuzz.fuzzer.out_dir import OutDir
+
+    s = finished.stats
+    lines: list[str] = []
+    campaign = OutDir(finished.out_dir)
+    for kind in OracleKind:
+        count = s.findings.get(kind.value, 0)
+        if not count:
+            continue
+        hits = s.finding_hits.get(kind.value, 0)
+        lines.append(
+            f"  {kind.value:<15} {count} {kind.title}{'' if count == 1 else 's'} "
+            f"({hits} tests; in {kind.value}/)"
+        )
+        found = campaign.iter_failures(finished.out_dir / kind.value)
+        shown = [e for e in found if not isinstance(e, Exception)]
+        for entry in shown[:MAX_HANDLED_SHOWN]:
+            message = " ".join(entry.record.info.message.split())
+            said = f"{message[:110]}{'…' if len(message) > 110 else ''}"
+            lines.append(f"    {said} at {entry.record.info.where}  [{entry.path}]")
+        if len(shown) > MAX_HANDLED_SHOWN:
+            lines.append(f"    ... and {len(shown) - MAX_HANDLED_SHOWN} more in {kind.value}/")
+    report = campaign.read_permissions([])
+    if report is not None:
+        lines += [
+            f"  least privilege {line}" if not i else f"                  {line}"
+            for i, line in enumerate(report_lines(report))
+        ]
+    return lines
 
 
 #: Handled exceptions listed one by one in the summary; the rest are counted.
@@ -226,6 +266,13 @@ def _follow_plain(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 print(f"    ({event.record.world_inconsistency})", file=out, flush=True)
         elif isinstance(event, NewCostFinding):
             print(f"  cost finding: {event.finding.headline()}", file=out, flush=True)
+        elif isinstance(event, NewFinding):
+            record = event.record
+            print(
+                f"  new {event.kind.title}: {record.info.message} (at {record.info.where})",
+                file=out,
+                flush=True,
+            )
         elif isinstance(event, NewHandled):
             record = event.record
             print(
@@ -271,6 +318,8 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
             )
             if stats.unique_handled:
                 table.add_row("handled exceptions", str(stats.unique_handled))
+            for kind, count in stats.findings.items():
+                table.add_row(f"{kind} findings", str(count))
             warning = low_valid_flag(stats)
             if warning:
                 table.add_row("[yellow]warning[/yellow]", escape(warning))
@@ -301,6 +350,9 @@ def _follow_live(events: Iterable[EventT], out: TextIO) -> Iterator[EventT]:
                 recent.append(f"[magenta]cost[/magenta] {escape(event.finding.headline())}")
             elif isinstance(event, NewHandled):
                 recent.append(f"[yellow]handled[/yellow] {escape(event.record.signature)}")
+            elif isinstance(event, NewFinding):
+                said = escape(event.record.info.message)
+                recent.append(f"[red]{event.kind.value}[/red] {said}")
             elif isinstance(event, Notice) and event.slug in STDERR_NOTICES:
                 _warn(event)  # Live shows stderr above the panel
             elif isinstance(event, Notice) and event.slug in INFO_NOTICES:
