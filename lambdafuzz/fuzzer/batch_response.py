@@ -53,24 +53,37 @@ whole batch: Lambda retries it all, and nothing here applies).
 
 from __future__ import annotations
 
-import copy
 import enum
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+# how Lambda reads a response and what it delivers next live in the model layer (the
+# worker's second delivery needs them too); named here as before
+from lambdafuzz.model.batch_delivery import (
+    BATCH_KINDS,
+    ID_NAMES,
+    BatchResponse,
+    batch_ids,
+    read_response,
+    records_of,
+    redelivered,
+)
 from lambdafuzz.model.outcome import FailureInfo
 from lambdafuzz.model.target import TriggerKind
 
-#: The trigger kinds whose functions can report partial batch failures.
-BATCH_KINDS = frozenset({TriggerKind.SQS, TriggerKind.KINESIS, TriggerKind.DYNAMODB_STREAM})
-#: Where each kind's records hold their item identifier, as the docs name it.
-ID_NAMES = {
-    TriggerKind.SQS: "messageId",
-    TriggerKind.KINESIS: "kinesis.sequenceNumber",
-    TriggerKind.DYNAMODB_STREAM: "dynamodb.SequenceNumber",
-}
-_SHORT = 80
+__all__ = [
+    "BATCH_KINDS",
+    "ID_NAMES",
+    "BatchFinding",
+    "BatchProblem",
+    "BatchResponse",
+    "HandledLike",
+    "batch_ids",
+    "check_batch_response",
+    "read_response",
+    "redelivered",
+]
 
 
 class BatchProblem(enum.StrEnum):
@@ -116,56 +129,6 @@ class HandledLike(Protocol):
     def caught_at(self) -> str: ...
 
 
-# =========================================================================== the response
-@dataclass(frozen=True, slots=True)
-class BatchResponse:
-    """A response as Lambda reads it: the identifiers it reports, and what is wrong with
-    it (each a phrase; non-empty: Lambda cannot read it and fails the whole batch)."""
-
-    reported: tuple[str, ...]
-    malformed: tuple[str, ...] = ()
-
-
-def read_response(response: Any) -> BatchResponse:
-    """`response` (the JSON-decoded return value) as Lambda reads a batch response."""
-    if response is None:
-        return BatchResponse(())
-    if not isinstance(response, dict):
-        return BatchResponse((), (f"the response is {_short(response)}, not a JSON object",))
-    failures = response.get("batchItemFailures")
-    if failures is None:
-        return BatchResponse(())
-    if not isinstance(failures, list):
-        return BatchResponse((), (f"batchItemFailures is {_short(failures)}, not a list",))
-    reported: list[str] = []
-    bad: list[str] = []
-    for i, item in enumerate(failures):
-        where = f"batchItemFailures[{i}]"
-        if not isinstance(item, dict):
-            bad.append(f"{where} is {_short(item)}, not an object")
-        elif "itemIdentifier" not in item:
-            bad.append(f"{where} has no itemIdentifier (keys {sorted(map(str, item))})")
-        elif item["itemIdentifier"] is None:
-            bad.append(f"{where}.itemIdentifier is null")
-        elif not isinstance(item["itemIdentifier"], str):
-            bad.append(f"{where}.itemIdentifier is {_short(item['itemIdentifier'])}, not a string")
-        elif not item["itemIdentifier"]:
-            bad.append(f"{where}.itemIdentifier is empty")
-        else:
-            reported.append(item["itemIdentifier"])
-    return BatchResponse(tuple(reported), tuple(bad))
-
-
-def batch_ids(kind: TriggerKind, event: Any) -> tuple[str, ...] | None:
-    """The item identifiers of the event's records, in batch order; None when the event
-    holds no batch of `kind` (not an object with a `Records` list)."""
-    records = _records(event)
-    if records is None or kind not in BATCH_KINDS:
-        return None
-    found = (_record_id(kind, r) for r in records)
-    return tuple(i for i in found if i is not None)
-
-
 # =========================================================================== the check
 def check_batch_response(
     kind: TriggerKind,
@@ -191,7 +154,7 @@ def check_batch_response(
     if not reporting:
         ignored = _ignored(kind, response, read)
         return (ignored,) if ignored is not None else ()
-    records = len(_records(event) or ())
+    records = len(records_of(event) or ())
     found: list[BatchFinding] = []
     if read.malformed:
         found.append(
@@ -221,36 +184,6 @@ def check_batch_response(
         if record_catches is None or item.caught_at in record_catches:
             sites.setdefault(item.caught_at, item)
     return tuple(_swallowed(kind, ids, records, item) for item in sites.values())
-
-
-def redelivered(kind: TriggerKind, event: Any, response: Any) -> Any | None:
-    """What Lambda delivers next after `response` with reporting on: SQS, the reported
-    messages; streams, every record from the reported one with the lowest sequence number
-    (the checkpoint) on; the whole batch when the response is malformed or reports an
-    identifier not in the batch.  An event of the same shape (a copy), or None when
-    nothing is redelivered (or the event holds no batch)."""
-    records = _records(event)
-    if records is None or kind not in BATCH_KINDS:
-        return None
-    read = read_response(response)
-    ids = [_record_id(kind, r) for r in records]
-    if read.malformed or not set(read.reported) <= set(i for i in ids if i is not None):
-        return copy.deepcopy(event)
-    if not read.reported:
-        return None
-    if kind is TriggerKind.SQS:
-        wanted = set(read.reported)
-        again = [r for r, i in zip(records, ids, strict=True) if i in wanted]
-    else:
-        checkpoint = min(map(_sequence_key, read.reported))
-        again = [
-            r
-            for r, i in zip(records, ids, strict=True)
-            if i is not None and _sequence_key(i) >= checkpoint
-        ]
-    out = copy.deepcopy({k: v for k, v in event.items() if k != "Records"})
-    out["Records"] = copy.deepcopy(again)
-    return out
 
 
 def _ignored(kind: TriggerKind, response: Any, read: BatchResponse) -> BatchFinding | None:
@@ -302,32 +235,3 @@ def _count(n: int, word: str) -> str:
 
 def _record_word(kind: TriggerKind) -> str:
     return "message" if kind is TriggerKind.SQS else "record"
-
-
-def _records(event: Any) -> list[Any] | None:
-    if not isinstance(event, dict):
-        return None
-    records = event.get("Records")
-    return records if isinstance(records, list) else None
-
-
-def _record_id(kind: TriggerKind, record: Any) -> str | None:
-    if not isinstance(record, dict):
-        return None
-    if kind is TriggerKind.SQS:
-        value = record.get("messageId")
-    else:
-        inner = record.get("kinesis" if kind is TriggerKind.KINESIS else "dynamodb")
-        key = "sequenceNumber" if kind is TriggerKind.KINESIS else "SequenceNumber"
-        value = inner.get(key) if isinstance(inner, dict) else None
-    return value if isinstance(value, str) and value else None
-
-
-def _sequence_key(sequence: str) -> tuple[int, str]:
-    """Sequence numbers compare as the decimal numbers they are (`"9" < "10"`)."""
-    return (int(sequence), "") if sequence.isdigit() else (-1, sequence)
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
