@@ -40,12 +40,14 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 MANIFEST = HERE / "public_apps" / "manifest.json"
 JUDGEMENTS = HERE / "public_apps" / "judgements.json"
+#: The deployment oracles' folders (`model.oracle.OracleKind`), judged like failures.
+ORACLES = ("permissions", "idempotency", "batch")
 FRAME = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in (?P<function>.+)$')
 
 
 @dataclass(slots=True)
 class Finding:
-    kind: str  # "failure" or "handled"
+    kind: str  # "failure", "handled", or a deployment oracle's folder ("permissions", ...)
     file: str
     key: str
     derived_key: str
@@ -67,6 +69,10 @@ class AppResult:
 
     def failures(self) -> list[Finding]:
         return [f for f in self.findings if f.kind == "failure"]
+
+    def oracle(self) -> list[Finding]:
+        """The deployment oracles' findings (permissions/, idempotency/, batch/)."""
+        return [f for f in self.findings if f.kind in ORACLES]
 
 
 def mirror_of(mirrors: Path, repository: str) -> Path:
@@ -145,16 +151,23 @@ def bug_key(record: dict) -> str:
 
 def read_findings(out_dir: Path, app_root: Path) -> list[Finding]:
     found = []
-    for kind, folder in (("failure", "failures"), ("handled", "handled")):
+    folders = (("failure", "failures"), ("handled", "handled"), *((k, k) for k in ORACLES))
+    for kind, folder in folders:
         for path in sorted((out_dir / folder).glob("*.json")):
+            if path.name.endswith(".min.json"):
+                continue
             data = json.loads(path.read_text(encoding="utf-8"))
             record = data.get("failure") or data.get("handled") or data
             derived = derived_key(record, app_root)
+            key = bug_key(record) or derived
+            if kind in ORACLES:  # keyed apart from failures: kind, what (the action), where
+                derived = f"{kind}: {record.get('detail') or ''} | {derived}"
+                key = derived
             found.append(
                 Finding(
                     kind=kind,
                     file=path.name,
-                    key=bug_key(record) or derived,
+                    key=key,
                     derived_key=derived,
                     signature=record.get("signature", ""),
                     hits=int(record.get("hits") or 0),
@@ -267,15 +280,28 @@ def totals(results: list[AppResult]) -> dict:
         "artefact": counts["artefact"],
         "unjudged": counts["UNJUDGED"],
         "handled": sum(1 for r in results for f in r.findings if f.kind == "handled"),
+        "oracle": {
+            kind: dict(Counter(f.verdict for r in results for f in r.findings if f.kind == kind))
+            for kind in ORACLES
+        },
     }
+
+
+def _oracle_cell(result: AppResult, kind: str) -> str:
+    """`2 (1 real, 1 artefact)`: one oracle's findings of one app and their verdicts."""
+    found = [f for f in result.findings if f.kind == kind]
+    if not found:
+        return "0"
+    verdicts = Counter(f.verdict for f in found)
+    return f"{len(found)} (" + ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) + ")"
 
 
 def print_table(results: list[AppResult]) -> None:
     print(
         "| app | trigger | exit | failures (files) | distinct bugs | real | artefact "
-        "| unjudged | handled |"
+        "| unjudged | handled | permissions | batch | idempotency |"
     )
-    print("| :-- | :-- | --: | --: | --: | --: | --: | --: | --: |")
+    print("| :-- | :-- | --: | --: | --: | --: | --: | --: | --: | --: | --: | --: |")
     for r in results:
         failures = r.failures()
         verdicts = Counter(f.verdict for f in failures)
@@ -286,7 +312,7 @@ def print_table(results: list[AppResult]) -> None:
         print(
             f"| {r.id} | {r.trigger} | {exit_text} | {len(failures)} | {len(bugs)} "
             f"| {verdicts['real']} | {verdicts['artefact']} | {verdicts['UNJUDGED']} "
-            f"| {handled} |"
+            f"| {handled} | " + " | ".join(_oracle_cell(r, kind) for kind in ORACLES) + " |"
         )
     t = totals(results)
     print(
@@ -299,7 +325,12 @@ def print_table(results: list[AppResult]) -> None:
     for r in results:
         if r.error:
             print(f"  {r.id}: {r.error}")
-    artefacts = [(r.id, f) for r in results for f in r.failures() if f.verdict == "artefact"]
+    for kind, verdicts in t["oracle"].items():
+        shown = ", ".join(f"{n} {v}" for v, n in sorted(verdicts.items())) or "none"
+        print(f"{kind} findings: {shown}")
+    artefacts = [
+        (r.id, f) for r in results for f in (*r.failures(), *r.oracle()) if f.verdict == "artefact"
+    ]
     if artefacts:
         print("\nArtefacts:")
         for app_id, f in artefacts:
