@@ -55,6 +55,7 @@ bench: venv
 	$(PY) benchmarks/handled_cost.py --tests 150 --rounds 5
 	$(PY) benchmarks/bugbench.py --execs 300 --seeds 0 --strategies frontier,zest
 	$(PY) benchmarks/isolation_cost.py --rounds 5
+	$(PY) benchmarks/oracle_cost.py --execs 300 --rounds 5
 
 bench-study: venv
 	$(PY) benchmarks/run.py
