@@ -70,6 +70,7 @@ def test_every_choice_option_offers_exactly_its_enums_values():
     from lambdafuzz.generators.core import ReplayMode
     from lambdafuzz.harness.backends import BackendKind
     from lambdafuzz.harness.fast_aws import AwsPath
+    from lambdafuzz.model.oracle import OracleKind
     from lambdafuzz.model.target import TriggerKind
 
     owners = {
@@ -79,6 +80,7 @@ def test_every_choice_option_offers_exactly_its_enums_values():
         "backend": BackendKind,
         "aws_path": AwsPath,
         "trigger": TriggerKind,
+        "oracles_off": OracleKind,
     }
     seen = {}
     for path, command in _commands(cli):
@@ -94,6 +96,7 @@ def test_every_choice_option_offers_exactly_its_enums_values():
     assert seen["fuzz --backend"] == [b.value for b in BackendKind]
     assert seen["fuzz --aws-path"] == ["fast", "moto"]
     assert seen["init --trigger"] == [t.value for t in TriggerKind]
+    assert seen["fuzz --no-oracle"] == ["permissions", "idempotency", "batch"]
     backends = [where for where in seen if where.endswith("--backend")]
     assert len(backends) >= 2  # fuzz and the replaying commands share one definition
 

@@ -21,7 +21,6 @@ import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.errors import ConfigError
-from lambdafuzz.model.oracle import OracleKind
 
 if TYPE_CHECKING:
     from lambdafuzz.model.target import Target
@@ -355,7 +354,7 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
     click.option(
         "--no-oracle",
         "oracles_off",
-        type=click.Choice([kind.value for kind in OracleKind]),
+        type=EnumChoice("lambdafuzz.model.oracle:OracleKind"),
         multiple=True,
         help="Turn a deployment oracle off (repeatable): permissions (every AWS call checked "
         "against the function's IAM policy), idempotency (events delivered twice), batch "

@@ -22,7 +22,7 @@ def handler(event, context):
         bucket = record["s3"]["bucket"]["name"]
         key = urllib.parse.unquote_plus(record["s3"]["object"]["key"])
         body = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode("utf-8", "replace")
-        rows = list(csv.DictReader(io.StringIO(body)))
+        rows = list(csv.DictReader(io.StringIO(body, newline="")))
         invoices = [_invoice(row) for row in rows]
         if any(invoice is None for invoice in invoices):
             name = key.rsplit("/", 1)[-1]
