@@ -60,6 +60,7 @@ from lambdafuzz.errors import ConfigError
 from lambdafuzz.generators.aws.brokers import BROKER_KINDS
 from lambdafuzz.generators.files import FORMATS
 from lambdafuzz.model.permissions import Policy, statement_from_json
+from lambdafuzz.model.redelivery import ResourceKind
 from lambdafuzz.model.target import (
     ATTRIBUTE_TYPES,
     BODY_EVENTBRIDGE_S3,
@@ -476,6 +477,13 @@ class _PermissionsModel(_Model):
         return model
 
 
+class _IdempotencyModel(_Model):
+    """`idempotency:` what a second delivery of the same event may change again."""
+
+    # resources whose duplicates are accepted: `tables.audit_log`, `queues.*`
+    accept: list[Annotated[str, Field(min_length=1)]] = []
+
+
 class _ConfigModel(_Model):
     handler: Annotated[str, Field(min_length=1)]
     root: str = "."
@@ -493,6 +501,7 @@ class _ConfigModel(_Model):
     file_systems: list[_FileSystemModel] = []  # EFS mounts: {path: /mnt/efs, name?}
     # the function's IAM statements; absent or false: the permission check is off
     permissions: _PermissionsModel | None = None
+    idempotency: _IdempotencyModel = _IdempotencyModel()
 
     @field_validator("trigger", mode="before")
     @classmethod
@@ -549,6 +558,7 @@ _DESCRIPTIONS = {
     "type": "S, N or B",
     "statements": "a list of IAM statements {Effect, Action, Resource}",
     "unknown": "a list of grants whose statements are unknown (each may allow any call)",
+    "accept": "a list of resources whose duplicates are accepted: tables.audit_log, queues.*",
 }
 #: What `permissions:` takes.
 PERMISSIONS_EXPECTED = (
@@ -680,6 +690,7 @@ class _Builder:
             outcomes=self._outcomes(root),
             samples=self._samples(trigger, resources),
             permissions=self._permissions(declared),
+            idempotency_accept=self._idempotency_accept(resources),
         )
         return apply_powertools(
             target, explicit=explicit, analyze=m.trigger.powertools, overrides=overrides
@@ -1465,6 +1476,35 @@ class _Builder:
                         self._reference(loc, pattern, ref, r)
             statements.append(statement)
         return Policy.of(statements, p.unknown)
+
+    # --- idempotency ------------------------------------------------------------------
+    def _idempotency_accept(self, r: Resources) -> tuple[str, ...]:
+        """`idempotency.accept`: each `kind.name` (`model.redelivery.ResourceKind`), a
+        declared bucket, table, queue or topic, or `kind.*`."""
+        kinds = [k.value for k in ResourceKind]
+        declared = ("buckets", "tables", "queues", "topics")
+        for i, entry in enumerate(self.m.idempotency.accept):
+            loc = ("idempotency", "accept", i)
+            kind, _, name = entry.partition(".")
+            if kind not in kinds or not name:
+                fixed = nearest(kind, kinds)
+                raise self.where.error(
+                    loc,
+                    entry,
+                    "kind.name with kind one of " + ", ".join(kinds),
+                    f"{fixed}.{name}" if fixed and name else None,
+                )
+            names = [s.name for s in getattr(r, kind)] if kind in declared else None
+            if names is not None and name != "*" and name not in names:
+                fixed = nearest(name, names)
+                raise self.where.error(
+                    loc,
+                    entry,
+                    f"a declared resource in {kind}.NAME (or {kind}.*): one of "
+                    f"{', '.join(names) or f'(no {kind} declared)'}",
+                    f"{kind}.{fixed}" if fixed else None,
+                )
+        return tuple(dict.fromkeys(self.m.idempotency.accept))
 
     # --- outcomes ---------------------------------------------------------------------
     def _outcomes(self, root: Path) -> OutcomeRules:

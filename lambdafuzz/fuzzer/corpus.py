@@ -70,6 +70,11 @@ def _json_default(value: Any) -> Any:
 #: A corpus input that failed, kept as a parent for the arms it covered (`Engine._keep`):
 #: `"failing": true` in its file.  Replays expect it to fail; it is in failures/ too.
 FAILING_FIELD = "failing"
+#: How many times a saved input's event was delivered when it was found (2: the
+#: idempotency oracle's second delivery, `model.redelivery`); absent: once.
+DELIVERIES_FIELD = "deliveries"
+#: The most deliveries a saved input may ask for.
+MAX_DELIVERIES = 2
 
 
 @dataclass(slots=True, frozen=True)
@@ -93,6 +98,13 @@ class SavedInput:
     def failing_parent(self) -> bool:
         """A failing input kept in the corpus as a parent (`FAILING_FIELD`)."""
         return self.extra.get(FAILING_FIELD) is True
+
+    @property
+    def deliveries(self) -> int:
+        """How many times a replay delivers its event (`DELIVERIES_FIELD`); 1 for a value
+        out of range."""
+        value = self.extra.get(DELIVERIES_FIELD)
+        return value if type(value) is int and 1 <= value <= MAX_DELIVERIES else 1
 
     def to_json(self) -> dict[str, Any]:
         data = {

@@ -36,7 +36,7 @@ from typing import Any
 from lambdafuzz.errors import CorpusError
 from lambdafuzz.fuzzer.batch_oracle import BatchOracle
 from lambdafuzz.fuzzer.bugs import BugBook
-from lambdafuzz.fuzzer.corpus import FAILING_FIELD, SavedInput
+from lambdafuzz.fuzzer.corpus import DELIVERIES_FIELD, FAILING_FIELD, SavedInput
 from lambdafuzz.fuzzer.cost import (
     CONFIRM_RUNS,
     FINDING_MARGIN,
@@ -70,6 +70,7 @@ from lambdafuzz.harness.worker import (
 from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
+from lambdafuzz.model.redelivery import deliveries_for, redelivers
 from lambdafuzz.model.target import app_dirs
 
 NUM_CHILDREN_BASELINE = 50
@@ -389,6 +390,12 @@ class Engine:
         self.findings: dict[OracleKind, dict[str, FailureRecord]] = {k: {} for k in OracleKind}
         self.finding_bugs: dict[OracleKind, BugBook] = {k: BugBook() for k in OracleKind}
         self.batch = BatchOracle.of(options.target) if options.oracle(OracleKind.BATCH) else None
+        # the share of tests delivered twice (the idempotency oracle), 0 when it is off or
+        # AWS delivers this trigger's events once
+        redelivered = options.oracle(OracleKind.IDEMPOTENCY) and redelivers(
+            options.target.trigger.kind
+        )
+        self.redelivery_share = options.redelivery_share if redelivered else 0.0
         policy = options.target.permissions
         self.least_privilege = (
             LeastPrivilege(policy)
@@ -491,6 +498,7 @@ class Engine:
             cost=self.cost is not None,
             permissions=options.oracle(OracleKind.PERMISSIONS),
             batch=self.batch is not None,
+            idempotency=self.redelivery_share > 0.0,
             # one folder per file system for the whole campaign, kept across restarts
             file_systems_dir=str(Path(options.out_dir) / EFS_DIR),
         )
@@ -699,6 +707,8 @@ class Engine:
             parent_digest=parent_digest,
             want_recording=not self._withhold_recordings,
             size_scale=self.sizes.scale,
+            # by the seed alone: the engine's RNG draws nothing, a re-run delivers as often
+            deliveries=deliveries_for(seed, self.redelivery_share),
         )
         self._tags[id(request)] = tag
         return request
@@ -1423,7 +1433,11 @@ class Engine:
             world=self._world_summary(result),
             event=result.event,
             log=result.log,  # what the handler printed and logged (the worker's tail)
-            extra={"return_value": result.return_value} if result.return_value else {},
+            extra={
+                **({"return_value": result.return_value} if result.return_value else {}),
+                # replayed as it ran: its event delivered twice (`Replayer.replay`)
+                **({DELIVERIES_FIELD: request.deliveries} if request.deliveries > 1 else {}),
+            },
         )
 
     def _recorded(self, request: TestRequest, result: TestResult) -> TestResult:

@@ -25,6 +25,7 @@ from typing import Any
 
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.model.oracle import OracleKind
+from lambdafuzz.model.redelivery import REDELIVERY_SHARE
 from lambdafuzz.model.target import Target
 
 #: Probability that a fresh string draw takes a dictionary constant (when there are any).
@@ -127,6 +128,9 @@ class CampaignOptions:
     # the deployment oracles turned off (`model.oracle.OracleKind`); the permission oracle
     # runs only for a target with a policy (a template's, or `permissions:` in the config)
     oracles_off: frozenset[OracleKind] = frozenset()
+    # the share of tests delivered twice for a trigger AWS may deliver more than once (the
+    # idempotency oracle, `model.redelivery`), each decided by the test's seed alone
+    redelivery_share: float = REDELIVERY_SHARE
 
     def oracle(self, kind: OracleKind) -> bool:
         """Whether the oracle `kind` checks this campaign's tests."""

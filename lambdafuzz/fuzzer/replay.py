@@ -106,15 +106,18 @@ class Replayer:
         *,
         want_event: bool = True,
         want_log: bool | None = None,
+        deliveries: int = 1,
     ) -> TestResult:
         """`want_log`: the handler's output also when the input does not fail (a failure
-        always carries it); by default whenever the event is wanted."""
+        always carries it); by default whenever the event is wanted.  `deliveries`: 2
+        delivers the event again once the handler returned (`harness.redelivery`)."""
         request = TestRequest(
             prefix,
             seed,
             mode,
             want_event=want_event,
             want_log=want_event if want_log is None else want_log,
+            deliveries=deliveries,
         )
         return self.pool.workers[0].run(request)
 
@@ -122,13 +125,15 @@ class Replayer:
         self, saved: SavedInput, *, want_event: bool = True, want_log: bool | None = None
     ) -> TestResult:
         """Run a saved input again: the same world, event and (for unchanged code) outcome,
-        with what the handler printed and logged (`TestResult.log`)."""
+        with what the handler printed and logged (`TestResult.log`), its event delivered
+        as many times as when it was found (`SavedInput.deliveries`)."""
         return self.run(
             saved.sequence.prefix(saved.mode),
             saved.seed,
             saved.mode,
             want_event=want_event,
             want_log=want_log,
+            deliveries=saved.deliveries,
         )
 
     def close(self) -> None:

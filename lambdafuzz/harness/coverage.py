@@ -255,6 +255,22 @@ class BranchCollector:
         if self.handled is not None:
             self.handled.begin()
 
+    def restart(self) -> dict[RawT, int]:
+        """Count afresh within the same test (its event delivered a second time); the
+        counts so far, to give back to `keep_max`.  Catches keep accumulating."""
+        counts = self._hits.copy()
+        self._hits.clear()
+        return counts
+
+    def keep_max(self, earlier: dict[RawT, int]) -> None:
+        """Each arm's count the larger of `earlier`'s (`restart`) and the one since: two
+        runs of one test covered as their union, each counted as if it ran alone, so a
+        test delivered twice takes no hit-count bucket its first run alone would not."""
+        hits = self._hits
+        for raw, n in earlier.items():
+            if hits.get(raw, 0) < n:
+                hits[raw] = n
+
     def end(self) -> BranchHits:
         """Finish a test: the arms it hit with their hit-count buckets."""
         # copy() is one C call, so a thread the handler left running cannot change the dict

@@ -87,6 +87,7 @@ from lambdafuzz.model.cost import CostMeasures
 from lambdafuzz.model.oracle import OracleFinding
 from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
 from lambdafuzz.model.permissions import PermissionUse
+from lambdafuzz.model.redelivery import redelivers
 from lambdafuzz.model.target import Target, Trigger, TriggerKind, app_dirs
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
 
@@ -167,6 +168,9 @@ class WorkerSpec:
     # keep the handler's response as Lambda reads it (`TestResult.response`) for an SQS,
     # Kinesis or DynamoDB-stream trigger: the batch oracle reads its batchItemFailures
     batch: bool = True
+    # record what each delivery of a test delivered twice changed (`harness.redelivery`;
+    # only for a trigger AWS may deliver twice): the idempotency oracle
+    idempotency: bool = True
     # where the function's file systems (`Target.file_systems`) live on the host: one
     # folder per mount, `<dir>/<name>`, the same for every worker of the campaign (`OUT/
     # efs`); "": in the worker's own temp dir (a replay's, gone with the worker)
@@ -196,6 +200,9 @@ class TestRequest:
     # `Choices.size_scale`: how large fresh sizes are drawn (the campaign's size schedule);
     # a recording replays exactly at any scale
     size_scale: float = 1.0
+    # 2: the event is delivered again once the handler returned, as AWS's at-least-once
+    # delivery may (`harness.redelivery`; `model.redelivery.deliveries_for` says which)
+    deliveries: int = 1
 
 
 @dataclass(slots=True, frozen=True)
@@ -355,6 +362,12 @@ class WorkerRuntime:
 
             self.permissions = PermissionCheck(app_dirs(target), "", "")
             self.permissions.install()
+        self.redelivery = None
+        if spec.idempotency and redelivers(target.trigger.kind):  # hooks botocore, as above
+            from lambdafuzz.harness.redelivery import Redelivery
+
+            self.redelivery = Redelivery(target)
+            self.redelivery.install()
         self.backend = make_backend(spec.backend, spec.endpoint)
         self.backend.start()
         if spec.aws_path == "fast" and spec.backend == "moto":  # before the handler's import
@@ -628,6 +641,9 @@ class WorkerRuntime:
         output = self.output
         if output is not None:
             output.begin(context.aws_request_id)
+        redelivery = self.redelivery if request.deliveries > 1 else None
+        if redelivery is not None:  # delivered twice: the second once the first returned
+            redelivery.begin(event)
         meter = self.meter
         collector.begin()
         if meter is not None:
@@ -652,6 +668,10 @@ class WorkerRuntime:
             return_value = _short_repr(value)
             if self._batch:
                 response = lambda_json(value)
+            if redelivery is not None and status is Status.VALID and not guard.violations:
+                checks = (permissions,) if permissions is not None else ()
+                again = redelivery.again(self.handler, context, value, checks, collector)
+                status, failure = classify_return(again, target.outcomes)
             if guard.violations:  # the handler swallowed the refusal; still a violation
                 failed = guard.violations[0]
                 status, failure = classify_exception(
@@ -681,6 +701,8 @@ class WorkerRuntime:
         coverage = dict(branch_hits.hits)
         cost = None if meter is None else meter.measures(collector.max_hits)
         findings, permission_use = permissions.end() if permissions is not None else ((), None)
+        if redelivery is not None:
+            findings = (*findings, *redelivery.end())
         log = ""
         if output is not None:
             output.end()
@@ -1049,12 +1071,16 @@ class Worker:
             self._spawn()
         self._request_id += 1
         if not self._queue:
-            self.deadline = time.monotonic() + self.spec.target.timeout_s + HANG_GRACE_S
+            self.deadline = time.monotonic() + self._allowed_s(request)
         self._queue.append((self._request_id, request))
         try:
             self.conn.send((self._request_id, request))
         except OSError:
             pass  # it died between tests: `collect` reads the end of the pipe and says so
+
+    def _allowed_s(self, request: TestRequest) -> float:
+        """How long `request` may run: the function's timeout for each delivery."""
+        return self.spec.target.timeout_s * max(1, request.deliveries) + HANG_GRACE_S
 
     def collect(self) -> TestResult | None:
         """The result of the running request once the pipe is readable (or the worker
@@ -1071,7 +1097,7 @@ class Worker:
                 self._queue.popleft()
                 self.ran = request
                 if self._queue:  # the next one starts now
-                    self.deadline = time.monotonic() + self.spec.target.timeout_s + HANG_GRACE_S
+                    self.deadline = time.monotonic() + self._allowed_s(self._queue[0][1])
                 return message[1]
             self.stray += 1
             if not self.conn.poll(0):

@@ -387,6 +387,10 @@ class Target:
     # call is checked against them; resources raw, `${tables.orders.arn}` unresolved
     # (resolve_policy). None: the permission check is off
     permissions: Policy | None = None
+    # the resources whose duplicates the team accepts (`idempotency: {accept: [...]}`:
+    # `tables.audit_log`, `queues.*`): a second delivery's changes there are no finding
+    # (`model.redelivery_judgement`)
+    idempotency_accept: tuple[str, ...] = ()
 
     @property
     def handler(self) -> str:
