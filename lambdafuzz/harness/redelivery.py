@@ -77,6 +77,7 @@ class Redelivery:
 
     def begin(self, event: Any) -> None:
         """The first delivery of `event` starts: record what it changes."""
+        self.reader.prepare()  # the sandbox is fresh: nothing the handler did yet
         self._event = copy.deepcopy(event)
         self._findings = ()
         self.log.start()
@@ -88,11 +89,18 @@ class Redelivery:
         value: Any,
         checks: Sequence[Pausable] = (),
         coverage: Coverage | None = None,
+        fresh_sandbox: Callable[[], None] | None = None,
     ) -> Any:
         """The second delivery, after the first returned `value`: what the handler
         returned this time (its exception propagates).  `checks` are turned on for the
-        call and off again; `coverage` covers both calls' arms."""
-        first = self._delivery(self.log.stop())
+        call and off again; `coverage` covers both calls' arms; `fresh_sandbox` makes the
+        process as every invocation finds it (environment, working directory, an empty
+        /tmp): what the first left there is no more the retry's than a test's is the
+        next test's."""
+        changes = self.log.stop()
+        if fresh_sandbox is not None:
+            fresh_sandbox()
+        first = self._delivery(changes)
         event = self._second_event(value)
         retry = _retried(context, self.target.timeout_s)
         earlier = coverage.restart() if coverage is not None else None
@@ -169,13 +177,18 @@ class StateReader:
         }
         self._clients: dict[str, Any] = {}
 
-    def client(self, service: str) -> Any:
-        made = self._clients.get(service)
-        if made is None:
+    def prepare(self) -> None:
+        """Make the clients, once, while the environment is the sandbox's as set up (a
+        handler may change it; a client keeps what it was made with)."""
+        if not self._clients:
             import boto3
 
-            made = self._clients[service] = boto3.client(service)
-        return made
+            for service in ("dynamodb", "s3"):
+                self._clients[service] = boto3.client(service)
+
+    def client(self, service: str) -> Any:
+        self.prepare()
+        return self._clients[service]
 
     def place(self, write: RawWrite) -> tuple[Written, Mapping[str, Any]] | None:
         """The written place of `write` (its key by the table's key schema) and the key as

@@ -670,7 +670,9 @@ class WorkerRuntime:
                 response = lambda_json(value)
             if redelivery is not None and status is Status.VALID and not guard.violations:
                 checks = (permissions,) if permissions is not None else ()
-                again = redelivery.again(self.handler, context, value, checks, collector)
+                again = redelivery.again(
+                    self.handler, context, value, checks, collector, self._fresh_sandbox
+                )
                 status, failure = classify_return(again, target.outcomes)
             if guard.violations:  # the handler swallowed the refusal; still a violation
                 failed = guard.violations[0]

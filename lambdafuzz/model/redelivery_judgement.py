@@ -30,11 +30,15 @@ by its sorted elements):
   an expiry written beside the clock counts -- and at most the time between the two
   deliveries plus `CLOCK_SLACK_S` apart;
 * two strings with the same text around the same number of clocks and ids, each pair of
-  which is equal, or two times as above (ISO-8601 date-times such as
-  `2026-11-28T23:35:30.123Z` or `2026-11-28 23:35:30+00:00`, HTTP dates, runs of 10 to 19
-  digits read as epoch times), or two ids of one kind (UUIDs, ULIDs, hex strings of 16
+  which is equal, or two times as above (ISO-8601 date-times, extended or basic, such as
+  `2026-11-28T23:35:30.123Z`, `2026-11-28 23:35:30+00:00`, `20261128T233530Z`; HTTP dates;
+  `time.ctime()`; runs of 12 or 14 digits read as `%Y%m%d%H%M[%S]`, of 10 to 19 digits
+  read as epoch times), or two ids of one kind (UUIDs, ULIDs, hex strings of 16
   characters or more holding letters and digits, X-Ray trace ids: request and trace ids,
   digests);
+* two objects with equal bodies, or bodies equal as JSON values, as text (UTF-8, else
+  byte for byte: a PDF's dates), a gzip stream's content (its header's time aside) or a
+  zip archive's members by name, size and CRC (their dates aside), by the rules above;
 * the `aws_request_id` needs no rule: a retry carries the first delivery's.
 
 Everything else is a change: a date without a time, a number outside the window, a count.
@@ -50,8 +54,11 @@ from __future__ import annotations
 
 import decimal
 import enum
+import io
 import json
 import re
+import zipfile
+import zlib
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -89,12 +96,18 @@ _CREATING = frozenset(
 _NOT_WORD = r"(?<![0-9A-Za-z])"
 _END_WORD = r"(?![0-9A-Za-z])"
 _MONTHS = "Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec"
+_DAYS = "Mon|Tue|Wed|Thu|Fri|Sat|Sun"
+#: `%Y%m%d%H%M%S` and `%Y%m%d%H%M` runs of digits, read as times.
+_COMPACT = {14: "%Y%m%d%H%M%S", 12: "%Y%m%d%H%M"}
 #: The clocks and ids inside a string, each a named group.
 _TOKEN = re.compile(
     r"(?P<iso>\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?"
     r"(?:Z|[+-]\d{2}(?::?\d{2})?)?)"
-    rf"|(?P<http>(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{{1,2}} (?:{_MONTHS}) \d{{4}} "
+    rf"|(?P<http>(?:{_DAYS}), \d{{1,2}} (?:{_MONTHS}) \d{{4}} "
     r"\d{2}:\d{2}:\d{2} (?:GMT|UTC|[+-]\d{4}))"
+    rf"|(?P<ctime>(?:{_DAYS}) (?:{_MONTHS}) [ \d]\d \d{{2}}:\d{{2}}:\d{{2}} \d{{4}})"
+    rf"|(?P<basic>{_NOT_WORD}\d{{8}}T\d{{4}}(?:\d{{2}})?(?:[.,]\d{{1,9}})?(?:Z|[+-]\d{{4}})?"
+    rf"{_END_WORD})"
     rf"|(?P<xray>{_NOT_WORD}1-[0-9a-f]{{8}}-[0-9a-f]{{24}}{_END_WORD})"
     rf"|(?P<uuid>{_NOT_WORD}[0-9a-fA-F]{{8}}-[0-9a-fA-F]{{4}}-[0-9a-fA-F]{{4}}-"
     rf"[0-9a-fA-F]{{4}}-[0-9a-fA-F]{{12}}{_END_WORD})"
@@ -243,24 +256,66 @@ def _difference(a: Any, b: Any, clocks: _Clocks, path: str) -> str | None:
 
 
 def _object_difference(a: ObjectState, b: ObjectState, clocks: _Clocks, path: str) -> str | None:
-    """Two objects: the same digest, or bodies (JSON, else text) the same but for clocks
-    and ids; a body past the read limit compares by digest only."""
+    """Two objects: the same digest, or bodies the same but for clocks and ids (module
+    docstring); a body past the read limit compares by digest only."""
     if a.digest == b.digest:
         return None
     where = path or "the body"
     if a.body is None or b.body is None:
         return f"{where}: {a.size} bytes -> {b.size} bytes (another digest)"
+    return _body_difference(a.body, b.body, clocks, where)
+
+
+def _body_difference(a: bytes, b: bytes, clocks: _Clocks, where: str) -> str | None:
+    """JSON compared as values; a gzip stream by what it holds (its header's mtime
+    aside); a zip archive by its members' names, sizes and CRCs (their dates aside); text
+    (UTF-8, else each byte a character: a PDF's dates) as strings."""
+    if a == b:
+        return None
+    if a[:2] == b[:2] == b"\x1f\x8b":
+        inner_a, inner_b = _gunzipped(a), _gunzipped(b)
+        if inner_a is not None and inner_b is not None:
+            return _body_difference(inner_a, inner_b, clocks, where)
+    if a[:4] == b[:4] == b"PK\x03\x04":
+        members_a, members_b = _zip_members(a), _zip_members(b)
+        if members_a is not None and members_b is not None:
+            if members_a == members_b:
+                return None
+            return f"{where}: the archive's members {_short(members_a)} -> {_short(members_b)}"
     try:
-        return _difference(json.loads(a.body), json.loads(b.body), clocks, path)
+        return _difference(
+            json.loads(a), json.loads(b), clocks, "" if where == "the body" else where
+        )
     except ValueError:
         pass
     try:
-        text_a, text_b = a.body.decode("utf-8"), b.body.decode("utf-8")
+        text_a, text_b = a.decode("utf-8"), b.decode("utf-8")
     except UnicodeDecodeError:
-        return f"{where}: {a.size} bytes -> {b.size} bytes (another digest)"
+        text_a, text_b = a.decode("latin-1"), b.decode("latin-1")
     if _same_text(text_a, text_b, clocks):
         return None
     return f"{where}: {_short(text_a)} -> {_short(text_b)}"
+
+
+#: Bytes a compressed body may expand to for the comparison.
+MAX_INFLATED = 8 * 1024 * 1024
+
+
+def _gunzipped(body: bytes) -> bytes | None:
+    try:
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        inner = inflater.decompress(body, MAX_INFLATED)
+    except zlib.error:
+        return None
+    return inner if not inflater.unconsumed_tail else None
+
+
+def _zip_members(body: bytes) -> list[tuple[str, int, int]] | None:
+    try:
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            return [(i.filename, i.file_size, i.CRC) for i in archive.infolist()]
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return None
 
 
 def _changed(path: str, a: Any, b: Any) -> str:
@@ -322,8 +377,12 @@ def _same_token(x: re.Match[str], y: re.Match[str], clocks: _Clocks) -> bool:
         return kind_x != "hex" or (
             _letters_and_digits(x.group()) and _letters_and_digits(y.group())
         )
-    if kind_x == "digits" and kind_y == "digits":
-        return _same_clock(int(x.group()), int(y.group()), clocks)
+    if (
+        kind_x == "digits"
+        and kind_y == "digits"
+        and _same_clock(int(x.group()), int(y.group()), clocks)
+    ):
+        return True
     t_x, t_y = _token_time(x), _token_time(y)
     return t_x is not None and t_y is not None and abs(t_x - t_y) <= clocks.tolerance
 
@@ -333,16 +392,21 @@ def _letters_and_digits(text: str) -> bool:
 
 
 def _token_time(token: re.Match[str]) -> float | None:
-    """An ISO-8601 or HTTP date-time token as epoch seconds (no zone: UTC)."""
-    text = token.group()
+    """A date-time token as epoch seconds (no zone: UTC): ISO-8601 (extended or basic),
+    an HTTP date, `time.ctime()`, a `%Y%m%d%H%M%S` run of digits; None for another."""
+    text, kind = token.group(), token.lastgroup
     try:
-        if token.lastgroup == "iso":
+        if kind in ("iso", "basic"):
             moment = datetime.fromisoformat(text.replace(",", "."))
-        elif token.lastgroup == "http":
+        elif kind == "http":
             moment = parsedate_to_datetime(text)
+        elif kind == "ctime":
+            moment = datetime.strptime(" ".join(text.split()), "%a %b %d %H:%M:%S %Y")
+        elif kind == "digits" and len(text) in _COMPACT:
+            moment = datetime.strptime(text, _COMPACT[len(text)])
         else:
             return None
-    except (ValueError, TypeError, IndexError):
+    except (ValueError, TypeError, IndexError, OverflowError):
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
@@ -391,12 +455,11 @@ def _clock_in_key(key: KeyT, clocks: _Clocks, event: _EventText) -> str | None:
                     return text
         elif isinstance(value, str):
             for token in _TOKEN.finditer(value):
-                if token.lastgroup == "digits":
+                moment = _token_time(token)
+                if token.lastgroup == "digits" and moment is None:
                     number = int(token.group())
                     unit = _epoch_unit(number, clocks)
                     moment = number / unit if unit is not None else None
-                else:
-                    moment = _token_time(token)
                 if moment is None or abs(moment - clocks.now) > clocks.tolerance:
                     continue
                 if not event.holds(token.group()):

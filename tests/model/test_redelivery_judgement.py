@@ -312,3 +312,48 @@ def test_deliveries_depend_on_the_seed_alone_and_hit_the_share() -> None:
     assert {deliveries_for(s, 0.0) for s in seeds[:500]} == {1}
     assert {deliveries_for(s, 1.0) for s in seeds[:500]} == {2}
     assert deliveries_for(-5, 0.5) in (1, 2)  # any int is a seed
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("batch-20261128233530", "batch-20261128233531"),  # %Y%m%d%H%M%S
+        ("run 20261128T233530Z", "run 20261128T233532Z"),  # ISO-8601 basic
+        ("at Sat Nov 28 23:35:30 2026", "at Sat Nov 28 23:35:31 2026"),  # time.ctime()
+        ("at Sat Nov  8 23:35:30 2026", "at Sat Nov  8 23:35:31 2026"),
+    ],
+)
+def test_other_clock_formats_in_text_are_clocks(first: str, second: str) -> None:
+    assert difference({"note": first}, {"note": second}) is None
+    later = second.replace("2026", "2027")  # a year on: a change
+    assert difference({"note": first}, {"note": later}) is not None
+
+
+def _object(body: bytes) -> ObjectState:
+    return ObjectState(hashlib.sha256(body).hexdigest(), len(body), body)
+
+
+def test_archives_and_binary_bodies_compare_without_their_dates() -> None:
+    import gzip
+    import io
+    import zipfile
+
+    def zipped(when: tuple[int, ...], rows: bytes = b"a,b\n") -> bytes:
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w") as archive:
+            archive.writestr(zipfile.ZipInfo("rows.csv", date_time=when), rows)
+        return buffer.getvalue()
+
+    early, late = (2026, 11, 28, 23, 35, 30), (2026, 11, 28, 23, 35, 32)
+    assert zipped(early) != zipped(late)
+    assert difference(_object(zipped(early)), _object(zipped(late))) is None
+    changed = difference(_object(zipped(early)), _object(zipped(late, b"a,b\na,b\n")))
+    assert changed is not None and changed.startswith("the body: the archive's members")
+    gz_a = gzip.compress(b'{"n": 1}', mtime=1)
+    gz_b = gzip.compress(b'{"n": 1}', mtime=2)
+    assert gz_a != gz_b and difference(_object(gz_a), _object(gz_b)) is None
+    assert difference(_object(gz_a), _object(gzip.compress(b'{"n": 2}', mtime=1))) == "n: 1 -> 2"
+    pdf = b"%PDF-1.7\n\xe2\xe3\xcf\xd3\n/CreationDate (D:WHEN)\n"
+    first = _object(pdf.replace(b"WHEN", b"20261128233530"))
+    assert difference(first, _object(pdf.replace(b"WHEN", b"20261128233531"))) is None
+    assert difference(first, _object(b"%PDF-1.7\n\xff")) is not None

@@ -37,10 +37,12 @@ SEED = 1
 IDEMPOTENCY = OracleKind.IDEMPOTENCY
 
 
-def campaign(app: Path, function: str | None, out: Path, **options: Any) -> Engine:
+def campaign(
+    app: Path, function: str | None, out: Path, execs: int = EXECS, **options: Any
+) -> Engine:
     target = load_target(app / "template.yaml", function, warn=False)
     engine = build_engine(
-        target, out_dir=out, strategy="frontier", seed=SEED, max_execs=EXECS, **options
+        target, out_dir=out, strategy="frontier", seed=SEED, max_execs=execs, **options
     )
     events = list(engine.run())
     assert isinstance(events[-1], CampaignFinished)
@@ -144,11 +146,11 @@ def test_a_notification_per_delivery_is_found(tmp_path: Path) -> None:
 def test_idempotent_handlers_give_no_finding(
     app: Path, function: str | None, tmp_path: Path
 ) -> None:
-    engine = campaign(app, function, tmp_path, redelivery_share=1.0)
+    engine = campaign(app, function, tmp_path, execs=200, redelivery_share=1.0)
     assert found(engine) == {}
     assert not (tmp_path / "idempotency").exists()
     stats = engine.stats()
-    assert stats.valid_execs >= EXECS // 2, stats.valid_execs  # most were delivered twice
+    assert stats.valid_execs >= 100, stats.valid_execs  # delivered twice, all of them
 
 
 def test_the_oracle_is_off_with_no_oracle_idempotency(tmp_path: Path) -> None:
