@@ -1,7 +1,8 @@
 """The partial batch response oracle end to end (issue 40's acceptance), through the CLI.
 
-The stock reservations of `apps/reservations` (an SQS queue of order lines, each reserving
-stock with a conditional update), deployed four ways:
+The stock reservations of `apps/reservations` (an SQS queue of order lines, each recorded
+as a reservation item keyed by its line id: a redelivery writes the same item, so the
+idempotency oracle has nothing to say), deployed four ways:
 
 * `reservations_wrong_id`: a hand-written response that reports a failed line under its
   `receiptHandle`: Lambda finds no such message and retries the whole batch (UNKNOWN_ID);
@@ -12,7 +13,7 @@ stock with a conditional update), deployed four ways:
   ignores what it reports: the notice (once), no finding.
 
 Seeded and bounded: 300 executions of seed 1; most generated lines are no valid order line
-(a record is reported or swallowed in most tests) and a few reserve stock."""
+(a record is reported or swallowed in most tests) and a few are recorded."""
 
 from __future__ import annotations
 
@@ -171,11 +172,11 @@ def test_a_powertools_batch_processor_gives_no_finding(powertools, setting_off):
     assert "batch finding" not in powertools.result.output
     assert not [c for c in powertools.junit_cases() if c.find("failure") is not None]
     # not for want of failed lines: the same handler and seed without the setting returns
-    # batchItemFailures (the notice below), and with it the lines are reserved at times
+    # batchItemFailures (the notice below), and with it lines are recorded at times
     assert "[batch-ignored]" in setting_off.result.stderr
     report = json.loads((powertools.out / "permissions.json").read_text(encoding="utf-8"))
     used = {a for s in report["statements"] for a in s["used"]}
-    assert "dynamodb:UpdateItem" in used
+    assert "dynamodb:PutItem" in used
 
 
 def test_batch_item_failures_without_the_setting_is_a_notice_said_once_not_a_finding(

@@ -1,12 +1,13 @@
-"""Stock reservations: each SQS message is an order line {"sku", "quantity"} whose quantity
-is taken off the SKU's available stock, never below zero (a conditional update)."""
+"""Stock reservations: each SQS message is an order line {"line_id", "sku", "quantity"},
+recorded as a reservation keyed by its line id (an allocation job takes reservations off
+the stock). A line delivered twice writes the same item again: redelivery is harmless."""
 
 import json
 import os
 
 import boto3
 
-stock = boto3.resource("dynamodb").Table(os.environ["STOCK_TABLE"])
+reservations = boto3.resource("dynamodb").Table(os.environ["RESERVATIONS_TABLE"])
 MAX_QUANTITY = 100
 
 
@@ -18,19 +19,15 @@ def parse(body):
     line = json.loads(body)
     if not isinstance(line, dict):
         raise InvalidOrderLine("an order line is a JSON object")
-    sku, quantity = line.get("sku"), line.get("quantity")
+    line_id, sku, quantity = line.get("line_id"), line.get("sku"), line.get("quantity")
+    if not isinstance(line_id, str) or not line_id:
+        raise InvalidOrderLine(f"bad line id {line_id!r}")
     if not isinstance(sku, str) or not sku:
         raise InvalidOrderLine(f"bad sku {sku!r}")
     if type(quantity) is not int or not 1 <= quantity <= MAX_QUANTITY:
         raise InvalidOrderLine(f"bad quantity {quantity!r}")
-    return sku, quantity
+    return line_id, sku, quantity
 
 
-def reserve(sku, quantity):
-    """Raises ClientError (ConditionalCheckFailedException) when the stock is too low."""
-    stock.update_item(
-        Key={"sku": sku},
-        UpdateExpression="SET available = available - :q",
-        ConditionExpression="available >= :q",
-        ExpressionAttributeValues={":q": quantity},
-    )
+def reserve(line_id, sku, quantity):
+    reservations.put_item(Item={"line_id": line_id, "sku": sku, "quantity": quantity})
