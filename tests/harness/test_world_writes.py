@@ -231,3 +231,29 @@ def test_a_batch_reporting_failures_gets_only_those_records_again(hooked: None) 
     again = redelivery.again(handler, context, value)
     assert again["seen"] == ["m-2"]  # what Lambda delivers next
     assert redelivery.end() == ()  # the same item written again: no finding
+
+
+# =========================================================================== coverage
+def test_two_deliveries_cover_their_union_each_counted_as_if_alone() -> None:
+    """`BranchCollector.restart` / `keep_max`: the arms of both runs, each arm's count the
+    larger run's, so a test delivered twice takes no hit-count bucket its first run alone
+    would not (a doubled count would make every such test look new)."""
+    from lambdafuzz.harness.coverage import BranchCollector
+
+    with BranchCollector([str(APP.resolve())]) as collector:
+        collector.begin()
+        orders.tally([5, 5, 5])
+        once = collector.end()
+        collector.begin()
+        orders.tally([5, 5, 5])
+        earlier = collector.restart()
+        orders.tally([5, 5, 1])  # the same arms at most as often, and the other arm once
+        collector.keep_max(earlier)
+        twice = collector.end()
+        collector.begin()
+        orders.tally([5, 5, 5])
+        orders.tally([5, 5, 1])
+        summed = collector.end()
+    assert once.hits < twice.hits  # every (arm, bucket) of the first run, and one more
+    assert len(twice.arms) == len(once.arms) + 1
+    assert not once.hits <= summed.hits  # counted together, the loop's arms change bucket

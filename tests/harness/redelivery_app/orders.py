@@ -91,3 +91,12 @@ def make_partial_handler(table):
         return {"batchItemFailures": failures, "seen": seen}
 
     return handler
+
+
+def tally(values):
+    """A loop whose arms a second run takes as often as the first."""
+    big = 0
+    for value in values:
+        if value > 2:
+            big += 1
+    return big
