@@ -37,6 +37,7 @@ class Fixture:
 FIXTURES = {
     "permissions": Fixture(REPO / "tests/oracles/apps/invoice_import", "template.yaml", "ImportFunction"),
     "batch": Fixture(REPO / "tests/fuzzer/batch_orders", "lambdafuzz.yaml"),
+    "idempotency": Fixture(REPO / "tests/oracles/apps/orders_queue", "template.yaml", "UuidIntakeFunction"),
 }  # fmt: skip
 
 
@@ -49,6 +50,8 @@ class Run:
 
 def campaign(fixture: Fixture, execs: int, seed: int, off: str | None, out: Path) -> Run:
     command = [sys.executable, "-m", "lambdafuzz", "fuzz", fixture.config]
+    if fixture.function:
+        command += ["--function", fixture.function]
     command += ["--execs", str(execs), "--seed", str(seed), "--out", str(out), "--quiet"]
     if off:
         command += ["--no-oracle", off]

@@ -62,7 +62,9 @@ def minimize(
     replayer = campaign.replayer
 
     def run(prefix):
-        result = replayer.run(prefix, saved.seed, saved.mode, want_event=False)
+        result = replayer.run(
+            prefix, saved.seed, saved.mode, want_event=False, deliveries=saved.deliveries
+        )
         signature = result.failure.signature if result.failure is not None else None
         return signature, result.recording
 
@@ -81,7 +83,11 @@ def minimize(
             max_seconds=max_seconds,
         )
         final = replayer.run(
-            outcome.sequence.prefix(saved.mode), saved.seed, saved.mode, want_event=True
+            outcome.sequence.prefix(saved.mode),
+            saved.seed,
+            saved.mode,
+            want_event=True,
+            deliveries=saved.deliveries,  # a failure of the second delivery needs it
         )
     if final.failure is None or final.failure.signature != signature:
         raise click.ClickException(

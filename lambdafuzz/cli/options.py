@@ -21,6 +21,7 @@ import click
 
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.errors import ConfigError
+from lambdafuzz.model.redelivery import REDELIVERY_SHARE
 
 if TYPE_CHECKING:
     from lambdafuzz.model.target import Target
@@ -350,6 +351,15 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
         default=False,
         help="Exit with the failure status when the handler caught an exception raised by "
         "its own code (saved in handled/; by default a warning).",
+    ),
+    click.option(
+        "--redelivery-share",
+        type=click.FloatRange(0.0, 1.0),
+        default=REDELIVERY_SHARE,
+        show_default=True,
+        help="Share of the tests of an S3, SNS, SQS, EventBridge or stream trigger that "
+        "deliver their event twice, as AWS's at-least-once delivery does (the idempotency "
+        "oracle; 0 turns the second deliveries off).",
     ),
     click.option(
         "--no-oracle",

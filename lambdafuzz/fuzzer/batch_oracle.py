@@ -8,6 +8,7 @@ and its one notice (a function that returns `batchItemFailures` Lambda ignores, 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,10 +20,11 @@ from lambdafuzz.fuzzer.batch_response import (
     batch_ids,
     check_batch_response,
 )
+from lambdafuzz.harness.invoke import app_relative
 from lambdafuzz.harness.worker import TestResult
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import FailureInfo, Status
-from lambdafuzz.model.target import Target
+from lambdafuzz.model.target import Target, app_dirs
 
 #: What production does about a wrong response names the finding's type.
 BATCH_RESPONSE = "PartialBatchResponse"
@@ -37,6 +39,9 @@ class BatchOracle:
 
     target: Target
     catches: RecordCatches
+    # where a response's own findings are placed (the handler's `def` line): a wrong
+    # response is the handler's, wherever it was built
+    returned_at: str = ""
     ignored: str = ""
     _said: bool = field(default=False)
 
@@ -45,7 +50,7 @@ class BatchOracle:
         """The oracle for `target`, None when its trigger delivers no batches."""
         if target.trigger.kind not in BATCH_KINDS:
             return None
-        return cls(target, RecordCatches.for_target(target))
+        return cls(target, RecordCatches.for_target(target), _handler_at(target))
 
     def check(self, result: TestResult) -> tuple[tuple[OracleFinding, ...], str | None]:
         """The test's findings, and the notice to say (None: nothing new to say). Only a
@@ -77,7 +82,7 @@ class BatchOracle:
             exception_type=BATCH_RESPONSE,
             message=item.detail,
             traceback="",
-            location=item.where,
+            location=item.where or self.returned_at,
             detail=item.problem.value,
             shape=item.exception_type,
         )
@@ -95,6 +100,26 @@ class BatchOracle:
         if item.where:
             lines.append(f"Caught at {item.where}: {item.exception_type}")
         return "\n".join(lines)
+
+
+def _handler_at(target: Target) -> str:
+    """`orders/intake.py:12`: the line defining the handler ("" when it cannot be read)."""
+    module = target.root.joinpath(*target.handler_module.split("."))
+    path = module.with_suffix(".py")
+    if not path.is_file():
+        path = module / "__init__.py"
+    relative = app_relative(str(path), app_dirs(target))
+    if relative is None:
+        return ""
+    defining = re.compile(rf"\s*(async\s+)?def\s+{re.escape(target.handler_function)}\b")
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    for number, text in enumerate(lines, 1):
+        if defining.match(text):
+            return f"{relative}:{number}"
+    return ""
 
 
 def _shown(response: Any) -> str:

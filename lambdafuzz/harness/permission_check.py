@@ -17,6 +17,7 @@ checked too and reported with the first test.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from collections.abc import Mapping, Sequence
@@ -212,10 +213,21 @@ def _evidence(decision: Decision, allow: Any) -> str:
     return "\n".join(lines)
 
 
+#: lambdafuzz's own package: a stack shown with a finding stops where the worker called the
+#: handler (the frames above are the worker's and multiprocessing's, never the reader's).
+_OWN_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
+
+
 def _stack_text(frame: Any) -> str:
+    """The call's stack from the handler's entry down to `frame`, as a traceback shows it."""
     if frame is None:
         return ""
+    frames = []
+    while frame is not None and not frame.f_code.co_filename.startswith(_OWN_PACKAGE):
+        frames.append((frame, frame.f_lineno))
+        frame = frame.f_back
     try:
-        return "".join(traceback.format_stack(frame, limit=STACK_LIMIT))
+        summary = traceback.StackSummary.extract(reversed(frames[:STACK_LIMIT]))
+        return "Stack of the call (most recent call last):\n" + "".join(summary.format())
     except Exception:  # noqa: BLE001 - a hostile __repr__ or source file: no stack shown
         return ""
