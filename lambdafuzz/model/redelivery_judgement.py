@@ -39,6 +39,10 @@ by its sorted elements):
 * two objects with equal bodies, or bodies equal as JSON values, as text (UTF-8, else
   byte for byte: a PDF's dates), a gzip stream's content (its header's time aside) or a
   zip archive's members by name, size and CRC (their dates aside), by the rules above;
+  two opaque binary bodies (a tenth or more of their bytes outside printable text) of
+  the same size are the same too: encrypting the same content again with a fresh salt or
+  IV changes every byte and no length (an encrypted PDF rewritten in place), while a body
+  that grows or shrinks is a change;
 * the `aws_request_id` needs no rule: a retry carries the first delivery's.
 
 Everything else is a change: a date without a time, a number outside the window, a count.
@@ -291,10 +295,22 @@ def _body_difference(a: bytes, b: bytes, clocks: _Clocks, where: str) -> str | N
     try:
         text_a, text_b = a.decode("utf-8"), b.decode("utf-8")
     except UnicodeDecodeError:
+        if len(a) == len(b) and _binary(a) and _binary(b):
+            return None  # opaque bytes of one size: a fresh salt or IV, not another content
         text_a, text_b = a.decode("latin-1"), b.decode("latin-1")
     if _same_text(text_a, text_b, clocks):
         return None
     return f"{where}: {_short(text_a)} -> {_short(text_b)}"
+
+
+def _binary(body: bytes) -> bool:
+    """Whether a body is opaque bytes (encrypted, compressed, an image) rather than text
+    with a few bytes of another encoding: a tenth or more of its bytes are control or
+    high bytes outside printable ASCII and whitespace."""
+    if not body:
+        return False
+    odd = sum(1 for byte in body if byte > 126 or (byte < 32 and byte not in b"\t\n\r\f"))
+    return odd * 10 >= len(body)
 
 
 #: Bytes a compressed body may expand to for the comparison.

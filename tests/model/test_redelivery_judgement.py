@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import random
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -357,3 +358,16 @@ def test_archives_and_binary_bodies_compare_without_their_dates() -> None:
     first = _object(pdf.replace(b"WHEN", b"20261128233530"))
     assert difference(first, _object(pdf.replace(b"WHEN", b"20261128233531"))) is None
     assert difference(first, _object(b"%PDF-1.7\n\xff")) is not None
+
+
+def test_opaque_binary_bodies_of_one_size_are_the_same_content_encrypted_again() -> None:
+    """An encrypted PDF rewritten in place: a fresh salt changes every byte, not the size."""
+    rng = random.Random(7)
+    first = bytes(rng.randrange(256) for _ in range(900))
+    again = bytes(rng.randrange(256) for _ in range(900))
+    assert difference(_object(first), _object(again)) is None
+    grown = first + bytes(rng.randrange(256) for _ in range(100))
+    assert difference(_object(first), _object(grown)) is not None
+    # text with a few bytes of another encoding is still compared as text
+    latin = "Änderung: 3 Zeilen\n".encode("latin-1") * 20
+    assert difference(_object(latin), _object(latin.replace(b"3", b"4"))) is not None
