@@ -396,6 +396,7 @@ class Engine:
             options.target.trigger.kind
         )
         self.redelivery_share = options.redelivery_share if redelivered else 0.0
+        self.redelivered = 0  # tests whose event was to be delivered twice, handler run
         policy = options.target.permissions
         self.least_privilege = (
             LeastPrivilege(policy)
@@ -791,6 +792,8 @@ class Engine:
             self.targeting.setdefault(targeted, TargetingCounts()).children += 1
         if result.handled:
             yield from self._handled(request, result, tag, now)
+        if request.deliveries > 1 and status is not Status.INVALID:
+            self.redelivered += 1  # the handler ran (a second delivery follows a return)
         if result.findings:
             yield from self._findings(request, result, tag, now, result.findings)
         if self.batch is not None:
@@ -1646,6 +1649,7 @@ class Engine:
             unique_handled=len(self.handled_bugs),
             handled_variants=self.handled_bugs.variants,
             handled_hits=self.handled_bugs.hits,
+            redelivered=self.redelivered,
             findings={k.value: len(b) for k, b in self.finding_bugs.items() if len(b)},
             finding_hits={k.value: b.hits for k, b in self.finding_bugs.items() if len(b)},
             emulator_gaps=dict(self.emulator_gaps),

@@ -64,6 +64,9 @@ class Stats:
     #: the deployment oracles' findings (`model.oracle`), by kind (`permissions`): unique
     #: findings (one file each in that kind's folder) and how many tests found them
     findings: dict[str, int] = field(default_factory=dict)
+    #: tests whose event was delivered twice (the idempotency oracle; a first delivery that
+    #: failed is not delivered again, as Lambda retries it whole)
+    redelivered: int = 0
     finding_hits: dict[str, int] = field(default_factory=dict)
     #: saved corpus inputs that failed (kept as parents because they covered new arms)
     failing_parents: int = 0

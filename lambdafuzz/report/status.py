@@ -162,6 +162,11 @@ def finding_lines(finished: CampaignFinished) -> list[str]:
             lines.append(f"    {said} at {entry.record.info.where}  [{entry.path}]")
         if len(shown) > MAX_HANDLED_SHOWN:
             lines.append(f"    ... and {len(shown) - MAX_HANDLED_SHOWN} more in {kind.value}/")
+    if s.redelivered and not s.findings.get(OracleKind.IDEMPOTENCY.value):
+        lines.append(
+            f"  idempotency     {s.redelivered} tests delivered twice; no second delivery "
+            "changed the world again"
+        )
     report = campaign.read_permissions([])
     if report is not None:
         lines += [
