@@ -43,7 +43,13 @@ from lambdafuzz.config.managed_policies import (
     managed_statements,
 )
 from lambdafuzz.config.policy_values import NO_VALUE, PolicyValues, is_if
-from lambdafuzz.config.sam_template import Resolver, Template, logical_ref
+from lambdafuzz.config.sam_template import (
+    Resolver,
+    Template,
+    is_intrinsic,
+    logical_ref,
+    short_value,
+)
 from lambdafuzz.config.source import nearest
 from lambdafuzz.model.permissions import statement_from_json
 
@@ -158,7 +164,7 @@ class _Reader:
             self.values.source = label
             for branch in self.values.branches(entry):
                 self._policy(branch, label)
-        elif _is_intrinsic(entry):  # a managed policy's ARN, computed
+        elif is_intrinsic(entry):  # a managed policy's ARN, computed
             self._policy_reference(entry, label)
         elif isinstance(entry, dict) and "Statement" in entry:
             self._document(entry, f"{label} inline")
@@ -169,7 +175,7 @@ class _Reader:
             names = list(_processor().policy_templates) if isinstance(entry, dict) else []
             close = nearest(str(next(iter(entry), "")), names) if names and entry else None
             self.unknown.append(
-                f"{label}: {_short(entry)} is neither a managed policy, a policy document nor "
+                f"{label}: {short_value(entry)} is neither a managed policy, a policy document nor "
                 "a SAM policy template (SAM refuses the template)"
                 + (f"; did you mean {close}?" if close else "")
             )
@@ -281,7 +287,7 @@ class _Reader:
             self._template_role(role)
             return
         self.unknown.append(
-            f"Role: {_short(value)} is not a role of this template; its statements are unknown"
+            f"Role: {short_value(value)} is not a role of this template; its statements are unknown"
         )
 
     def _template_role(self, role: str) -> None:
@@ -414,7 +420,7 @@ class _Reader:
             statements = [statements]
         if not isinstance(statements, list):
             self.unknown.append(
-                f"{label}: {_short(document)} is not a policy document {{Statement: [...]}}"
+                f"{label}: {short_value(document)} is not a policy document {{Statement: [...]}}"
             )
             return
         for statement in statements:
@@ -428,7 +434,7 @@ class _Reader:
                 self._statement(branch, label)
             return
         if not isinstance(raw, dict):
-            self.unknown.append(f"{label}: {_short(raw)} is not a statement; not read")
+            self.unknown.append(f"{label}: {short_value(raw)} is not a statement; not read")
             return
         sid = raw.get("Sid")
         source = f"{label} {sid}" if isinstance(sid, str) and sid else label
@@ -455,7 +461,7 @@ class _Reader:
     def _shown(self, value: Any) -> str:
         """A parameter value for a label: resolved when it can be, else as written."""
         found = self.values.values.scalar(value, ())
-        return found if found is not None else logical_ref(value) or _short(value)
+        return found if found is not None else logical_ref(value) or short_value(value)
 
 
 @functools.cache
@@ -478,16 +484,3 @@ def _pull_sources() -> dict[str, Any]:
         and issubclass(cls, pull.PullEventSource)
         and cls is not pull.PullEventSource
     }
-
-
-def _is_intrinsic(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and len(value) == 1
-        and next(iter(value)).startswith(("Ref", "Fn::"))
-    )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."

@@ -47,11 +47,13 @@ from lambdafuzz.config.sam_template import (
     Resolver,
     Template,
     TemplateEvent,
+    is_intrinsic,
     is_template,
     logical_ref,
     module_function,
     not_deployed,
     read_template,
+    short_value,
     template_events,
 )
 from lambdafuzz.config.sample_events import EVENTS_DIR
@@ -699,7 +701,7 @@ class _Importer:
                 index = self._index(entry, types, local)
                 if index is None:
                     self.unsupported.append(
-                        f"Resources.{logical_id}: {key}[{i}] {_short(entry)} is not "
+                        f"Resources.{logical_id}: {key}[{i}] {short_value(entry)} is not "
                         "{IndexName, KeySchema, Projection} on attributes of its "
                         "AttributeDefinitions; not created"
                     )
@@ -958,7 +960,7 @@ class _Importer:
                     trigger["report_batch_item_failures"] = True
             else:
                 self.unsupported.append(
-                    f"Events.{event.name}.FunctionResponseTypes: {_short(responses)} is not a "
+                    f"Events.{event.name}.FunctionResponseTypes: {short_value(responses)} is not a "
                     "list of response types; partial batch responses assumed off"
                 )
         batch = event.properties.get("BatchSize")
@@ -1016,7 +1018,7 @@ class _Importer:
             filters = _get(props, "FilterCriteria", "Filters")
             if not isinstance(filters, list):
                 self.unsupported.append(
-                    f"Events.{event.name}: FilterCriteria {_short(props['FilterCriteria'])} "
+                    f"Events.{event.name}: FilterCriteria {short_value(props['FilterCriteria'])} "
                     f"is not {{Filters: [{{Pattern: ...}}]}}; not enforced"
                 )
                 return []
@@ -1028,7 +1030,7 @@ class _Importer:
             return []
         for where, value in raw:
             construct = f"Events.{event.name}.{where}"
-            if _is_intrinsic(value):  # a `!Sub` of the pattern's JSON text
+            if is_intrinsic(value):  # a `!Sub` of the pattern's JSON text
                 value = self._resolved(value, construct)
                 if value is None:
                     continue
@@ -1068,12 +1070,12 @@ class _Importer:
             return None if any(i is None for i in items) else items
         if not isinstance(value, dict):
             return value
-        if _is_intrinsic(value):
+        if is_intrinsic(value):
             text = self.values.scalar(value, ("Resources", self.function, construct))
             text = text and re.sub(r"\$\{buckets\.([^.}]+)\.arn\}", r"arn:aws:s3:::\1", text)
             if text is None or "${" in text:
                 self.unsupported.append(
-                    f"{construct}: {_short(value)} cannot be resolved; the pattern is not enforced"
+                    f"{construct}: {short_value(value)} cannot be resolved; the pattern is not enforced"
                 )
                 return None
             return text
@@ -1125,7 +1127,7 @@ class _Importer:
                 if resolved is None:
                     placeholder = logical_ref(value) or name.lower()
                     self.unsupported.append(
-                        f"Environment.Variables.{name}: {_short(value)} cannot be resolved"
+                        f"Environment.Variables.{name}: {short_value(value)} cannot be resolved"
                         f"{self.values.why_unresolved(value)}; set to {placeholder!r}"
                     )
                     resolved = placeholder
@@ -1146,20 +1148,6 @@ def _get(value: Any, *keys: str) -> Any:
             return None
         value = value.get(key)
     return value
-
-
-def _is_intrinsic(value: Any) -> bool:
-    """`{"Ref": ...}` or `{"Fn::...": ...}`: a value the template computes."""
-    return (
-        isinstance(value, dict)
-        and len(value) == 1
-        and next(iter(value)).startswith(("Ref", "Fn::"))
-    )
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "..."
 
 
 __all__ = [

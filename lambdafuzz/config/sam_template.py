@@ -596,3 +596,18 @@ class Resolver:
 
         result = re.sub(r"\$\{([^}]*)\}", substitute, text)
         return None if failed else result
+
+
+def is_intrinsic(value: Any) -> bool:
+    """`{"Ref": ...}` or `{"Fn::...": ...}`: a value the template computes."""
+    return (
+        isinstance(value, dict)
+        and len(value) == 1
+        and next(iter(value)).startswith(("Ref", "Fn::"))
+    )
+
+
+def short_value(value: Any) -> str:
+    """A template value as a note shows it: its repr, cut at 80 characters."""
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

@@ -185,13 +185,7 @@ def junit_tree(
     if c.meta is not None and c.meta.config:
         ET.SubElement(properties, "property", name="config", value=c.meta.config_shown(c.path))
     for entry in c.failures:
-        case = ET.SubElement(
-            suite, "testcase", name=_xml_text(entry.title), classname=suite_name, time="0"
-        )
-        if target is not None and base is not None:
-            where = failure_location(entry, target)
-            case.set("file", where.uri(base))
-            case.set("line", str(where.line))
+        case = _case(suite, entry.title, suite_name, entry, target, base)
         failure = ET.SubElement(
             case,
             "failure",
@@ -225,34 +219,15 @@ def junit_tree(
             f"warning: {_cost_text(cost)}\n{_reproduce_cost(c, cost)}\n"
         )
     for entry in c.handled:  # warnings: passing testcases that show the caught exception
-        case = ET.SubElement(
-            suite,
-            "testcase",
-            name=_xml_text(f"handled: {entry.title}"),
-            classname=f"{suite_name}.handled",
-            time="0",
-        )
-        if target is not None and base is not None:
-            where = failure_location(entry, target)
-            case.set("file", where.uri(base))
-            case.set("line", str(where.line))
+        case = _case(suite, f"handled: {entry.title}", f"{suite_name}.handled", entry, target, base)
         ET.SubElement(case, "system-err").text = _xml_text(
             f"warning: {_handled_text(entry)}\n\n{entry.traceback}\n"
             f"Reproduce: {reproduce_command(c, entry.path)}\n"
         )
     for kind, entries in c.findings:  # failures: what production would do differently
         for entry in entries:
-            case = ET.SubElement(
-                suite,
-                "testcase",
-                name=_xml_text(f"{kind.value}: {entry.message}"[:300]),
-                classname=f"{suite_name}.{kind.value}",
-                time="0",
-            )
-            if target is not None and base is not None:
-                where = failure_location(entry, target)
-                case.set("file", where.uri(base))
-                case.set("line", str(where.line))
+            name = f"{kind.value}: {entry.message}"[:300]
+            case = _case(suite, name, f"{suite_name}.{kind.value}", entry, target, base)
             failure = ET.SubElement(
                 case,
                 "failure",
@@ -264,6 +239,24 @@ def junit_tree(
     ET.SubElement(suite, "system-err").text = _xml_text("\n".join(c.problems))
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def _case(
+    suite: ET.Element,
+    name: str,
+    classname: str,
+    entry: FailureEntry,
+    target: Target | None,
+    base: Path | None,
+) -> ET.Element:
+    """A testcase for a saved bug or finding, with its `file` and `line` when the target
+    is known."""
+    case = ET.SubElement(suite, "testcase", name=_xml_text(name), classname=classname, time="0")
+    if target is not None and base is not None:
+        where = failure_location(entry, target)
+        case.set("file", where.uri(base))
+        case.set("line", str(where.line))
+    return case
 
 
 def write_junit(
