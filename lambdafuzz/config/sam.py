@@ -951,6 +951,8 @@ class _Importer:
                 keys = items
             if keys:
                 trigger["keys"] = list(keys)
+        if event.kind == "direct" and self._asynchronous():
+            trigger["asynchronous"] = True
         # the event's (or event source mapping's) FunctionResponseTypes: Lambda reads the
         # function's batchItemFailures only with ReportBatchItemFailures in it
         responses = event.properties.get("FunctionResponseTypes")
@@ -968,6 +970,11 @@ class _Importer:
             size = batch if isinstance(batch, int) and batch > 0 else 10
             trigger["records"] = {"min": 1, "max": min(size, MAX_RECORDS)}
         return trigger
+
+    def _asynchronous(self) -> bool:
+        """Whether the template says the function is invoked asynchronously: settings that
+        apply to asynchronous invocations only (its retries, where failed events go)."""
+        return any(self.props.get(key) for key in ("EventInvokeConfig", "DeadLetterQueue"))
 
     def _broker_destination(self, event: TemplateEvent) -> dict[str, Any]:
         """The topic (Kafka) or queue (MQ) the event reads: its first; the others noted."""

@@ -329,6 +329,9 @@ class _TriggerModel(_Model):
     kinesis_stream: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")] | None = None
     # sqs, kinesis, dynamodb-stream only: FunctionResponseTypes holds ReportBatchItemFailures
     report_batch_item_failures: bool = False
+    # direct only: invoked asynchronously (InvocationType Event): Lambda retries, so an
+    # event may be delivered more than once (the idempotency oracle delivers some twice)
+    asynchronous: bool = False
     # direct only: Step Functions payload templates (`key.$`: a JSONPath) the caller sends
     payloads: list[Annotated[Any, AfterValidator(_json_value)]] = []
     # direct only, beside payloads: per payload, what its `$` (the execution's input) can
@@ -1084,6 +1087,13 @@ class _Builder:
             raise self.where.error(
                 ("trigger", "keys"), t.keys, "keys only for a direct trigger (its payload's keys)"
             )
+        if t.asynchronous and kind is not TriggerKind.DIRECT:
+            raise self.where.error(
+                ("trigger", "asynchronous"),
+                t.asynchronous,
+                "asynchronous only for a direct trigger (the other event sources say how they "
+                "invoke the function)",
+            )
         if t.array and kind is not TriggerKind.DIRECT:
             raise self.where.error(
                 ("trigger", "array"),
@@ -1130,6 +1140,7 @@ class _Builder:
             call_parameters=call_parameters(filters) if kind is TriggerKind.EVENTBRIDGE else (),
             batch_schemas=(t.schema_version,) if t.schema_version else (),
             report_batch_item_failures=t.report_batch_item_failures,
+            asynchronous=t.asynchronous,
             **self._routes(kind),
         )
 

@@ -392,9 +392,7 @@ class Engine:
         self.batch = BatchOracle.of(options.target) if options.oracle(OracleKind.BATCH) else None
         # the share of tests delivered twice (the idempotency oracle), 0 when it is off or
         # AWS delivers this trigger's events once
-        redelivered = options.oracle(OracleKind.IDEMPOTENCY) and redelivers(
-            options.target.trigger.kind
-        )
+        redelivered = options.oracle(OracleKind.IDEMPOTENCY) and redelivers(options.target.trigger)
         self.redelivery_share = options.redelivery_share if redelivered else 0.0
         self.redelivered = 0  # tests whose event was to be delivered twice, handler run
         policy = options.target.permissions

@@ -363,7 +363,7 @@ class WorkerRuntime:
             self.permissions = PermissionCheck(app_dirs(target), "", "")
             self.permissions.install()
         self.redelivery = None
-        if spec.idempotency and redelivers(target.trigger.kind):  # hooks botocore, as above
+        if spec.idempotency and redelivers(target.trigger):  # hooks botocore, as above
             from lambdafuzz.harness.redelivery import Redelivery
 
             self.redelivery = Redelivery(target)

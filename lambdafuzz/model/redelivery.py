@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lambdafuzz.model.target import TriggerKind
+from lambdafuzz.model.target import Trigger, TriggerKind
 
 #: The triggers AWS may deliver more than once.
 REDELIVERED_KINDS = frozenset(
@@ -40,9 +40,11 @@ REDELIVERED_KINDS = frozenset(
 REDELIVERY_SHARE = 1 / 8
 
 
-def redelivers(kind: TriggerKind) -> bool:
-    """Whether AWS may deliver the events of a `kind` trigger more than once."""
-    return kind in REDELIVERED_KINDS
+def redelivers(trigger: Trigger) -> bool:
+    """Whether AWS may deliver the trigger's events more than once: the event sources of
+    `REDELIVERED_KINDS`, and a direct trigger invoked asynchronously (Lambda's retries)."""
+    kind = trigger.kind
+    return kind in REDELIVERED_KINDS or (kind is TriggerKind.DIRECT and trigger.asynchronous)
 
 
 def deliveries_for(seed: int, share: float) -> int:

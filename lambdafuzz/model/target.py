@@ -230,6 +230,10 @@ class Trigger:
     # FunctionResponseTypes holds ReportBatchItemFailures, so Lambda reads the function's
     # `batchItemFailures` (`fuzzer.batch_response`); off: Lambda ignores what it returns
     report_batch_item_failures: bool = False
+    # direct only: the function is invoked asynchronously (InvocationType Event, an
+    # EventInvokeConfig or DeadLetterQueue in the template), so Lambda may deliver an
+    # event more than once (its retries)
+    asynchronous: bool = False
 
 
 @dataclass(slots=True, frozen=True)

@@ -32,7 +32,7 @@ from lambdafuzz.model.redelivery_judgement import (
     difference,
     judge,
 )
-from lambdafuzz.model.target import TriggerKind
+from lambdafuzz.model.target import Trigger, TriggerKind
 
 TABLE, BUCKET = ResourceKind.TABLE, ResourceKind.BUCKET
 NOW = datetime(2026, 11, 28, 23, 35, 30, tzinfo=UTC).timestamp()
@@ -299,8 +299,14 @@ def test_accepted_resources_give_no_finding() -> None:
 
 # =========================================================================== who delivers twice
 def test_which_triggers_aws_delivers_more_than_once() -> None:
-    assert redelivers(TriggerKind.SQS) and redelivers(TriggerKind.SCHEDULE)
-    assert not redelivers(TriggerKind.DIRECT) and not redelivers(TriggerKind.APIGATEWAY)
+    def trigger(kind: TriggerKind, asynchronous: bool = False) -> Trigger:
+        return Trigger(kind, None, asynchronous=asynchronous)
+
+    assert redelivers(trigger(TriggerKind.SQS)) and redelivers(trigger(TriggerKind.SCHEDULE))
+    assert not redelivers(trigger(TriggerKind.DIRECT))
+    assert not redelivers(trigger(TriggerKind.APIGATEWAY))
+    # a function invoked asynchronously: Lambda retries a failed event, delivering it again
+    assert redelivers(trigger(TriggerKind.DIRECT, asynchronous=True))
 
 
 def test_deliveries_depend_on_the_seed_alone_and_hit_the_share() -> None:
