@@ -39,10 +39,10 @@ by its sorted elements):
 * two objects with equal bodies, or bodies equal as JSON values, as text (UTF-8, else
   byte for byte: a PDF's dates), a gzip stream's content (its header's time aside) or a
   zip archive's members by name, size and CRC (their dates aside), by the rules above;
-  two opaque binary bodies (a tenth or more of their bytes outside printable text) of
-  the same size are the same too: encrypting the same content again with a fresh salt or
-  IV changes every byte and no length (an encrypted PDF rewritten in place), while a body
-  that grows or shrinks is a change;
+  two opaque binary bodies (a tenth or more of their bytes outside printable text), or
+  two encrypted PDFs (an `/Encrypt` dictionary), of the same size are the same too:
+  encrypting the same content again with a fresh salt, IV or file id changes the bytes and
+  not the length, while a body that grows or shrinks is a change;
 * the `aws_request_id` needs no rule: a retry carries the first delivery's.
 
 Everything else is a change: a date without a time, a number outside the window, a count.
@@ -276,6 +276,8 @@ def _body_difference(a: bytes, b: bytes, clocks: _Clocks, where: str) -> str | N
     (UTF-8, else each byte a character: a PDF's dates) as strings."""
     if a == b:
         return None
+    if len(a) == len(b) and _encrypted_pdf(a) and _encrypted_pdf(b):
+        return None  # encrypted again: a fresh file id keys every string anew
     if a[:2] == b[:2] == b"\x1f\x8b":
         inner_a, inner_b = _gunzipped(a), _gunzipped(b)
         if inner_a is not None and inner_b is not None:
@@ -301,6 +303,13 @@ def _body_difference(a: bytes, b: bytes, clocks: _Clocks, where: str) -> str | N
     if _same_text(text_a, text_b, clocks):
         return None
     return f"{where}: {_short(text_a)} -> {_short(text_b)}"
+
+
+def _encrypted_pdf(body: bytes) -> bool:
+    """A PDF with an `/Encrypt` dictionary: its strings and streams are encrypted with a
+    key derived from the file's random `/ID`, so the same document encrypted twice differs
+    in every encrypted string while its structure and length stay."""
+    return body.startswith(b"%PDF-") and b"/Encrypt" in body
 
 
 def _binary(body: bytes) -> bool:

@@ -377,3 +377,22 @@ def test_opaque_binary_bodies_of_one_size_are_the_same_content_encrypted_again()
     # text with a few bytes of another encoding is still compared as text
     latin = "Änderung: 3 Zeilen\n".encode("latin-1") * 20
     assert difference(_object(latin), _object(latin.replace(b"3", b"4"))) is not None
+
+
+def test_an_encrypted_pdf_encrypted_again_is_the_same_document() -> None:
+    """Its strings are hex of a key derived from the random /ID: they all change."""
+
+    def pdf(producer: str, file_id: str) -> bytes:
+        return (
+            f"%PDF-1.3\n1 0 obj\n<< /Producer <{producer}> >>\nendobj\n"
+            f"trailer << /Encrypt 2 0 R /ID [<{file_id}> <{file_id}>] >>\n%%EOF\n"
+        ).encode()
+
+    first, again = pdf("eec40cc7dd", "9f1c" * 8), pdf("07467e6098", "3ab2" * 8)
+    assert difference(_object(first), _object(again)) is None
+    # not encrypted: a changed string is a change
+    plain = (
+        b"%PDF-1.3\n<< /Producer <eec40cc7dd> >>\n",
+        b"%PDF-1.3\n<< /Producer <07467e6098> >>\n",
+    )
+    assert difference(_object(plain[0]), _object(plain[1])) is not None
