@@ -31,7 +31,7 @@ class Fixture:
 
     folder: Path
     config: str
-    function: str = ""  # a template's function: its campaign writes into OUT/<function>/
+    function: str = ""  # a template's function, given with --function
 
 
 FIXTURES = {
@@ -56,7 +56,7 @@ def campaign(fixture: Fixture, execs: int, seed: int, off: str | None, out: Path
     if off:
         command += ["--no-oracle", off]
     subprocess.run(command, cwd=fixture.folder, capture_output=True, check=False)
-    stats_file = (out / fixture.function if fixture.function else out) / "stats.json"
+    stats_file = out / "stats.json"  # --function: the campaign writes into OUT itself
     stats = json.loads(stats_file.read_text())
     done = max(1, int(stats["execs"]))
     return Run(
