@@ -1499,6 +1499,10 @@ class Engine:
         notices += [Notice("corpus-resume", note) for note in self.out.prepare_resume()]
         existing = self.out.read_existing(self.options.seed_corpora)
         problems = existing.problems
+        if self.least_privilege is not None:  # what the earlier runs used counts on
+            earlier = self.out.read_permissions([])
+            if earlier is not None:
+                self.least_privilege.resume(earlier)
         notices += [
             Notice("corpus-corrupt", f"skipped (kept on disk): {problem}")
             for problem in problems[:MAX_CORRUPT_NOTICES]

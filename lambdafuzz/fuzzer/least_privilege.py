@@ -10,6 +10,7 @@ after a short campaign is a question, not a verdict; the report says how many te
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,30 @@ class LeastPrivilege:
         self.tests += 1
         self.granted.update(use.granted)
         self.undecided.update(use.undecided)
+
+    def resume(self, report: Mapping[str, Any]) -> bool:
+        """Count on from an earlier campaign's `permissions.json` in the same out dir; False
+        (nothing taken) when its statements are not this policy's (the template changed)."""
+        entries = report.get("statements")
+        sources = [s.source for s in self.policy.statements]
+        if (
+            not isinstance(entries, list)
+            or [e.get("source") if isinstance(e, dict) else None for e in entries] != sources
+        ):
+            return False
+        for index, entry in enumerate(entries):
+            used = entry.get("used")
+            for action, tests in used.items() if isinstance(used, dict) else ():
+                if isinstance(action, str) and isinstance(tests, int) and tests > 0:
+                    self.granted[(action, index)] += tests
+        for item in report.get("undecided") or ():
+            if isinstance(item, dict):
+                action, resource = item.get("action"), item.get("resource")
+                if isinstance(action, str) and isinstance(resource, str):
+                    self.undecided.add(Permission(action, resource))
+        tests = report.get("tests")
+        self.tests += tests if isinstance(tests, int) and tests > 0 else 0
+        return True
 
     def report(self) -> dict[str, Any]:
         """`permissions.json`: per statement, the actions used and the tests that used

@@ -166,3 +166,29 @@ def test_report_lines_say_what_only_unknown_grants_might_allow():
 
 def test_report_lines_of_a_report_with_nothing_in_it():
     assert report_lines({}) == ["0 of 0 Allow statements used by 0 tests"]
+
+
+def test_a_resumed_campaign_counts_on_from_the_earlier_report():
+    earlier = _report(
+        PermissionUse(
+            frozenset({("s3:GetObject", 1)}), frozenset({Permission("kms:Decrypt", "*")})
+        ),
+        PermissionUse(frozenset({("s3:GetObject", 1)})),
+    )
+    book = LeastPrivilege(POLICY)
+    assert book.resume(earlier)
+    book.add(PermissionUse(frozenset({("dynamodb:PutItem", 2)})))
+    report = book.report()
+    assert report["tests"] == 3
+    entries = _by_source(report)
+    assert entries[READ.source]["used"] == {"s3:GetObject": 2}  # the earlier run's use stays
+    assert entries[TABLE.source]["used"] == {"dynamodb:PutItem": 1}
+    assert report["undecided"] == [{"action": "kms:Decrypt", "resource": "*"}]
+
+
+def test_a_report_of_another_policy_is_not_resumed():
+    earlier = _report(PermissionUse(frozenset({("s3:GetObject", 1)})))
+    book = LeastPrivilege(Policy.of((READ, BASIC)))  # the template's statements changed
+    assert not book.resume(earlier)
+    assert book.report()["tests"] == 0
+    assert not book.resume({"statements": "not a list"})
