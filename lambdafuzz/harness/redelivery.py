@@ -25,9 +25,12 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
+from lambdafuzz.harness.blame import emulator_gap
+from lambdafuzz.harness.invoke import failure_info, safe_repr
 from lambdafuzz.harness.world_writes import ChangeT, RawWrite, WriteLog
 from lambdafuzz.model.batch_delivery import BATCH_KINDS, redelivered
-from lambdafuzz.model.oracle import OracleFinding
+from lambdafuzz.model.oracle import OracleFinding, OracleKind
+from lambdafuzz.model.outcome import FailureInfo
 from lambdafuzz.model.redelivery import (
     Delivery,
     KeyT,
@@ -37,7 +40,7 @@ from lambdafuzz.model.redelivery import (
     Sent,
     Written,
 )
-from lambdafuzz.model.redelivery_judgement import judge
+from lambdafuzz.model.redelivery_judgement import DUPLICATE_DELIVERY, Change, judge
 from lambdafuzz.model.target import Target, app_dirs
 
 #: Bytes of an object's body kept to compare (JSON, text); past it, only the digest.
@@ -66,7 +69,8 @@ class Redelivery:
     def __init__(self, target: Target) -> None:
         self.target = target
         self.accept = frozenset(target.idempotency_accept)
-        self.log = WriteLog(app_dirs(target))
+        self.dirs = app_dirs(target)
+        self.log = WriteLog(self.dirs)
         self.reader = StateReader(target)
         self._event: Any = None
         self._findings: tuple[OracleFinding, ...] = ()
@@ -107,8 +111,13 @@ class Redelivery:
         self.log.start(with_stacks=True)
         for check in checks:
             check.begin()
+        failed: Exception | None = None
         try:
             answer = handler(event, retry)
+        except Exception as exc:  # noqa: BLE001 - judged below; SystemExit and the like propagate
+            if emulator_gap(exc, self.dirs) is not None:
+                raise  # the emulator's or lambdafuzz's: the worker says so, as for any call
+            failed, answer = exc, value
         finally:
             changes = self.log.stop()
             for check in checks:
@@ -118,7 +127,34 @@ class Redelivery:
         second = self._delivery(changes)
         found = judge(first, second, accept=self.accept, event=self._event)
         self._findings = tuple(d.finding() for d in found)
+        if failed is not None:
+            self._findings += (self._fails_on_retry(failed, value),)
         return answer
+
+    def _fails_on_retry(self, exc: Exception, value: Any) -> OracleFinding:
+        """The retry raised where the first delivery returned: the handler is not safe to
+        deliver twice (what the first delivery did makes the second fail: an item already
+        gone, a conditional write refused), so a redelivery ends in an error, retries and
+        a dead-letter queue. An idempotency finding, not a failure: no single delivery
+        fails."""
+        raised = failure_info(exc, self.dirs)
+        info = FailureInfo(
+            exception_type=DUPLICATE_DELIVERY,
+            message=(
+                f"the second delivery of the same event raised {raised.exception_type}: "
+                f"{raised.message[:500]} (the first delivery returned)"
+            ),
+            traceback=raised.traceback,
+            location=raised.location,
+            detail=Change.FAILS_ON_RETRY.value,
+            shape=raised.exception_type,
+        )
+        evidence = (
+            f"first delivery: returned {safe_repr(value, 300)}\n"
+            f"second delivery (the same event, as a retry): raised {raised.exception_type}: "
+            f"{raised.message[:500]} at {raised.where}"
+        )
+        return OracleFinding(OracleKind.IDEMPOTENCY, info, evidence)
 
     def end(self) -> tuple[OracleFinding, ...]:
         """The test is over (whichever way): its findings; recording off."""

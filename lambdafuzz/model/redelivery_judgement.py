@@ -1,6 +1,9 @@
 """The idempotency judgement: whether a second delivery of the same event changed the world
 in a way a retry must not.
 
+(A second delivery that raises where the first returned is a finding too, `fails-on-retry`,
+made where the retry runs: `harness.redelivery`.)
+
 It reads what each delivery changed (`model.redelivery.Delivery`): the successful write
 calls (a call that raised -- a failed `ConditionExpression`, a `TransactionCanceled` --
 wrote nothing), the state of each written place read back right after the delivery, and what
@@ -127,6 +130,7 @@ class Change(enum.StrEnum):
     NEW_ITEM = "new-item"
     MOVED_TWICE = "moved-twice"
     SENT_TWICE = "sent-twice"
+    FAILS_ON_RETRY = "fails-on-retry"  # the retry raised where the first delivery returned
 
 
 @dataclass(slots=True, frozen=True)

@@ -233,6 +233,33 @@ def test_a_batch_reporting_failures_gets_only_those_records_again(hooked: None) 
     assert redelivery.end() == ()  # the same item written again: no finding
 
 
+def test_a_retry_that_raises_where_the_first_delivery_returned_is_a_finding(hooked: None) -> None:
+    """Not safe to deliver twice: the first delivery consumed what the second needs."""
+    redelivery = Redelivery(_target())
+    redelivery.install()
+    world = _world()
+    world.table.put_item(Item={"pk": "m-1", "status": "pending"})
+
+    def claim(event: Any, context: Any) -> dict[str, Any]:
+        key = {"pk": event["Records"][0]["messageId"]}
+        item = world.table.get_item(Key=key).get("Item")
+        if item is None:
+            raise LookupError(f"no pending order {key['pk']}")
+        world.table.delete_item(Key=key)
+        return {"claimed": key["pk"]}
+
+    context = LambdaContext("handler", timeout_s=3, memory_mb=128, request_id="req-1")
+    event = _sqs_event("m-1")
+    redelivery.begin(event)
+    value = claim(event, context)
+    assert redelivery.again(claim, context, value) == value  # the test itself passes
+    (finding,) = redelivery.end()
+    assert finding.info.detail == Change.FAILS_ON_RETRY
+    assert finding.info.shape == "LookupError"  # keyed by what was raised, not its message
+    assert "raised LookupError: no pending order m-1" in finding.info.message
+    assert "first delivery: returned {'claimed': 'm-1'}" in finding.evidence
+
+
 # =========================================================================== coverage
 def test_two_deliveries_cover_their_union_each_counted_as_if_alone() -> None:
     """`BranchCollector.restart` / `keep_max`: the arms of both runs, each arm's count the
