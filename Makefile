@@ -3,19 +3,35 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# the runtime package alone (`make demo`); STAMP adds the dev extras (`make test`, `make bench`)
+RUNTIME := $(VENV)/.runtime
+# setuptools' notice that an editable install is one (the only warning the install printed)
+QUIET_INSTALL := PYTHONWARNINGS="ignore:Editable installation"
 
-.PHONY: venv test lint format demo bench bench-study test-localstack clean
+.PHONY: venv runtime test lint format demo bench bench-study test-localstack clean
 
 venv: $(STAMP)
 
-$(STAMP): pyproject.toml
+runtime: $(RUNTIME)
+
+# $(VENV) with a Python 3.12+ and a current pip (recreated when its Python is older)
+define make_venv
 	@PYTHON=$$(scripts/find-python) || exit 1; \
 	if [ ! -x $(PY) ] || ! $(PY) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 12) else 1)'; then \
 	  rm -rf $(VENV); echo "creating $(VENV) with $$PYTHON"; $$PYTHON -m venv $(VENV) || exit 1; \
 	fi
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[dev]'
-	@touch $(STAMP)
+endef
+
+$(RUNTIME): pyproject.toml
+	$(make_venv)
+	$(QUIET_INSTALL) $(PY) -m pip install --quiet -e .
+	@touch $(RUNTIME)
+
+$(STAMP): pyproject.toml
+	$(make_venv)
+	$(QUIET_INSTALL) $(PY) -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP) $(RUNTIME)
 
 test: venv
 	$(PY) -m pytest -q
@@ -32,7 +48,7 @@ DEMO_LAMBDA ?= gradebook
 DEMO_SECONDS ?= 30
 
 # Exit status 1 means "failures found", which is what a demo hopes to show.
-demo: venv
+demo: runtime
 	@rm -rf out/demo
 	$(VENV)/bin/lambdafuzz fuzz benchmarks/lambdas/$(DEMO_LAMBDA) --time $(DEMO_SECONDS) --out out/demo; \
 	  status=$$?; [ $$status -le 1 ] || exit $$status
