@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lambdafuzz.model.target import Target, app_dirs
+from lambdafuzz.model.target import Target, app_dirs, handler_path
 
 #: Clause classes that catch (nearly) everything (as `harness.handled.BROAD`).
 BROAD = frozenset({"Exception", "BaseException"})
@@ -80,10 +80,7 @@ class RecordCatches:
 
     @classmethod
     def for_target(cls, target: Target) -> RecordCatches:
-        base = target.root.joinpath(*target.handler_module.split("."))
-        module = base.with_suffix(".py")
-        if not module.is_file():
-            module = base / "__init__.py"
+        module = handler_path(target)
         return cls(app_dirs(target), module if module.is_file() else None)
 
     def __contains__(self, caught_at: object) -> bool:

@@ -8,7 +8,6 @@ and its one notice (a function that returns `batchItemFailures` Lambda ignores, 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,7 +23,7 @@ from lambdafuzz.harness.invoke import app_relative
 from lambdafuzz.harness.worker import TestResult
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import FailureInfo, Status
-from lambdafuzz.model.target import Target, app_dirs
+from lambdafuzz.model.target import Target, app_dirs, definition_line, handler_path
 
 #: What production does about a wrong response names the finding's type.
 BATCH_RESPONSE = "PartialBatchResponse"
@@ -104,22 +103,10 @@ class BatchOracle:
 
 def _handler_at(target: Target) -> str:
     """`orders/intake.py:12`: the line defining the handler ("" when it cannot be read)."""
-    module = target.root.joinpath(*target.handler_module.split("."))
-    path = module.with_suffix(".py")
-    if not path.is_file():
-        path = module / "__init__.py"
+    path = handler_path(target)
     relative = app_relative(str(path), app_dirs(target))
-    if relative is None:
-        return ""
-    defining = re.compile(rf"\s*(async\s+)?def\s+{re.escape(target.handler_function)}\b")
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return ""
-    for number, text in enumerate(lines, 1):
-        if defining.match(text):
-            return f"{relative}:{number}"
-    return ""
+    line = definition_line(path, target.handler_function) if relative is not None else None
+    return f"{relative}:{line}" if line is not None else ""
 
 
 def _shown(response: Any) -> str:

@@ -24,6 +24,7 @@ cost queue whose entries get `cost_share` of the children (all of them with
 from __future__ import annotations
 
 import enum
+import functools
 import random
 import time
 from collections import deque
@@ -872,27 +873,17 @@ class Engine:
         recorded where it happened, and a test's status does not depend on it."""
         for caught in result.handled:
             info = self._keyed_handled(caught.info)
-            signature = info.signature
-            record = self.handled.get(signature)
-            if record is not None:
-                record.hits += 1
-                self._smaller(self.handled_bugs, signature, request, result, tag)
-                continue
-            record = self._record(
-                signature,
+            new = self._kept(
+                self.handled,
+                self.handled_bugs,
                 info,
-                result,
-                now,
+                (request, result, tag, now),
+                self.out.save_handled,
                 caught_at=caught.caught_at,
                 raised_in=caught.raised_in,
             )
-            self.handled[signature] = record
-            recorded = self._recorded(request, result)
-            saved = self._failure_input(request, recorded, tag, record)
-            bug, new = self.handled_bugs.add(record, saved, _size(recorded))
-            self.out.save_handled(bug)
-            if new:
-                yield NewHandled(record, bug.key)
+            if new is not None:
+                yield NewHandled(*new)
 
     def _findings(
         self,
@@ -905,24 +896,46 @@ class Engine:
         """Count the deployment oracles' findings under their signatures; save each new
         one with its input in its kind's folder, as `_handled` does."""
         for finding in _distinct(findings):
-            kind, info = finding.kind, finding.info
-            signature = info.signature
-            known, book = self.findings[kind], self.finding_bugs[kind]
-            record = known.get(signature)
-            if record is not None:
-                record.hits += 1
-                self._smaller(book, signature, request, result, tag)
-                continue
-            record = self._record(
-                signature, info, result, now, oracle=kind.value, evidence=finding.evidence
+            kind = finding.kind
+            new = self._kept(
+                self.findings[kind],
+                self.finding_bugs[kind],
+                finding.info,
+                (request, result, tag, now),
+                functools.partial(self.out.save_finding, kind),
+                oracle=kind.value,
+                evidence=finding.evidence,
             )
-            known[signature] = record
-            recorded = self._recorded(request, result)
-            saved = self._failure_input(request, recorded, tag, record)
-            bug, new = book.add(record, saved, _size(recorded))
-            self.out.save_finding(kind, bug)
-            if new:
-                yield NewFinding(kind, record, bug.key)
+            if new is not None:
+                yield NewFinding(kind, *new)
+
+    def _kept(
+        self,
+        known: dict[str, FailureRecord],
+        book: BugBook,
+        info: FailureInfo,
+        test: tuple[TestRequest, TestResult, Tag, float],
+        save: Callable[[Any], Any],
+        **more: Any,
+    ) -> tuple[FailureRecord, str] | None:
+        """A handled exception or an oracle's finding of one test (neither changes its
+        status): another hit of a known signature (its input kept when smaller), or a new
+        record saved with its input (`save`); the record and its bug's key when the bug
+        is new."""
+        request, result, tag, now = test
+        signature = info.signature
+        record = known.get(signature)
+        if record is not None:
+            record.hits += 1
+            self._smaller(book, signature, request, result, tag)
+            return None
+        record = self._record(signature, info, result, now, **more)
+        known[signature] = record
+        recorded = self._recorded(request, result)
+        saved = self._failure_input(request, recorded, tag, record)
+        bug, new = book.add(record, saved, _size(recorded))
+        save(bug)
+        return (record, bug.key) if new else None
 
     def _emulator_gap(self, gap: EmulatorGap) -> Iterator[EventT]:
         """An exception raised inside the emulator or lambdafuzz (`harness.blame`): said

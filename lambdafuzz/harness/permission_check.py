@@ -33,6 +33,9 @@ from lambdafuzz.model.policy_evaluation import Decision, Verdict, evaluate, sugg
 
 #: What production answers a call its role does not allow.
 ACCESS_DENIED = "AccessDenied"
+#: Decisions kept per worker: a permission names the object or item it acts on, so a
+#: campaign's calls name ever new ones; past this many the cache starts again.
+MAX_DECISIONS = 4096
 #: Frames of the stack shown with a finding (innermost last).
 STACK_LIMIT = 12
 
@@ -111,6 +114,8 @@ class PermissionCheck:
     def _decide(self, operation: str, permission: Permission) -> None:
         decision = self._decisions.get(permission)
         if decision is None:
+            if len(self._decisions) >= MAX_DECISIONS:  # object keys vary with every test
+                self._decisions.clear()
             decision = self._decisions[permission] = evaluate(self.policy, permission)
         seen = self._seen
         if decision.verdict is Verdict.ALLOWED:

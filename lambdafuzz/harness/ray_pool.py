@@ -39,7 +39,6 @@ from typing import Any
 from lambdafuzz.errors import BackendError, LambdafuzzError
 from lambdafuzz.harness.isolation import Isolation, IsolationState
 from lambdafuzz.harness.worker import (
-    HANG_GRACE_S,
     PIPELINE_DEPTH,
     STARTUP_TIMEOUT_S,
     TestRequest,
@@ -47,6 +46,7 @@ from lambdafuzz.harness.worker import (
     WorkerInfo,
     WorkerPool,
     WorkerSpec,
+    allowed_s,
 )
 from lambdafuzz.model.target import Target
 
@@ -414,8 +414,7 @@ class RayWorkerPool:
                 + STARTUP_TIMEOUT_S
                 + (PLACEMENT_TIMEOUT_S if not slot.root else 0.0)
             )
-        timeout = self.spec.target.timeout_s  # a test delivered twice may take two timeouts
-        deadline = start + sum(timeout * max(1, r.deliveries) + HANG_GRACE_S for r in requests)
+        deadline = start + sum(allowed_s(self.spec.target, r) for r in requests)
         slot.batches.append(_Batch(slot.actor.run.remote(requests), requests, attempt, deadline))
 
     def _replace(self, slot: _Slot) -> None:

@@ -28,7 +28,7 @@ from typing import Any, Protocol
 from lambdafuzz.harness.blame import emulator_gap
 from lambdafuzz.harness.invoke import failure_info, safe_repr
 from lambdafuzz.harness.world_writes import ChangeT, RawWrite, WriteLog
-from lambdafuzz.model.batch_delivery import BATCH_KINDS, redelivered
+from lambdafuzz.model.batch_delivery import BATCH_KINDS, lambda_json, redelivered
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import FailureInfo
 from lambdafuzz.model.redelivery import (
@@ -96,7 +96,9 @@ class Redelivery:
         fresh_sandbox: Callable[[], None] | None = None,
     ) -> Any:
         """The second delivery, after the first returned `value`: what the handler
-        returned this time (its exception propagates).  `checks` are turned on for the
+        returned this time: the first delivery's `value` when the retry raised an `Exception`
+        (a `fails-on-retry` finding; an emulator's exception, and SystemExit and the like,
+        propagate).  `checks` are turned on for the
         call and off again; `coverage` covers both calls' arms; `fresh_sandbox` makes the
         process as every invocation finds it (environment, working directory, an empty
         /tmp): what the first left there is no more the retry's than a test's is the
@@ -166,8 +168,6 @@ class Redelivery:
     def _second_event(self, value: Any) -> Any:
         trigger = self.target.trigger
         if trigger.report_batch_item_failures and trigger.kind in BATCH_KINDS:
-            from lambdafuzz.harness.worker import lambda_json
-
             again = redelivered(trigger.kind, self._event, lambda_json(value))
             if again is not None:
                 return again

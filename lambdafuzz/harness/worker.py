@@ -13,9 +13,7 @@ worker dies mid-test the campaign regenerates the same input locally to save it.
 from __future__ import annotations
 
 import contextlib
-import decimal
 import hashlib
-import json
 import multiprocessing
 import os
 import pickle
@@ -83,12 +81,13 @@ from lambdafuzz.harness.worker_startup import (
     describe_exit,
     import_error_message,
 )
+from lambdafuzz.model.batch_delivery import BATCH_KINDS, lambda_json
 from lambdafuzz.model.cost import CostMeasures
 from lambdafuzz.model.oracle import OracleFinding
 from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
 from lambdafuzz.model.permissions import PermissionUse
 from lambdafuzz.model.redelivery import redelivers
-from lambdafuzz.model.target import Target, Trigger, TriggerKind, app_dirs
+from lambdafuzz.model.target import Target, Trigger, app_dirs
 from lambdafuzz.model.world import Bucket, Queue, Table, Topic, World
 
 ArmT = Any  # a stable, picklable branch-arm key (harness.arm_catalog.ArmKey)
@@ -422,7 +421,7 @@ class WorkerRuntime:
         self._formatted: set[str] = set()  # signatures answered with their traceback
         self._formatted_at: dict[str, int] = {}  # failure site -> its signatures formatted
         self._threads_at_ready = threading.active_count()  # the worker's own (`ready`)
-        self._batch = spec.batch and target.trigger.kind in BATCH_TRIGGERS
+        self._batch = spec.batch and target.trigger.kind in BATCH_KINDS
         total = spec.app_arms_total
         self.info = WorkerInfo(
             pid=os.getpid(),
@@ -786,26 +785,10 @@ def _environ_data() -> Mapping[Any, Any]:
     return data if isinstance(data, dict) else dict(os.environ)
 
 
-#: Triggers whose response Lambda reads for `batchItemFailures` (when the event source
-#: mapping reports them).
-BATCH_TRIGGERS = frozenset({TriggerKind.SQS, TriggerKind.KINESIS, TriggerKind.DYNAMODB_STREAM})
-
-
-def lambda_json(value: Any) -> Any:
-    """`value` as Lambda's Python runtime hands a response on: serialized to JSON
-    (Decimals as numbers, as the runtime's encoder writes them) and read back; a string
-    saying why when it cannot be serialized (the invocation then fails with
-    Runtime.MarshalError, and a batch is retried whole)."""
-    try:
-        return json.loads(json.dumps(value, default=_runtime_default))
-    except (TypeError, ValueError, RecursionError) as exc:
-        return f"<not serializable to JSON: {type(exc).__name__}: {exc}>"[:300]
-
-
-def _runtime_default(value: Any) -> Any:
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+def allowed_s(target: Target, request: TestRequest) -> float:
+    """How long `request` may run before it is a hang: the function's timeout for each
+    delivery, and the grace the worker needs to answer."""
+    return target.timeout_s * max(1, request.deliveries) + HANG_GRACE_S
 
 
 def _short_repr(value: Any, limit: int = 300) -> str:
@@ -1081,8 +1064,7 @@ class Worker:
             pass  # it died between tests: `collect` reads the end of the pipe and says so
 
     def _allowed_s(self, request: TestRequest) -> float:
-        """How long `request` may run: the function's timeout for each delivery."""
-        return self.spec.target.timeout_s * max(1, request.deliveries) + HANG_GRACE_S
+        return allowed_s(self.spec.target, request)
 
     def collect(self) -> TestResult | None:
         """The result of the running request once the pipe is readable (or the worker

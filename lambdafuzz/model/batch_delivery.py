@@ -25,6 +25,8 @@ this way, so it lives here, below both.
 from __future__ import annotations
 
 import copy
+import decimal
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -149,3 +151,20 @@ def _sequence_key(sequence: str) -> tuple[int, str]:
 def _short(value: Any) -> str:
     text = repr(value)
     return text if len(text) <= _SHORT else text[: _SHORT - 3] + "..."
+
+
+def lambda_json(value: Any) -> Any:
+    """`value` as Lambda's Python runtime hands a response on: serialized to JSON
+    (Decimals as numbers, as the runtime's encoder writes them) and read back; a string
+    saying why when it cannot be serialized (the invocation then fails with
+    Runtime.MarshalError, and a batch is retried whole)."""
+    try:
+        return json.loads(json.dumps(value, default=_runtime_default))
+    except (TypeError, ValueError, RecursionError) as exc:
+        return f"<not serializable to JSON: {type(exc).__name__}: {exc}>"[:300]
+
+
+def _runtime_default(value: Any) -> Any:
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")

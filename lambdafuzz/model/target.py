@@ -401,6 +401,25 @@ class Target:
         return f"{self.handler_module}.{self.handler_function}"
 
 
+def handler_path(target: Target) -> Path:
+    """The file of the handler's module: `<root>/<a>/<b>.py`, or its package's
+    `__init__.py` (which need not exist: a caller checks)."""
+    module = target.root.joinpath(*target.handler_module.split("."))
+    path = module.with_suffix(".py")
+    return path if path.is_file() else module / "__init__.py"
+
+
+def definition_line(path: Path, name: str) -> int | None:
+    """The line of `def name` (or `async def`) in `path`; None when it is not there or
+    the file cannot be read."""
+    defining = re.compile(rf"\s*(async\s+)?def\s+{re.escape(name)}\b")
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return next((n for n, text in enumerate(lines, 1) if defining.match(text)), None)
+
+
 def resolve_env(target: Target, loaded: LoadedWorld) -> dict[str, str]:
     """The handler's environment: `${kind.name.attribute}` replaced by the loaded facts."""
 

@@ -46,7 +46,7 @@ from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.model.bug import bug_fingerprint
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.outcome import is_app_location, shown_signature
-from lambdafuzz.model.target import Target
+from lambdafuzz.model.target import Target, definition_line, handler_path
 
 SARIF_SCHEMA = (
     "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -327,15 +327,8 @@ def _frame_location(location: str, target: Target) -> SourceLocation | None:
 
 
 def _handler_location(target: Target) -> SourceLocation:
-    module = target.root.joinpath(*target.handler_module.split("."))
-    path = (
-        module.with_suffix(".py") if module.with_suffix(".py").is_file() else module / "__init__.py"
-    )
-    line = 1
-    for number, text in enumerate(_lines(path), 1):
-        if re.match(rf"\s*(async\s+)?def\s+{re.escape(target.handler_function)}\b", text):
-            line = number
-            break
+    path = handler_path(target)
+    line = definition_line(path, target.handler_function) or 1
     return _describe_line(path.resolve(), line)
 
 
