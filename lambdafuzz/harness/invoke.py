@@ -369,3 +369,35 @@ def app_relative(filename: str, app_dirs: Sequence[str]) -> str | None:
         if path.startswith(root + os.sep) or path == root:
             return os.path.relpath(path, os.path.dirname(root))
     return None
+
+
+#: Frames of an AWS call's stack shown with an oracle's finding (innermost last).
+CALL_STACK_LIMIT = 12
+
+
+def app_caller(frame: Any, app_dirs: Sequence[str]) -> tuple[Any, str]:
+    """The innermost application frame at or above `frame` (an AWS call being made) and
+    its `app/h.py:12`; (None, "") when the call comes from no application code."""
+    while frame is not None:
+        relative = app_relative(frame.f_code.co_filename, app_dirs)
+        if relative is not None:
+            return frame, f"{relative}:{frame.f_lineno}"
+        frame = frame.f_back
+    return None, ""
+
+
+def app_stack_text(frame: Any, app_dirs: Sequence[str]) -> str:
+    """The application's part of the stack at a call: from the outermost application
+    frame (the handler) to `frame`, the line making the call; the worker's frames, which
+    say nothing about the application, are left out."""
+    try:
+        frames = []
+        while frame is not None and len(frames) < 200:
+            frames.append(frame)
+            frame = frame.f_back
+        inside = [i for i, f in enumerate(frames) if app_relative(f.f_code.co_filename, app_dirs)]
+        kept = frames[: inside[-1] + 1][:CALL_STACK_LIMIT] if inside else frames[:1]
+        pairs = [(f, f.f_lineno) for f in reversed(kept)]
+        return "".join(traceback.StackSummary.extract(pairs).format())
+    except Exception:  # noqa: BLE001 - a hostile source file: no stack shown
+        return ""

@@ -17,15 +17,13 @@ checked too and reported with the first test.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import traceback
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lambdafuzz.harness.iam_actions import permissions_of
-from lambdafuzz.harness.invoke import app_relative
+from lambdafuzz.harness.invoke import app_caller, app_stack_text
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import FailureInfo
 from lambdafuzz.model.permissions import Permission, PermissionUse, Policy
@@ -36,8 +34,6 @@ ACCESS_DENIED = "AccessDenied"
 #: Decisions kept per worker: a permission names the object or item it acts on, so a
 #: campaign's calls name ever new ones; past this many the cache starts again.
 MAX_DECISIONS = 4096
-#: Frames of the stack shown with a finding (innermost last).
-STACK_LIMIT = 12
 
 
 @dataclass(slots=True)
@@ -147,7 +143,7 @@ class PermissionCheck:
         _, pattern, location = key
         stack = self._stacks.get(key)
         if stack is None:
-            stack = self._stacks[key] = _stack_text(frame)
+            stack = self._stacks[key] = app_stack_text(frame, self.app_dirs)
         if decision.verdict is Verdict.DENIED:
             why = f"denied by the statement {_source(decision)}"
         else:
@@ -168,23 +164,16 @@ class PermissionCheck:
         """The innermost application frame making the call, and its `app/h.py:12`; the
         innermost frame outside botocore and boto3 when no application frame is on the
         stack (a library of the handler's making the call)."""
-        frame = sys._getframe(1)
-        first_outside = None
-        while frame is not None:
-            if frame.f_code.co_filename == __file__:  # this module's own frames
-                frame = frame.f_back
-                continue
-            relative = app_relative(frame.f_code.co_filename, self.app_dirs)
-            if relative is not None:
-                return frame, f"{relative}:{frame.f_lineno}"
-            name = frame.f_code.co_filename
-            if first_outside is None and "botocore" not in name and "boto3" not in name:
-                first_outside = frame
-            frame = frame.f_back
-        if first_outside is None:
-            return None, ""
-        code = first_outside.f_code
-        return first_outside, f"{code.co_filename}:{first_outside.f_lineno} in {code.co_name}"
+        start = sys._getframe(1)
+        frame, location = app_caller(start, self.app_dirs)
+        if frame is not None:
+            return frame, location
+        while start is not None:
+            name = start.f_code.co_filename
+            if name != __file__ and "botocore" not in name and "boto3" not in name:
+                return start, f"{name}:{start.f_lineno} in {start.f_code.co_name}"
+            start = start.f_back
+        return None, ""
 
 
 def _index(policy: Policy | None, statement: Any) -> int:
@@ -216,23 +205,3 @@ def _evidence(decision: Decision, allow: Any) -> str:
         names = ", ".join(s.source or "unnamed" for s in decision.conditions)
         lines.append(f"Conditions not evaluated: {names}")
     return "\n".join(lines)
-
-
-#: lambdafuzz's own package: a stack shown with a finding stops where the worker called the
-#: handler (the frames above are the worker's and multiprocessing's, never the reader's).
-_OWN_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-
-
-def _stack_text(frame: Any) -> str:
-    """The call's stack from the handler's entry down to `frame`, as a traceback shows it."""
-    if frame is None:
-        return ""
-    frames = []
-    while frame is not None and not frame.f_code.co_filename.startswith(_OWN_PACKAGE):
-        frames.append((frame, frame.f_lineno))
-        frame = frame.f_back
-    try:
-        summary = traceback.StackSummary.extract(reversed(frames[:STACK_LIMIT]))
-        return "Stack of the call (most recent call last):\n" + "".join(summary.format())
-    except Exception:  # noqa: BLE001 - a hostile __repr__ or source file: no stack shown
-        return ""

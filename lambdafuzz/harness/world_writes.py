@@ -26,20 +26,17 @@ import hashlib
 import json
 import sys
 import threading
-import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from lambdafuzz.harness.invoke import app_relative
+from lambdafuzz.harness.invoke import app_caller, app_stack_text
 from lambdafuzz.model.redelivery import ResourceKind, Sent
 
 #: Where `before-parameter-build` leaves a recorded call's parameters for `after-call`.
 _PARAMS = "lambdafuzz.world_writes.params"
 #: Characters of a body shown in the evidence.
 SHOWN_BODY = 160
-#: Application frames of the stack kept with a call of the second delivery.
-STACK_LIMIT = 12
 
 
 @dataclass(slots=True, frozen=True)
@@ -137,36 +134,13 @@ class WriteLog:
         """The innermost application frame making the call (`app/h.py:12`) and, when
         stacks are kept, the stack there; ("", "") outside the application (a library's
         thread)."""
-        frame = sys._getframe(2)
-        while frame is not None:
-            relative = app_relative(frame.f_code.co_filename, self.app_dirs)
-            if relative is not None:
-                location = f"{relative}:{frame.f_lineno}"
-                if not self.with_stacks:
-                    return location, ""
-                stack = self._stacks.get(location)
-                if stack is None:
-                    stack = self._stacks[location] = _stack_text(frame, self.app_dirs)
-                return location, stack
-            frame = frame.f_back
-        return "", ""
-
-
-def _stack_text(frame: Any, app_dirs: Sequence[str]) -> str:
-    """The application's part of the stack at a call: from the outermost application
-    frame (the handler) to `frame`, the line making the call; the worker's frames, which
-    say nothing about the application, are left out."""
-    try:
-        frames = []
-        while frame is not None and len(frames) < 200:
-            frames.append(frame)
-            frame = frame.f_back
-        inside = [i for i, f in enumerate(frames) if app_relative(f.f_code.co_filename, app_dirs)]
-        kept = frames[: inside[-1] + 1][:STACK_LIMIT] if inside else frames[:1]
-        pairs = [(f, f.f_lineno) for f in reversed(kept)]
-        return "".join(traceback.StackSummary.extract(pairs).format())
-    except Exception:  # noqa: BLE001 - a hostile source file: no stack shown
-        return ""
+        frame, location = app_caller(sys._getframe(2), self.app_dirs)
+        if frame is None or not self.with_stacks:
+            return location, ""
+        stack = self._stacks.get(location)
+        if stack is None:
+            stack = self._stacks[location] = app_stack_text(frame, self.app_dirs)
+        return location, stack
 
 
 # =========================================================================== bodies
