@@ -20,6 +20,7 @@ from lambdafuzz.config.sam import (
 )
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.target import TriggerKind
+from tests.fixtures.sam import template_text
 
 from .conftest import EXECS, FUNCTIONS, SAM_APP, TEMPLATE
 
@@ -114,67 +115,7 @@ def test_unsupported_pieces_are_logged_as_warnings(caplog):
 
 # --------------------------------------------------------------------------- more shapes
 def test_streams_topics_api_and_intrinsics(tmp_path):
-    path = write_app(
-        tmp_path,
-        """\
-        AWSTemplateFormatVersion: "2010-09-09"
-        Transform: AWS::Serverless-2016-10-31
-        Resources:
-          Orders:
-            Type: AWS::DynamoDB::Table
-            Properties:
-              AttributeDefinitions: [{AttributeName: pk, AttributeType: N}]
-              KeySchema: [{AttributeName: pk, KeyType: HASH}]
-              StreamSpecification: {StreamViewType: NEW_IMAGE}
-          Users:
-            Type: AWS::Serverless::SimpleTable
-            Properties:
-              PrimaryKey: {Name: user, Type: Number}
-          Alerts:
-            Type: AWS::SNS::Topic
-            Properties: {TopicName: alerts}
-          Key:
-            Type: AWS::KMS::Key
-          StreamFn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: src
-              Handler: app.handler
-              Runtime: python3.12
-              VpcConfig: {SubnetIds: [a]}
-              Environment:
-                Variables:
-                  STREAM: !GetAtt Orders.StreamArn
-                  TOPIC: !Ref Alerts
-                  PATH_: !Join ["/", [!Ref "AWS::Region", !GetAtt Alerts.TopicName]]
-                  SUB: !Sub ["${X}-${AWS::AccountId}", {X: !Ref Users}]
-                  IMPORTED: !ImportValue shared-thing
-                  KEY: !Ref Key
-              Events:
-                Changes:
-                  Type: DynamoDB
-                  Properties: {Stream: !GetAtt Orders.StreamArn, StartingPosition: LATEST, BatchSize: 50}
-          TopicFn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: src
-              Handler: app.handler
-              Runtime: python3.12
-              Events:
-                Note: {Type: SNS, Properties: {Topic: !Ref Alerts}}
-          ApiFn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: src
-              Handler: app.handler
-              Runtime: python3.12
-              Events:
-                Get: {Type: HttpApi, Properties: {Path: /x, Method: get}}
-          NodeFn:
-            Type: AWS::Serverless::Function
-            Properties: {CodeUri: src, Handler: app.handler, Runtime: nodejs20.x}
-        """,
-    )
+    path = write_app(tmp_path, template_text("sam", "streams_topics_api_intrinsics"))
     listing = template_functions(path)
     assert listing.fuzzable == ("StreamFn", "TopicFn", "ApiFn")
     assert listing.skipped == ("NodeFn: runtime nodejs20.x (lambdafuzz fuzzes Python handlers)",)
@@ -207,18 +148,7 @@ def test_streams_topics_api_and_intrinsics(tmp_path):
 
 def test_plain_cloudformation_with_event_source_mapping(tmp_path):
     path = write_app(
-        tmp_path,
-        """\
-        {"AWSTemplateFormatVersion": "2010-09-09",
-         "Resources": {
-           "Jobs": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "jobs.fifo", "FifoQueue": true}},
-           "Fn": {"Type": "AWS::Lambda::Function",
-                  "Properties": {"Code": "src", "Handler": "app.handler", "Runtime": "python3.13",
-                                 "Environment": {"Variables": {"URL": {"Fn::GetAtt": ["Jobs", "QueueUrl"]}}}}},
-           "Mapping": {"Type": "AWS::Lambda::EventSourceMapping",
-                       "Properties": {"FunctionName": {"Ref": "Fn"},
-                                      "EventSourceArn": {"Fn::GetAtt": ["Jobs", "Arn"]}}}}}
-        """,
+        tmp_path, template_text("sam", "plain_cloudformation_event_source_mapping.json")
     )
     t = load_template_target(path)  # the only function
     assert (t.trigger.kind, t.trigger.source) == (TriggerKind.SQS, "jobs.fifo")
@@ -227,54 +157,14 @@ def test_plain_cloudformation_with_event_source_mapping(tmp_path):
 
 
 def test_s3_notifications_to_a_queue_become_s3_event_bodies(tmp_path):
-    path = write_app(
-        tmp_path,
-        """\
-        Transform: AWS::Serverless-2016-10-31
-        Resources:
-          Inbox:
-            Type: AWS::S3::Bucket
-            Properties:
-              NotificationConfiguration:
-                QueueConfigurations: [{Event: "s3:ObjectCreated:*", Queue: !GetAtt Notes.Arn}]
-          Notes: {Type: AWS::SQS::Queue}
-          Fn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: src
-              Handler: app.handler
-              Events:
-                Q: {Type: SQS, Properties: {Queue: !GetAtt Notes.Arn}}
-        """,
-    )
+    path = write_app(tmp_path, template_text("sam", "s3_notifications_to_a_queue"))
     t = load_template_target(path, "Fn")
     assert t.trigger.body == "s3-event"
     assert t.resources.bucket("inbox").objects is not None  # the notifying bucket gets objects
 
 
 def test_eventbridge_rule_on_a_bucket(tmp_path):
-    path = write_app(
-        tmp_path,
-        """\
-        Transform: AWS::Serverless-2016-10-31
-        Resources:
-          Logs: {Type: AWS::S3::Bucket, Properties: {BucketName: app-logs}}
-          Photos: {Type: AWS::S3::Bucket, Properties: {BucketName: app-photos}}
-          Fn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: src
-              Handler: app.handler
-              Events:
-                Created:
-                  Type: EventBridgeRule
-                  Properties:
-                    Pattern:
-                      source: [aws.s3]
-                      detail-type: [Object Created]
-                      detail: {bucket: {name: [!Ref Photos]}}
-        """,
-    )
+    path = write_app(tmp_path, template_text("sam", "eventbridge_rule_on_a_bucket"))
     t = load_template_target(path, "Fn")
     assert (t.trigger.kind, t.trigger.source) == (TriggerKind.EVENTBRIDGE, "app-photos")
     assert t.resources.bucket("app-photos").objects is not None
@@ -295,20 +185,7 @@ def test_several_functions_need_a_name():
 
 
 def test_missing_code_directory_points_at_its_line(tmp_path):
-    path = write_app(
-        tmp_path,
-        """\
-        Transform: AWS::Serverless-2016-10-31
-        Resources:
-          Fn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: nowhere/
-              Handler: app.handler
-              Events:
-                Api: {Type: Api, Properties: {Path: /, Method: get}}
-        """,
-    )
+    path = write_app(tmp_path, template_text("sam", "missing_code_directory"))
     with pytest.raises(ConfigError) as info:
         load_template(path, "Fn")
     message = str(info.value)
@@ -317,49 +194,22 @@ def test_missing_code_directory_points_at_its_line(tmp_path):
 
 
 def test_function_without_usable_events_is_not_fuzzable(tmp_path):
-    path = write_app(
-        tmp_path,
-        """\
-        Transform: AWS::Serverless-2016-10-31
-        Resources:
-          Fn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: src
-              Handler: app.handler
-              Events:
-                Every: {Type: ScheduleV2, Properties: {ScheduleExpression: rate(1 hour)}}
-        """,
-    )
+    path = write_app(tmp_path, template_text("sam", "schedule_v2_only"))
     with pytest.raises(ConfigError, match="no function lambdafuzz can fuzz"):
         template_function_names(path)
 
 
 def test_a_template_without_resources_is_rejected(tmp_path):
     path = tmp_path / "template.yaml"
-    path.write_text("AWSTemplateFormatVersion: '2010-09-09'\nDescription: nothing\n")
+    path.write_text(template_text("sam", "no_resources"))
     with pytest.raises(ConfigError, match="no `Resources` mapping"):
         template_function_names(path)
 
 
-ONE_FUNCTION = """\
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Jobs:
-    Type: AWS::SQS::Queue
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Work: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
-"""
-
-
 def test_the_only_function_is_still_checked_for_being_fuzzable(tmp_path):
-    path = write_app(tmp_path, ONE_FUNCTION.replace("python3.12", "nodejs20.x"))
+    path = write_app(
+        tmp_path, template_text("sam", "one_sqs_function").replace("python3.12", "nodejs20.x")
+    )
     with pytest.raises(ConfigError, match="a function lambdafuzz can fuzz, not runtime nodejs20.x"):
         load_template(path)
 
@@ -376,7 +226,7 @@ def test_the_only_function_is_still_checked_for_being_fuzzable(tmp_path):
     ids=["unknown-tag", "duplicate-resource", "environment-not-a-mapping", "env-profile", "deep"],
 )  # fmt: skip
 def test_malformed_template_points_at_the_line(tmp_path, old, new, expected):
-    path = write_app(tmp_path, ONE_FUNCTION.replace(old, new, 1))
+    path = write_app(tmp_path, template_text("sam", "one_sqs_function").replace(old, new, 1))
     with pytest.raises(ConfigError) as info:
         load_template(path)
     assert str(path.resolve()) in str(info.value)
@@ -436,26 +286,6 @@ def test_a_sam_project_directory_is_fuzzed_from_its_template(tmp_path):
     assert "no lambdafuzz.yaml (nor a SAM template.yaml) in this directory" in result.output
 
 
-HYPHENATED = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Jobs:
-    Type: AWS::SQS::Queue
-  IntakeFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: order-intake.handler
-      Runtime: python3.12
-      Events:
-        Jobs:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt Jobs.Arn
-"""
-
-
 def test_a_hyphenated_handler_module_is_imported_as_lambda_does(tmp_path):
     """Lambda's runtime imports `order-intake.handler` with importlib; so does lambdafuzz,
     and the module is in the coverage scope."""
@@ -469,7 +299,9 @@ def test_a_hyphenated_handler_module_is_imported_as_lambda_does(tmp_path):
         "        return {'json': True}\n"
         "    return {'json': False}\n"
     )
-    write_app(tmp_path, HYPHENATED, {"src/order-intake.py": code})
+    write_app(
+        tmp_path, template_text("sam", "hyphenated_handler_module"), {"src/order-intake.py": code}
+    )
     target = load_template(tmp_path / "template.yaml").target
     assert (target.handler_module, target.handler_function) == ("order-intake", "handler")
     assert target.app_packages == ("order-intake",)
@@ -480,43 +312,6 @@ def test_a_hyphenated_handler_module_is_imported_as_lambda_does(tmp_path):
     assert result.exit_code == 0, result.output
     stats = json.loads((out / "IntakeFunction" / "stats.json").read_text())
     assert stats["app_branches_covered"] >= 2
-
-
-LAYERED = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Globals:
-  Function:
-    Layers: [!Ref SharedLayer]
-Resources:
-  SharedLayer:
-    Type: AWS::Serverless::LayerVersion
-    Properties:
-      ContentUri: layers/shared/
-  BuiltLayer:
-    Type: AWS::Serverless::LayerVersion
-    Properties:
-      ContentUri: layers/built/
-    Metadata:
-      BuildMethod: python3.12
-  Jobs:
-    Type: AWS::SQS::Queue
-  WorkerFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Layers:
-        - !Ref SharedLayer
-        - !Ref BuiltLayer
-        - arn:aws:lambda:us-east-1:017000801446:layer:AWSLambdaPowertoolsPythonV2:78
-      Events:
-        Jobs:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt Jobs.Arn
-"""
 
 
 def test_local_layers_are_on_sys_path_as_in_opt_python(tmp_path, caplog):
@@ -535,7 +330,7 @@ def test_local_layers_are_on_sys_path_as_in_opt_python(tmp_path, caplog):
         "    bodies = [parse(r['body']) for r in event['Records']]\n"
         "    return {'long': sum(len(b) > LIMIT for b in bodies)}\n",
     }
-    write_app(tmp_path, LAYERED, files)
+    write_app(tmp_path, template_text("sam", "local_layers"), files)
     with caplog.at_level(logging.WARNING):
         target = load_template_target(tmp_path / "template.yaml", "WorkerFunction")
     assert target.layers == (
@@ -567,7 +362,7 @@ def test_a_local_layers_own_modules_are_application_code(tmp_path):
         "def handler(event, context):\n"
         "    return [parse(r['body']) for r in event['Records']]\n",
     }
-    write_app(tmp_path, LAYERED, files)
+    write_app(tmp_path, template_text("sam", "local_layers"), files)
     target = load_template_target(tmp_path / "template.yaml", "WorkerFunction")
     assert target.app_packages == ("app", "rules", "shared", "built_util")
     shared = tmp_path / "layers" / "shared" / "python"
@@ -591,33 +386,6 @@ def test_a_layer_that_is_not_a_directory_is_a_config_error(tmp_path):
         load_target(tmp_path)
 
 
-INLINE = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Jobs:
-    Type: AWS::SQS::Queue
-  GlueFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      Handler: index.handler
-      Runtime: python3.12
-      InlineCode: |
-        import json
-
-        def handler(event, context):
-            body = event["Records"][0]["body"]
-            if body.startswith("{"):
-                return json.loads(body)["id"]  # planted: JSON without "id"
-            return None
-      Events:
-        Jobs:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt Jobs.Arn
-"""
-
-
 def test_inline_code_is_imported_as_index_like_lambda_does(tmp_path, monkeypatch):
     from click.testing import CliRunner
 
@@ -625,7 +393,7 @@ def test_inline_code_is_imported_as_index_like_lambda_does(tmp_path, monkeypatch
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     (tmp_path / "app").mkdir()
-    (tmp_path / "app" / "template.yaml").write_text(INLINE)
+    (tmp_path / "app" / "template.yaml").write_text(template_text("sam", "inline_code"))
     target = load_template(tmp_path / "app" / "template.yaml").target
     assert (target.handler_module, target.app_packages) == ("index", ("index",))
     assert target.root.parent == tmp_path / "cache" / "lambdafuzz" / "inline"
@@ -641,45 +409,8 @@ def test_inline_code_is_imported_as_index_like_lambda_does(tmp_path, monkeypatch
     assert any(name.startswith("KeyError-at-index-py") for name in failures), failures
 
 
-CONDITIONAL = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Parameters:
-  Stage: {Type: String, Default: prod}
-  Region2: {Type: String, Default: eu-west-1}
-  Unset: {Type: String}
-Conditions:
-  IsProd: !Equals [!Ref Stage, prod]
-  IsDev: !Not [!Condition IsProd]
-  ProdInEu: !And [!Condition IsProd, !Equals [!Ref Region2, eu-west-1]]
-  DevOrEu: !Or [!Condition IsDev, !Condition ProdInEu]
-  Unknown: !Equals [!Ref Unset, x]
-Resources:
-  Jobs:
-    Type: AWS::SQS::Queue
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Environment:
-        Variables:
-          MODE: !If [IsProd, strict, lax]
-          DEBUG: !If [IsDev, "1", "0"]
-          EU: !If [ProdInEu, !Sub "${Stage}-eu", other]
-          EITHER: !If [DevOrEu, "yes", "no"]
-          UNKNOWN: !If [Unknown, a, b]
-      Events:
-        Jobs:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt Jobs.Arn
-"""
-
-
 def test_conditions_and_fn_if_are_evaluated_under_parameter_defaults(tmp_path):
-    write_app(tmp_path, CONDITIONAL)
+    write_app(tmp_path, template_text("sam", "conditions"))
     imported = load_template(tmp_path / "template.yaml")
     env = dict(imported.target.env)
     assert {k: env[k] for k in ("MODE", "DEBUG", "EU", "EITHER")} == {
@@ -693,7 +424,7 @@ def test_conditions_and_fn_if_are_evaluated_under_parameter_defaults(tmp_path):
 
 
 def test_samconfig_parameter_overrides_fill_the_parameters_as_sam_deploy_does(tmp_path):
-    write_app(tmp_path, CONDITIONAL)
+    write_app(tmp_path, template_text("sam", "conditions"))
     (tmp_path / "samconfig.toml").write_text(
         'version = 0.1\n[default.global.parameters]\nparameter_overrides = "Region2=us-east-1 '
         'Unset=x"\n[default.deploy.parameters]\nstack_name = "app"\n'
@@ -717,26 +448,6 @@ def test_samconfig_parameter_overrides_fill_the_parameters_as_sam_deploy_does(tm
     with pytest.raises(ConfigError, match=r"samconfig.toml: cannot be read as a samconfig"):
         load_template(tmp_path / "template.yaml")
 
-
-DIRECT = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Orders:
-    Type: AWS::DynamoDB::Table
-    Properties:
-      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
-      KeySchema: [{AttributeName: id, KeyType: HASH}]
-  RefundFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: refunds.handler
-      Runtime: python3.12
-      Environment:
-        Variables:
-          TABLE: !Ref Orders
-"""
 
 REFUNDS = '''\
 import os
@@ -768,7 +479,7 @@ def test_a_function_without_events_is_fuzzed_with_the_payload_keys_it_reads(tmp_
 
     from lambdafuzz.cli.main import cli
 
-    write_app(tmp_path, DIRECT, {"src/refunds.py": REFUNDS})
+    write_app(tmp_path, template_text("sam", "direct_invocation"), {"src/refunds.py": REFUNDS})
     target = load_template(tmp_path / "template.yaml").target
     assert target.trigger.kind is TriggerKind.DIRECT and target.trigger.source is None
     assert target.trigger.event_keys == ("order_id", "reason?", "dry_run?", "amount")
@@ -784,30 +495,6 @@ def test_a_function_without_events_is_fuzzed_with_the_payload_keys_it_reads(tmp_
     assert all({"order_id", "amount"} <= set(c["event"]) for c in corpus)
     assert any("dry_run" not in c["event"] for c in corpus)  # looked for, not always there
 
-
-KINESIS = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Clicks:
-    Type: AWS::Kinesis::Stream
-    Properties:
-      Name: click-stream
-      ShardCount: 1
-  ClickFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: clicks.handler
-      Runtime: python3.12
-      Events:
-        Stream:
-          Type: Kinesis
-          Properties:
-            Stream: !GetAtt Clicks.Arn
-            StartingPosition: LATEST
-            BatchSize: 3
-"""
 
 CLICKS = """\
 import base64
@@ -837,7 +524,7 @@ def test_a_kinesis_function_gets_base64_records_of_its_stream(tmp_path):
     from lambdafuzz.generators.aws.world_generator import generate_input
     from lambdafuzz.generators.core import Choices
 
-    write_app(tmp_path, KINESIS, {"src/clicks.py": CLICKS})
+    write_app(tmp_path, template_text("sam", "kinesis_stream"), {"src/clicks.py": CLICKS})
     target = load_template(tmp_path / "template.yaml").target
     trigger = target.trigger
     assert (trigger.kind, trigger.source, trigger.records_max) == (
@@ -870,47 +557,6 @@ def test_a_kinesis_function_gets_base64_records_of_its_stream(tmp_path):
     assert any(name.startswith("TypeError-at-clicks-py") for name in failures), failures
 
 
-SCHEDULED = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Reports:
-    Type: AWS::S3::Bucket
-  Orders:
-    Type: AWS::DynamoDB::Table
-    Properties:
-      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
-      KeySchema: [{AttributeName: id, KeyType: HASH}]
-  NightlyFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: nightly.handler
-      Runtime: python3.12
-      Environment:
-        Variables:
-          TABLE: !Ref Orders
-          BUCKET: !Ref Reports
-      Events:
-        Nightly:
-          Type: Schedule
-          Properties:
-            Schedule: cron(0 2 * * ? *)
-            Name: nightly-report
-  ConstantFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: nightly.handler
-      Runtime: python3.12
-      Events:
-        Tick:
-          Type: Schedule
-          Properties:
-            Schedule: rate(5 minutes)
-            Input: '{"mode": "tick"}'
-"""
-
 NIGHTLY = """\
 import os
 
@@ -933,7 +579,7 @@ def test_a_scheduled_function_gets_scheduled_events_and_a_generated_world(tmp_pa
 
     from lambdafuzz.cli.main import cli
 
-    write_app(tmp_path, SCHEDULED, {"src/nightly.py": NIGHTLY})
+    write_app(tmp_path, template_text("sam", "scheduled_functions"), {"src/nightly.py": NIGHTLY})
     target = load_template(tmp_path / "template.yaml", "NightlyFunction").target
     assert (target.trigger.kind, target.trigger.source) == (TriggerKind.SCHEDULE, "nightly-report")
     assert [t.name for t in target.resources.tables] == ["Orders"]
@@ -958,64 +604,6 @@ def test_a_scheduled_function_gets_scheduled_events_and_a_generated_world(tmp_pa
     assert saved["event"]["resources"][0].endswith(":rule/nightly-report")
 
 
-BROKERS = """\
-Transform: AWS::Serverless-2016-10-31
-Parameters:
-  Topic: {Type: String, Default: orders}
-Resources:
-  Rabbit:
-    Type: AWS::AmazonMQ::Broker
-    Properties: {EngineType: RABBITMQ, BrokerName: rabbit}
-  MskFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Orders:
-          Type: MSK
-          Properties:
-            Stream: arn:aws:kafka:us-east-1:123456789012:cluster/shop/abc
-            Topics: [!Ref Topic, refunds]
-            StartingPosition: LATEST
-            BatchSize: 3
-  KafkaFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Clicks:
-          Type: SelfManagedKafka
-          Properties:
-            KafkaBootstrapServers: ["broker:9092"]
-            Topics: [clicks]
-            SourceAccessConfigurations: [{Type: BASIC_AUTH, URI: arn:aws:secretsmanager:x}]
-  ActiveFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Jobs:
-          Type: MQ
-          Properties: {Broker: "arn:aws:mq:us-east-1:123456789012:broker:b:b-1", Queues: [jobs]}
-  RabbitFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Jobs:
-          Type: MQ
-          Properties: {Broker: !GetAtt Rabbit.Arn, Queues: [work.queue]}
-"""
-
-
 @pytest.mark.parametrize(
     ("function", "kind", "source", "records_max", "note"),
     [
@@ -1028,7 +616,7 @@ Resources:
 def test_broker_events_import_as_their_trigger_kind(
     tmp_path, function, kind, source, records_max, note
 ):
-    write_app(tmp_path, BROKERS)
+    write_app(tmp_path, template_text("sam", "broker_events"))
     imported = load_template(tmp_path / "template.yaml", function)
     trigger = imported.target.trigger
     assert (trigger.kind, trigger.source, trigger.records_max) == (kind, source, records_max)
@@ -1037,30 +625,6 @@ def test_broker_events_import_as_their_trigger_kind(
         assert notes == []
     else:
         assert any(note in n for n in notes), notes
-
-
-PACKAGED = """\
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Jobs:
-    Type: AWS::SQS::Queue
-  ZipFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: dist/package.zip
-      Handler: worker.handler
-      Runtime: python3.12
-      Events:
-        Jobs: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
-  FileFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/single.py
-      Handler: single.handler
-      Runtime: python3.12
-      Events:
-        Jobs: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
-"""
 
 
 def _zip(path: Path, members: dict[str, str]) -> None:
@@ -1087,7 +651,7 @@ def test_a_zip_code_uri_is_unpacked_into_the_cache_and_a_py_code_uri_is_its_modu
     _zip(tmp_path / "dist" / "package.zip", members)
     write_app(
         tmp_path,
-        PACKAGED,
+        template_text("sam", "packaged_code_uris"),
         {"src/single.py": "def handler(e, c):\n    return 1\n", "src/other.py": ""},
     )
     zipped = load_template(tmp_path / "template.yaml", "ZipFunction").target
@@ -1115,50 +679,12 @@ def test_a_hostile_or_corrupt_zip_code_uri_is_refused(tmp_path, monkeypatch, mem
         archive.write_bytes(b"PK\x03\x04 truncated")
     else:
         _zip(archive, members)
-    write_app(tmp_path, PACKAGED)
+    write_app(tmp_path, template_text("sam", "packaged_code_uris"))
     with pytest.raises(ConfigError, match=expected):
         load_template(tmp_path / "template.yaml", "ZipFunction")
     assert not (tmp_path / "escape.py").exists()
     assert not list((tmp_path / "cache").rglob("*.py"))
 
-
-CONSTANT_INPUT = """\
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Ledger:
-    Type: AWS::DynamoDB::Table
-    Properties:
-      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
-      KeySchema: [{AttributeName: id, KeyType: HASH}]
-  CloseFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: close.handler
-      Runtime: python3.12
-      Environment: {Variables: {TABLE: !Ref Ledger}}
-      Events:
-        Nightly:
-          Type: ScheduleV2
-          Properties:
-            ScheduleExpression: cron(0 1 * * ? *)
-            Input: '{"mode": "close", "days": 1}'
-  ReshapedFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: close.handler
-      Runtime: python3.12
-      Events:
-        Rule:
-          Type: EventBridgeRule
-          Properties:
-            Pattern: {source: [aws.ec2]}
-            InputPath: $.detail
-        Fallback:
-          Type: ScheduleV2
-          Properties: {ScheduleExpression: rate(1 hour)}
-"""
 
 CLOSE = """\
 import os
@@ -1182,7 +708,7 @@ def test_a_schedule_input_is_the_constant_payload_and_only_the_world_varies(tmp_
 
     from lambdafuzz.cli.main import cli
 
-    write_app(tmp_path, CONSTANT_INPUT, {"src/close.py": CLOSE})
+    write_app(tmp_path, template_text("sam", "schedule_input"), {"src/close.py": CLOSE})
     target = load_template(tmp_path / "template.yaml", "CloseFunction").target
     assert target.trigger.kind is TriggerKind.DIRECT
     assert [(s.name, json.loads(s.payload_json), s.fixed) for s in target.samples] == [
