@@ -7,24 +7,9 @@ import json
 
 from lambdafuzz.config.sam import load_template
 from lambdafuzz.model.target import TriggerKind
+from tests.fixtures.sam import template_text
 
 from .test_sam import write_app
-
-HEAD = """\
-AWSTemplateFormatVersion: "2010-09-09"
-Transform: AWS::Serverless-2016-10-31
-Resources:
-"""
-FUNCTION = """\
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        E:
-"""
 
 
 def _filters(imported) -> list[dict]:
@@ -32,56 +17,7 @@ def _filters(imported) -> list[dict]:
 
 
 def test_sqs_dynamodb_and_kinesis_filter_criteria_become_trigger_filters(tmp_path):
-    template = write_app(
-        tmp_path,
-        HEAD
-        + """\
-  Q:
-    Type: AWS::SQS::Queue
-  Accounts:
-    Type: AWS::DynamoDB::Table
-    Properties:
-      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
-      KeySchema: [{AttributeName: id, KeyType: HASH}]
-      StreamSpecification: {StreamViewType: NEW_IMAGE}
-"""
-        + FUNCTION
-        + """\
-          Type: SQS
-          Properties:
-            Queue: !GetAtt Q.Arn
-            FilterCriteria:
-              Filters:
-                - Pattern: '{"body": {"type": ["order"]}}'
-                - Pattern: '{"body": [{"prefix": "PING"}]}'
-  Streamed:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Changes:
-          Type: DynamoDB
-          Properties:
-            Stream: !GetAtt Accounts.StreamArn
-            StartingPosition: LATEST
-            FilterCriteria: {Filters: [{Pattern: '{"eventName": ["INSERT"]}'}]}
-  Clicks:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Stream:
-          Type: Kinesis
-          Properties:
-            Stream: arn:aws:kinesis:us-east-1:123456789012:stream/clicks
-            StartingPosition: LATEST
-            FilterCriteria: {Filters: [{Pattern: '{"data": {"kind": ["click"]}}'}]}
-""",
-    )
+    template = write_app(tmp_path, template_text("filters", "filter_criteria_sqs_dynamodb_kinesis"))
     sqs = load_template(template, "Fn")
     assert _filters(sqs) == [{"body": {"type": ["order"]}}, {"body": [{"prefix": "PING"}]}]
     assert not sqs.unsupported
@@ -93,49 +29,12 @@ def test_sqs_dynamodb_and_kinesis_filter_criteria_become_trigger_filters(tmp_pat
 
 
 def test_an_event_source_mapping_brings_its_filter_criteria(tmp_path):
-    template = write_app(
-        tmp_path,
-        HEAD
-        + """\
-  Q:
-    Type: AWS::SQS::Queue
-  Fn:
-    Type: AWS::Lambda::Function
-    Properties:
-      Code: src/
-      Handler: app.handler
-      Runtime: python3.12
-  Mapping:
-    Type: AWS::Lambda::EventSourceMapping
-    Properties:
-      FunctionName: !Ref Fn
-      EventSourceArn: !GetAtt Q.Arn
-      FilterCriteria:
-        Filters:
-          - Pattern: '{"body": {"total": [{"numeric": [">", 100]}]}}'
-""",
-    )
+    template = write_app(tmp_path, template_text("filters", "event_source_mapping_filter_criteria"))
     assert _filters(load_template(template)) == [{"body": {"total": [{"numeric": [">", 100]}]}}]
 
 
 def test_a_custom_eventbridge_pattern_generates_custom_events_not_bucket_ones(tmp_path):
-    template = write_app(
-        tmp_path,
-        HEAD
-        + """\
-  Uploads:
-    Type: AWS::S3::Bucket
-"""
-        + FUNCTION
-        + """\
-          Type: EventBridgeRule
-          Properties:
-            Pattern:
-              source: [com.shop.orders]
-              detail-type: [OrderPlaced]
-              detail: {amount: [{numeric: [">", 0]}]}
-""",
-    )
+    template = write_app(tmp_path, template_text("filters", "custom_eventbridge_pattern"))
     imported = load_template(template)
     trigger = imported.target.trigger
     assert (trigger.kind, trigger.source) == (TriggerKind.EVENTBRIDGE, None)
@@ -144,26 +43,7 @@ def test_a_custom_eventbridge_pattern_generates_custom_events_not_bucket_ones(tm
 
 
 def test_an_s3_eventbridge_pattern_keeps_the_bucket_and_resolves_its_ref(tmp_path):
-    template = write_app(
-        tmp_path,
-        HEAD
-        + """\
-  Uploads:
-    Type: AWS::S3::Bucket
-    Properties: {BucketName: photo-uploads}
-"""
-        + FUNCTION
-        + """\
-          Type: EventBridgeRule
-          Properties:
-            Pattern:
-              source: [aws.s3]
-              detail-type: [Object Created]
-              detail:
-                bucket: {name: [!Ref Uploads]}
-                object: {key: [{prefix: raw/}]}
-""",
-    )
+    template = write_app(tmp_path, template_text("filters", "s3_eventbridge_pattern"))
     imported = load_template(template)
     assert imported.target.trigger.source == "photo-uploads"
     assert _filters(imported)[0]["detail"]["bucket"] == {"name": ["photo-uploads"]}
@@ -172,24 +52,7 @@ def test_an_s3_eventbridge_pattern_keeps_the_bucket_and_resolves_its_ref(tmp_pat
 
 
 def test_s3_key_rules_become_prefixes_and_suffixes_without_a_warning(tmp_path):
-    template = write_app(
-        tmp_path,
-        HEAD
-        + """\
-  Photos:
-    Type: AWS::S3::Bucket
-"""
-        + FUNCTION
-        + """\
-          Type: S3
-          Properties:
-            Bucket: !Ref Photos
-            Events: s3:ObjectCreated:*
-            Filter:
-              S3Key:
-                Rules: [{Name: prefix, Value: uploads/}, {Name: Suffix, Value: .JPG}]
-""",
-    )
+    template = write_app(tmp_path, template_text("filters", "s3_key_rules"))
     imported = load_template(template)
     objects = imported.target.resources.bucket("photos").objects
     assert objects is not None
@@ -204,48 +67,13 @@ def test_s3_key_rules_become_prefixes_and_suffixes_without_a_warning(tmp_path):
 
 def test_an_s3_events_list_becomes_the_triggers_event_types(tmp_path):
     """The event types decide whether removals are generated (edge values)."""
-    template = write_app(
-        tmp_path,
-        HEAD
-        + """\
-  Photos:
-    Type: AWS::S3::Bucket
-"""
-        + FUNCTION
-        + """\
-          Type: S3
-          Properties:
-            Bucket: !Ref Photos
-            Events: [s3:ObjectCreated:Put, s3:ObjectRemoved:*]
-""",
-    )
+    template = write_app(tmp_path, template_text("filters", "s3_events_list"))
     trigger = load_template(template).target.trigger
     assert trigger.s3_events == ("s3:ObjectCreated:Put", "s3:ObjectRemoved:*")
 
 
 def test_filters_lambdafuzz_cannot_enforce_are_warnings_naming_the_construct(tmp_path):
-    template = write_app(
-        tmp_path,
-        HEAD
-        + """\
-  Q:
-    Type: AWS::SQS::Queue
-"""
-        + FUNCTION
-        + """\
-          Type: SQS
-          Properties:
-            Queue: !GetAtt Q.Arn
-            FilterCriteria:
-              Filters:
-                - Pattern: '{"body": {"kind": [{"begins-with": "a"}]}}'
-                - Pattern: '{"body": {"kind": ["a"]'
-                - Pattern: '{"type": ["order"]}'
-                - Pattern: !Sub '{"body": {"queue": ["${Elsewhere.Arn}"]}}'
-                - Pattern: !Sub '{"awsRegion": ["${AWS::Region}"]}'
-                - Pattern: '{"body": {"kind": ["ok"]}}'
-""",
-    )
+    template = write_app(tmp_path, template_text("filters", "unenforceable_filter_criteria"))
     imported = load_template(template)
     notes = imported.unsupported
     assert _filters(imported) == [{"awsRegion": ["us-east-1"]}, {"body": {"kind": ["ok"]}}]
@@ -258,21 +86,7 @@ def test_filters_lambdafuzz_cannot_enforce_are_warnings_naming_the_construct(tmp
 
 
 def test_an_sns_filter_policy_is_listed_as_not_enforced(tmp_path):
-    template = write_app(
-        tmp_path,
-        HEAD
-        + """\
-  Alerts:
-    Type: AWS::SNS::Topic
-"""
-        + FUNCTION
-        + """\
-          Type: SNS
-          Properties:
-            Topic: !Ref Alerts
-            FilterPolicy: {severity: [high]}
-""",
-    )
+    template = write_app(tmp_path, template_text("filters", "sns_filter_policy"))
     imported = load_template(template)
     assert imported.target.trigger.filters == ()
     assert any(n.startswith("Events.E.FilterPolicy: SNS") for n in imported.unsupported)

@@ -17,6 +17,7 @@ from lambdafuzz.generators.aws.events import draw_event_plan, render_event
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
+from tests.fixtures.sam import template_text
 
 from .template_runs import drawn_events, line_of, reached_without_a_bug
 
@@ -143,12 +144,7 @@ def test_an_unreadable_definition_is_one_note(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "tasks.py").write_text(HANDLER.read_text())
     (tmp_path / "template.yaml").write_text(
-        "Transform: AWS::Serverless-2016-10-31\n"
-        "Resources:\n"
-        "  Fn: {Type: AWS::Serverless::Function, Properties: "
-        "{Runtime: python3.12, CodeUri: src/, Handler: tasks.archive}}\n"
-        "  Flow: {Type: AWS::Serverless::StateMachine, Properties: "
-        "{DefinitionUri: missing.asl.json}}\n"
+        template_text("state_machines", "unreadable_definition_uri")
     )
     imported = load_template(tmp_path / "template.yaml", "Fn")
     assert imported.target.trigger.kind is TriggerKind.DIRECT
@@ -172,21 +168,7 @@ def test_a_task_naming_the_function_by_its_plain_name_gives_its_payload(tmp_path
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "tasks.py").write_text(HANDLER.read_text())
     (tmp_path / "template.yaml").write_text(
-        "Transform: AWS::Serverless-2016-10-31\n"
-        "Resources:\n"
-        "  Fn: {Type: AWS::Serverless::Function, Properties: {Runtime: python3.12, "
-        "CodeUri: src/, Handler: tasks.archive, FunctionName: Archiver}}\n"
-        "  Flow:\n"
-        "    Type: AWS::Serverless::StateMachine\n"
-        "    Properties:\n"
-        "      Definition:\n"
-        "        StartAt: Go\n"
-        "        States:\n"
-        "          Go:\n"
-        "            Type: Task\n"
-        "            Resource: arn:aws:states:::lambda:invoke\n"
-        f"            Parameters: {{FunctionName: '{named}', Payload: {{kind: archive}}}}\n"
-        "            End: true\n"
+        template_text("state_machines", "task_names_function", named=named)
     )
     trigger = load_template(tmp_path / "template.yaml", "Fn").target.trigger
     assert trigger.kind is TriggerKind.DIRECT and len(trigger.payloads) == 1
