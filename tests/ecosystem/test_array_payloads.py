@@ -15,26 +15,9 @@ from lambdafuzz.config.sample_events import misfit
 from lambdafuzz.config.schema import target_from_dict
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.target import TriggerKind
+from tests.fixtures.sam import template_text
 
 from .template_runs import drawn_events
-
-TEMPLATE = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Merge:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.merge
-      Runtime: python3.12
-  Single:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.single
-      Runtime: python3.12
-"""
 
 HANDLERS = """\
 def merge(event, context):
@@ -82,7 +65,7 @@ def test_a_handler_reading_keys_of_its_payload_is_sent_objects(tmp_path, code):
 def _app(tmp_path: Path) -> Path:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text(HANDLERS)
-    (tmp_path / "template.yaml").write_text(TEMPLATE)
+    (tmp_path / "template.yaml").write_text(template_text("array_payloads", "merge_and_single"))
     return tmp_path / "template.yaml"
 
 

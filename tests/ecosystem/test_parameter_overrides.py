@@ -16,38 +16,7 @@ from lambdafuzz.config.sam import load_template, template_functions
 from lambdafuzz.config.samconfig import overriding, parse_overrides
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.out_dir import OutDir
-
-TEMPLATE = """\
-Transform: AWS::Serverless-2016-10-31
-Parameters:
-  Stage: {Type: String, Default: dev}
-  TableSuffix: {Type: String}
-Conditions:
-  IsProd: !Equals [!Ref Stage, prod]
-  HasSuffix: !Not [!Equals [!Ref TableSuffix, ""]]
-Resources:
-  ArchiveBucket:
-    Type: AWS::S3::Bucket
-    Condition: HasSuffix
-  AuditQueue:
-    Type: AWS::SQS::Queue
-    Condition: IsProd
-  OrdersFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Environment:
-        Variables:
-          STAGE: !Ref Stage
-          TABLE: !Sub "orders-${TableSuffix}"
-          AUDIT_QUEUE: !Ref AuditQueue
-  ProdReportFunction:
-    Type: AWS::Serverless::Function
-    Condition: IsProd
-    Properties: {CodeUri: src/, Handler: app.handler, Runtime: python3.12}
-"""
+from tests.fixtures.sam import template_text
 
 
 @pytest.fixture
@@ -55,7 +24,7 @@ def template(tmp_path: Path) -> Path:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return 1\n")
     path = tmp_path / "template.yaml"
-    path.write_text(TEMPLATE)
+    path.write_text(template_text("parameter_overrides", "conditional_resources"))
     return path
 
 

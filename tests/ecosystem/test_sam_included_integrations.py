@@ -24,6 +24,7 @@ from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import BODY_JSON_OBJECT
+from tests.fixtures.sam import template_text
 
 APP = Path(__file__).parent / "fixtures" / "integrations_included"
 TEMPLATE = APP / "template.yaml"
@@ -100,20 +101,6 @@ def test_a_stream_the_caller_names_within_the_role_has_json_object_records(caplo
             assert isinstance(document, dict), f"seed {seed}: {document!r}"
 
 
-SECOND_STREAM = """
-  AuditStream:
-    Type: AWS::Kinesis::Stream
-    Properties: {Name: audit, ShardCount: 1}
-  AuditWriter:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: consumers.on_events
-      Policies:
-        - KinesisCrudPolicy: {StreamName: !Ref AuditStream}
-"""
-
-
 @pytest.mark.parametrize(
     ("new", "extra"),
     [
@@ -127,7 +114,7 @@ SECOND_STREAM = """
         (  # a second stream of the template, which a function also writes
             "            Resource:\n              - !GetAtt EventStream.Arn\n"
             "              - !GetAtt AuditStream.Arn\n",
-            SECOND_STREAM,
+            template_text("integrations", "second_stream_writer"),
         ),
     ],
     ids=["star", "unresolved", "second-stream"],

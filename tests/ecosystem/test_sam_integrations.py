@@ -25,6 +25,7 @@ from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import BODY_JSON_OBJECT
+from tests.fixtures.sam import template_text
 
 APP = Path(__file__).parent / "fixtures" / "integrations"
 TEMPLATE = APP / "template.yaml"
@@ -35,66 +36,12 @@ STREAM_NOTE = (
     "(Resources.ClickMethod): its records are JSON objects"
 )
 
-#: Another writer appended to the template: each keeps the mechanism off.
+#: Another writer appended to the template (its fixture's name): each keeps the mechanism off.
 OTHER_WRITERS = {
-    "a function with write policies": """
-  Writer:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: consumers.on_clicks
-      Policies:
-        - KinesisCrudPolicy: {StreamName: !Ref ClickStream}
-        - DynamoDBCrudPolicy: {TableName: !Ref MessageTable}
-""",
-    "a function naming them in its environment": """
-  Writer:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: consumers.on_clicks
-      Environment:
-        Variables: {STREAM: !Ref ClickStream, TABLE: !Ref MessageTable}
-""",
-    "a role granting every stream and table": """
-  WideRole:
-    Type: AWS::IAM::Role
-    Properties:
-      AssumeRolePolicyDocument: {Statement: [{Effect: Allow, Action: sts:AssumeRole}]}
-      Policies:
-        - PolicyName: all
-          PolicyDocument:
-            Statement:
-              - {Effect: Allow, Action: ["kinesis:Put*", "dynamodb:*"], Resource: "*"}
-""",
-    "integrations of unread shape": """
-  RawMethod:
-    Type: AWS::ApiGateway::Method
-    Properties:
-      RestApiId: !Ref ClickApi
-      ResourceId: !Ref ClickResource
-      HttpMethod: PUT
-      AuthorizationType: NONE
-      Integration:
-        Type: AWS
-        IntegrationHttpMethod: POST
-        Uri: !Sub arn:aws:apigateway:${AWS::Region}:kinesis:action/PutRecord
-        RequestTemplates:
-          text/plain: !Sub '{"StreamName": "${ClickStream}", "Data": "$util.base64Encode($input.body)", "PartitionKey": "x"}'
-  PutMethod:
-    Type: AWS::ApiGateway::Method
-    Properties:
-      RestApiId: !Ref ClickApi
-      ResourceId: !Ref ClickResource
-      HttpMethod: PATCH
-      AuthorizationType: NONE
-      Integration:
-        Type: AWS
-        IntegrationHttpMethod: POST
-        Uri: !Sub arn:aws:apigateway:${AWS::Region}:dynamodb:action/BatchWriteItem
-        RequestTemplates:
-          application/json: !Sub '{"RequestItems": {"${MessageTable}": []}}'
-""",
+    "a function with write policies": "writer_with_write_policies",
+    "a function naming them in its environment": "writer_naming_them_in_its_environment",
+    "a role granting every stream and table": "role_granting_every_stream_and_table",
+    "integrations of unread shape": "integrations_of_unread_shape",
 }
 
 
@@ -181,7 +128,7 @@ def test_another_possible_writer_keeps_generation_as_it_was(tmp_path, writer, ca
     app = tmp_path / "app"
     shutil.copytree(APP, app)
     template = app / "template.yaml"
-    template.write_text(TEMPLATE.read_text() + OTHER_WRITERS[writer])
+    template.write_text(TEMPLATE.read_text() + template_text("integrations", OTHER_WRITERS[writer]))
     with caplog.at_level(logging.WARNING, logger="lambdafuzz.config.sam"):
         clicks = load_template_target(template, "ClickConsumer")
     assert clicks.trigger.body is None  # the default mix: JSON, other text, raw bytes
@@ -254,29 +201,6 @@ def test_a_config_json_object_body_and_attributes_are_validated(trigger, tables,
     assert expected in str(caught.value)
 
 
-_ONE_METHOD = """\
-Resources:
-  Orders:
-    Type: AWS::DynamoDB::Table
-    Properties:
-      TableName: orders
-      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
-      KeySchema: [{AttributeName: id, KeyType: HASH}]
-  Feed:
-    Type: AWS::Kinesis::Stream
-    Properties: {ShardCount: 1}
-  Method:
-    Type: AWS::ApiGateway::Method
-    Properties:
-      HttpMethod: POST
-      Integration:
-        Type: AWS
-        Uri: {uri}
-        RequestTemplates:
-          application/json: {request}
-"""
-
-
 @pytest.mark.parametrize(
     ("uri", "request_text", "expected"),
     [
@@ -315,7 +239,7 @@ Resources:
 )
 def test_request_templates_are_read_as_text(tmp_path, uri, request_text, expected):
     path = tmp_path / "template.yaml"
-    path.write_text(_ONE_METHOD.replace("{uri}", uri).replace("{request}", request_text))
+    path.write_text(template_text("integrations", "one_method", uri=uri, request=request_text))
     template = read_template(path)
     (found,) = service_integrations(template, Resolver(template))
     assert (found.resource, found.attributes, found.json_data) == expected
