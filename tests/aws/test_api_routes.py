@@ -27,6 +27,7 @@ from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices, ReplayMode
 from lambdafuzz.model.target import Route, Target, TriggerKind
+from tests.fixtures.sam import template_text
 
 HANDLER = "def handler(event, context):\n    return None\n"
 FORM_HANDLER = """\
@@ -75,36 +76,8 @@ def parameter_names(template: str) -> set[str]:
 
 
 # --------------------------------------------------------------------------- SAM import
-FUNCTION = """\
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src
-      Handler: app.handler
-      Runtime: python3.12
-"""
-
-
 def test_api_events_of_one_function_become_its_routes(tmp_path):
-    path = write_template(
-        tmp_path,
-        "Transform: AWS::Serverless-2016-10-31\nResources:\n"
-        + FUNCTION
-        + """\
-      Events:
-        Get:
-          Type: Api
-          Properties:
-            Path: "/orders/{orderId}"
-            Method: get
-            RequestParameters:
-              - method.request.querystring.expand: {Required: true}
-              - method.request.querystring.fields
-              - method.request.header.X-Tenant: {Required: true, Caching: false}
-        Post: {Type: Api, Properties: {Path: /orders/, Method: POST, Auth: {ApiKeyRequired: true}}}
-        Files: {Type: Api, Properties: {Path: "/files/{proxy+}", Method: any}}
-""",
-    )
+    path = write_template(tmp_path, template_text("api_routes", "rest_api_events"))
     imported = load_template(path, "Fn")
     trigger = imported.target.trigger
     assert trigger.kind is TriggerKind.APIGATEWAY
@@ -119,19 +92,7 @@ def test_api_events_of_one_function_become_its_routes(tmp_path):
 
 
 def test_http_api_event_without_path_is_the_default_route(tmp_path):
-    path = write_template(
-        tmp_path,
-        "Transform: AWS::Serverless-2016-10-31\nResources:\n"
-        + FUNCTION
-        + """\
-      Events:
-        Balance: {Type: HttpApi, Properties: {Path: "/wallets/{id}", Method: GET}}
-        Rest: {Type: HttpApi}
-        Queue: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
-  Jobs:
-    Type: AWS::SQS::Queue
-""",
-    )
+    path = write_template(tmp_path, template_text("api_routes", "http_api_events"))
     imported = load_template(path, "Fn")
     assert imported.target.trigger.routes == (
         Route("GET", "/wallets/{id}"),
@@ -140,49 +101,8 @@ def test_http_api_event_without_path_is_the_default_route(tmp_path):
     assert any("Events.Queue: lambdafuzz fuzzes one trigger" in n for n in imported.unsupported)
 
 
-OPENAPI = """\
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Docs:
-    Type: AWS::Serverless::Api
-    Properties:
-      StageName: prod
-      DefinitionBody:
-        openapi: "3.0.1"
-        components:
-          parameters:
-            Version: {name: version, in: query, required: true}
-        paths:
-          /docs/{docId}:
-            parameters:
-              - {name: X-Tenant, in: header, required: true}
-            get:
-              parameters:
-                - {name: docId, in: path, required: true}
-                - {$ref: "#/components/parameters/Version"}
-                - {name: lang, in: query}
-              x-amazon-apigateway-integration:
-                type: aws_proxy
-                uri: !Sub arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations
-          /docs/{docId}/scan:
-            put:
-              requestBody:
-                content:
-                  image/png: {}
-                  application/json: {schema: {type: object}}
-              x-amazon-apigateway-integration:
-                type: aws_proxy
-                uri: {"Fn::Sub": ["arn:aws:apigateway:us-east-1:lambda:path/functions/${A}/invocations", {A: !GetAtt Fn.Arn}]}
-          /other:
-            post:
-              x-amazon-apigateway-integration:
-                type: aws_proxy
-                uri: !Sub arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${OtherFn.Arn}/invocations
-"""
-
-
 def test_openapi_definition_routes_the_function_without_events(tmp_path):
-    path = write_template(tmp_path, OPENAPI + FUNCTION)
+    path = write_template(tmp_path, template_text("api_routes", "openapi_definition_body"))
     imported = load_template(path, "Fn")
     trigger = imported.target.trigger
     assert trigger.kind is TriggerKind.APIGATEWAY
@@ -210,21 +130,7 @@ def test_swagger_consumes_and_events_naming_the_api(tmp_path):
     (tmp_path / "api.json").write_text(json.dumps(swagger))
     path = write_template(
         tmp_path,
-        """\
-        Transform: AWS::Serverless-2016-10-31
-        Resources:
-          Shop:
-            Type: AWS::Serverless::Api
-            Properties: {StageName: prod, DefinitionUri: api.json, Auth: {ApiKeyRequired: true}}
-          Fn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: src
-              Handler: app.handler
-              Runtime: python3.12
-              Events:
-                Post: {Type: Api, Properties: {RestApiId: !Ref Shop, Path: /forms, Method: post}}
-        """,
+        template_text("api_routes", "swagger_definition_uri"),
         FORM_HANDLER,
     )
     imported = load_template(path, "Fn")
@@ -238,25 +144,14 @@ def test_swagger_consumes_and_events_naming_the_api(tmp_path):
 
 
 def test_a_lambda_url_resource_makes_a_function_url(tmp_path):
-    path = write_template(
-        tmp_path,
-        "Resources:\n"
-        + FUNCTION
-        + "  Url:\n    Type: AWS::Lambda::Url\n"
-        + "    Properties: {AuthType: NONE, TargetFunctionArn: !GetAtt Fn.Arn}\n",
-    )
+    path = write_template(tmp_path, template_text("api_routes", "lambda_url_resource"))
     imported = load_template(path, "Fn")
     assert imported.target.trigger.function_url
     assert not any("Resources.Url" in n for n in imported.unsupported)
 
 
 def test_function_url_without_events(tmp_path):
-    path = write_template(
-        tmp_path,
-        "Transform: AWS::Serverless-2016-10-31\nResources:\n"
-        + FUNCTION
-        + "      FunctionUrlConfig: {AuthType: AWS_IAM}\n",
-    )
+    path = write_template(tmp_path, template_text("api_routes", "function_url_config"))
     imported = load_template(path, "Fn")
     trigger = imported.target.trigger
     assert (trigger.kind, trigger.function_url, trigger.routes) == (
@@ -431,27 +326,7 @@ def test_route_mistakes_name_the_place(tmp_path, trigger, expected):
 
 
 def test_a_definition_lambdafuzz_cannot_read_is_noted(tmp_path):
-    path = write_template(
-        tmp_path,
-        """\
-        Transform: AWS::Serverless-2016-10-31
-        Resources:
-          Shop:
-            Type: AWS::Serverless::Api
-            Properties:
-              StageName: prod
-              DefinitionBody:
-                Fn::Transform: {Name: AWS::Include, Parameters: {Location: s3://b/api.yaml}}
-          Fn:
-            Type: AWS::Serverless::Function
-            Properties:
-              CodeUri: src
-              Handler: app.handler
-              Runtime: python3.12
-              Events:
-                Get: {Type: Api, Properties: {RestApiId: !Ref Shop, Path: /items, Method: get}}
-        """,
-    )
+    path = write_template(tmp_path, template_text("api_routes", "remote_definition_include"))
     imported = load_template(path, "Fn")
     assert imported.target.trigger.routes == (Route("GET", "/items"),)
     assert any(
@@ -469,10 +344,7 @@ def test_a_definition_lambdafuzz_cannot_read_is_noted(tmp_path):
 )
 def test_a_broken_api_event_names_its_place(tmp_path, event, expected):
     path = write_template(
-        tmp_path,
-        "Resources:\n"
-        + FUNCTION
-        + f"      Events:\n        Get: {{Type: Api, Properties: {event}}}\n",
+        tmp_path, template_text("api_routes", "api_event_properties", event=event)
     )
     with pytest.raises(ConfigError) as info:
         load_template(path, "Fn")

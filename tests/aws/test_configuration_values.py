@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from lambdafuzz.generators.aws.config_values import (
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import ParameterSpec, SecretSpec, resolve_env
 from lambdafuzz.model.world import LoadedWorld, Parameter, Secret, World
+from tests.fixtures.sam import template_text
 
 CONFIG = """\
 handler: app.handler
@@ -167,65 +167,11 @@ def test_loaded_into_moto_and_gone_after_a_reset(moto_backend, loader: str) -> N
         boto3.client("secretsmanager").get_secret_value(SecretId="prod/db")
 
 
-TEMPLATE = """\
-AWSTemplateFormatVersion: "2010-09-09"
-Transform: AWS::Serverless-2016-10-31
-Parameters:
-  ApiKey:
-    Type: String
-Resources:
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties:
-      Runtime: python3.12
-      CodeUri: src/
-      Handler: app.handler
-      Environment:
-        Variables:
-          USER_SECRET: !Ref UserSecret
-          USER_SECRET_ID: !GetAtt UserSecret.Id
-          FLAG_NAME: !Ref FlagParameter
-  UserSecret:
-    Type: AWS::SecretsManager::Secret
-    Properties:
-      Name: endpoint/username
-      GenerateSecretString:
-        GenerateStringKey: UserName
-        SecretStringTemplate: !Sub '{"Role": "reader"}'
-  PlainSecret:
-    Type: AWS::SecretsManager::Secret
-    Properties:
-      SecretString: fixed-value
-  GeneratedSecret:
-    Type: AWS::SecretsManager::Secret
-    Properties:
-      GenerateSecretString:
-        PasswordLength: 16
-  FlagParameter:
-    Type: AWS::SSM::Parameter
-    Properties:
-      Name: /app/flag
-      Type: String
-      Value: "on"
-  HostsParameter:
-    Type: AWS::SSM::Parameter
-    Properties:
-      Type: StringList
-      Value: a,b
-  KeyParameter:
-    Type: AWS::SSM::Parameter
-    Properties:
-      Name: /app/api-key
-      Type: String
-      Value: !Ref ApiKey
-"""
-
-
 def test_template_secrets_and_parameters(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return 1\n")
     path = tmp_path / "template.yaml"
-    path.write_text(textwrap.dedent(TEMPLATE))
+    path.write_text(template_text("configuration_values", "secrets_and_parameters"))
     target = load_template(path, "Fn").target
     assert target.resources.secrets == (
         SecretSpec("endpoint/username", '{"Role": "reader"}', "UserName"),

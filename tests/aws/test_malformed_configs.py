@@ -21,9 +21,11 @@ import pytest
 from click.testing import CliRunner
 
 from lambdafuzz.cli.main import cli
+from tests.fixtures.sam import template_text
 
 HANDLER = "def handler(event, context):\n    return None\n"
 
+TEMPLATE = template_text("malformed", "sqs_table_function")
 GOOD = """\
 handler: app.handler
 trigger: {kind: sqs, source: jobs}
@@ -32,30 +34,6 @@ env:
   RETRIES: 3
 resources:
   queues: [{name: jobs}]
-"""
-
-TEMPLATE = """\
-AWSTemplateFormatVersion: "2010-09-09"
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Jobs:
-    Type: AWS::SQS::Queue
-  Table:
-    Type: AWS::DynamoDB::Table
-    Properties:
-      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
-      KeySchema: [{AttributeName: id, KeyType: HASH}]
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Environment:
-        Variables:
-          QUEUE: !Ref Jobs
-      Events:
-        Work: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
 """
 
 #: 9 levels of aliases, 9 wide: 9**9 (387 million) strings in under 600 bytes.
@@ -220,8 +198,8 @@ CASES = [
     Case("sam-laughs", template(text=TEMPLATE + "Metadata:\n" + "".join("  " + line + "\n" for line in LAUGHS.splitlines())), r"template.yaml:\d+: Metadata", "expands to more than 1,000,000 values"),
     Case("sam-huge", template(text=TEMPLATE + "# padding to more than 4 MB\n" * 160_000), "larger than 4,000,000 bytes", "expected a template of at most"),
     Case("sam-not-utf8", template(text=TEMPLATE.encode() + b"Description: caf\xe9\n"), r"template.yaml:\d+:\d+: byte 0xe9", "expected a template in UTF-8 text"),
-    Case("sam-resources-list", template(text="AWSTemplateFormatVersion: '2010-09-09'\nResources: [Fn]\n"), "no `Resources` mapping", "expected a SAM or CloudFormation template"),
-    Case("sam-top-level-list", template(text="- AWSTemplateFormatVersion: '2010-09-09'\n"), "no `Resources` mapping", "expected a SAM or CloudFormation template"),
+    Case("sam-resources-list", template(text=template_text("malformed", "resources_a_list")), "no `Resources` mapping", "expected a SAM or CloudFormation template"),
+    Case("sam-top-level-list", template(text=template_text("malformed", "top_level_list")), "no `Resources` mapping", "expected a SAM or CloudFormation template"),
     Case("sam-env-role", template("QUEUE: !Ref Jobs", "AWS_ROLE_ARN: arn:aws:iam::123456789012:role/prod"), r"template.yaml:\d+: Resources\.Fn\.Properties\.Environment\.Variables\.AWS_ROLE_ARN", "expected no AWS_ROLE_ARN"),
     Case("sam-env-endpoint", template("QUEUE: !Ref Jobs", "AWS_ENDPOINT_URL: https://sqs.us-east-1.amazonaws.com"), r"template.yaml:\d+: Resources\.Fn\.Properties\.Environment\.Variables\.AWS_ENDPOINT_URL", "expected an http(s) URL on loopback"),
     Case("sam-environment-not-mapping", template("      Environment:\n        Variables:\n          QUEUE: !Ref Jobs\n", "      Environment: 5\n"), r"template.yaml:\d+: Resources\.Fn\.Properties\.Environment is 5", "expected a mapping {Variables"),

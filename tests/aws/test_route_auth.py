@@ -20,116 +20,9 @@ from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import RouteAuth, Target
+from tests.fixtures.sam import template_text
 
 HANDLER = "def handler(event, context):\n    return None\n"
-REST_TEMPLATE = """\
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Pool:
-    Type: AWS::Cognito::UserPool
-  Api:
-    Type: AWS::Serverless::Api
-    Properties:
-      StageName: prod
-      Auth:
-        DefaultAuthorizer: Users
-        Authorizers:
-          Users: {UserPoolArn: !GetAtt Pool.Arn}
-          Tokens: {FunctionArn: !GetAtt AuthFn.Arn}
-  AuthFn:
-    Type: AWS::Serverless::Function
-    Properties: {Runtime: python3.12, CodeUri: src/, Handler: app.handler}
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties:
-      Runtime: python3.12
-      CodeUri: src/
-      Handler: app.handler
-      Events:
-        Me:
-          Type: Api
-          Properties: {RestApiId: !Ref Api, Path: /me, Method: get}
-        Health:
-          Type: Api
-          Properties: {RestApiId: !Ref Api, Path: /health, Method: get, Auth: {Authorizer: NONE}}
-        Admin:
-          Type: Api
-          Properties: {RestApiId: !Ref Api, Path: /admin, Method: post, Auth: {Authorizer: AWS_IAM}}
-        Token:
-          Type: Api
-          Properties: {RestApiId: !Ref Api, Path: /token, Method: get, Auth: {Authorizer: Tokens}}
-"""
-HTTP_TEMPLATE = """\
-Transform: AWS::Serverless-2016-10-31
-Globals:
-  HttpApi:
-    Auth:
-      DefaultAuthorizer: Jwt
-      Authorizers:
-        Jwt:
-          JwtConfiguration: {issuer: "https://issuer.example.com", audience: [app]}
-          IdentitySource: $request.header.Authorization
-Resources:
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties:
-      Runtime: python3.12
-      CodeUri: src/
-      Handler: app.handler
-      Events:
-        Items:
-          Type: HttpApi
-          Properties: {Path: /items, Method: get}
-        Open:
-          Type: HttpApi
-          Properties: {Path: /open, Method: get, Auth: {Authorizer: NONE}}
-"""
-OPENAPI_TEMPLATE = """\
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Api:
-    Type: AWS::Serverless::Api
-    Properties:
-      StageName: prod
-      DefinitionBody:
-        swagger: "2.0"
-        securityDefinitions:
-          Pool:
-            type: apiKey
-            name: Authorization
-            in: header
-            x-amazon-apigateway-authtype: cognito_user_pools
-            x-amazon-apigateway-authorizer: {type: cognito_user_pools, providerARNs: [arn]}
-          Signed:
-            type: apiKey
-            name: Authorization
-            in: header
-            x-amazon-apigateway-authtype: awsSigv4
-        paths:
-          /profile:
-            get:
-              security: [{Pool: []}]
-              x-amazon-apigateway-integration:
-                type: aws_proxy
-                httpMethod: POST
-                uri: !Sub "arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations"
-          /report:
-            post:
-              security: [{Signed: []}]
-              x-amazon-apigateway-integration:
-                type: aws_proxy
-                httpMethod: POST
-                uri: !Sub "arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations"
-          /public:
-            get:
-              x-amazon-apigateway-integration:
-                type: aws_proxy
-                httpMethod: POST
-                uri: !Sub "arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Fn.Arn}/invocations"
-  Fn:
-    Type: AWS::Serverless::Function
-    Properties: {Runtime: python3.12, CodeUri: src/, Handler: app.handler}
-"""
 
 
 def write_template(tmp_path: Path, template: str) -> Path:
@@ -162,7 +55,9 @@ def events(target: Target, count: int, fields: tuple[str, ...] = ()) -> list[dic
 
 
 def test_sam_event_auth_and_the_apis_default_authorizer(tmp_path):
-    imported = load_template(write_template(tmp_path, REST_TEMPLATE), "Fn")
+    imported = load_template(
+        write_template(tmp_path, template_text("route_auth", "rest_api_authorizers")), "Fn"
+    )
     assert auths(imported.target) == {
         "/me": RouteAuth.COGNITO,  # the API's DefaultAuthorizer, a user pool
         "/health": RouteAuth.NONE,
@@ -173,12 +68,16 @@ def test_sam_event_auth_and_the_apis_default_authorizer(tmp_path):
 
 
 def test_http_api_globals_jwt_authorizer(tmp_path):
-    imported = load_template(write_template(tmp_path, HTTP_TEMPLATE), "Fn")
+    imported = load_template(
+        write_template(tmp_path, template_text("route_auth", "http_api_jwt_authorizer")), "Fn"
+    )
     assert auths(imported.target) == {"/items": RouteAuth.JWT, "/open": RouteAuth.NONE}
 
 
 def test_openapi_security_schemes(tmp_path):
-    imported = load_template(write_template(tmp_path, OPENAPI_TEMPLATE), "Fn")
+    imported = load_template(
+        write_template(tmp_path, template_text("route_auth", "openapi_security_schemes")), "Fn"
+    )
     assert auths(imported.target) == {
         "/profile": RouteAuth.COGNITO,
         "/report": RouteAuth.IAM,
@@ -196,7 +95,9 @@ def test_a_config_route_says_its_authorizer(tmp_path):
 
 
 def test_every_rest_request_carries_its_routes_authorizer(tmp_path):
-    target = load_template(write_template(tmp_path, REST_TEMPLATE), "Fn").target
+    target = load_template(
+        write_template(tmp_path, template_text("route_auth", "rest_api_authorizers")), "Fn"
+    ).target
     seen = set()
     for event in events(target, 80, fields=("custom:tier", "cognito:groups")):
         APIGatewayProxyEventModel.model_validate(event)

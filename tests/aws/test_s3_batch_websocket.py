@@ -5,7 +5,6 @@ template's route keys; shapes validated against the Powertools models."""
 from __future__ import annotations
 
 import json
-import textwrap
 import urllib.parse
 from pathlib import Path
 
@@ -26,45 +25,10 @@ from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import Target, TriggerKind
+from tests.fixtures.sam import template_text
 
 HANDLER = "def handler(event, context):\n    return None\n"
 BUCKET = {"name": "inventory", "objects": {"min": 1, "max": 3, "formats": ["csv", "json"]}}
-WEBSOCKET_TEMPLATE = """\
-Resources:
-  Chat:
-    Type: AWS::ApiGatewayV2::Api
-    Properties: {Name: chat, ProtocolType: WEBSOCKET, RouteSelectionExpression: $request.body.action}
-  ConnectRoute:
-    Type: AWS::ApiGatewayV2::Route
-    Properties:
-      ApiId: !Ref Chat
-      RouteKey: $connect
-      Target: !Join ["/", [integrations, !Ref ConnectIntegration]]
-  SendRoute:
-    Type: AWS::ApiGatewayV2::Route
-    Properties:
-      ApiId: !Ref Chat
-      RouteKey: sendmessage
-      Target: !Sub integrations/${SendIntegration}
-  ConnectIntegration:
-    Type: AWS::ApiGatewayV2::Integration
-    Properties:
-      ApiId: !Ref Chat
-      IntegrationType: AWS_PROXY
-      IntegrationUri: !Sub arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${OnConnect.Arn}/invocations
-  SendIntegration:
-    Type: AWS::ApiGatewayV2::Integration
-    Properties:
-      ApiId: !Ref Chat
-      IntegrationType: AWS_PROXY
-      IntegrationUri: !Sub arn:aws:apigateway:${AWS::Region}:lambda:path/2015-03-31/functions/${Send.Arn}/invocations
-  OnConnect:
-    Type: AWS::Lambda::Function
-    Properties: {Runtime: python3.12, Code: src/, Handler: app.handler, Role: arn}
-  Send:
-    Type: AWS::Lambda::Function
-    Properties: {Runtime: python3.12, Code: src/, Handler: app.handler, Role: arn}
-"""
 
 
 def write_config(directory: Path, trigger: dict, resources: dict | None = None) -> Path:
@@ -151,7 +115,7 @@ def test_websocket_routes_from_a_template(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text(HANDLER)
     path = tmp_path / "template.yaml"
-    path.write_text(textwrap.dedent(WEBSOCKET_TEMPLATE))
+    path.write_text(template_text("websocket", "websocket_routes"))
     for function, keys in (("OnConnect", ("$connect",)), ("Send", ("sendmessage",))):
         trigger = load_template(path, function).target.trigger
         assert (trigger.kind, trigger.route_keys) == (TriggerKind.WEBSOCKET, keys)
