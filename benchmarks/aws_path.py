@@ -9,7 +9,7 @@ Reported, each for `--aws-path moto` and `--aws-path fast`:
 * per answered operation: median us per call over `--iterations` calls on one world
   (in-process moto, one client made before timing), the paths' calls interleaved, with a
   third column: stock moto (moto's full path without this project's speed-ups of moto,
-  `harness/moto_speedups.py`, which both other columns have), what a user's own
+  `harness/emulator/moto_speedups.py`, which both other columns have), what a user's own
   moto-based test pays;
 * client/resource creation: `boto3.client("s3")`, `boto3.resource("dynamodb").Table(..)`;
 * gradebook's handler called directly in a loop (`--loop` calls on one loaded world, the
@@ -156,8 +156,8 @@ def _once(call: Any) -> float:
 def per_operation(iterations: int) -> dict[str, dict[str, float]]:
     import boto3
 
-    from lambdafuzz.harness.fast_aws import FAST_AWS
-    from lambdafuzz.harness.moto_speedups import speed_up_moto, undo_moto_speedups
+    from lambdafuzz.harness.emulator.fast_aws import FAST_AWS
+    from lambdafuzz.harness.emulator.moto_speedups import speed_up_moto, undo_moto_speedups
 
     s3, ddb = boto3.client("s3"), boto3.client("dynamodb")
     sqs, sns = boto3.client("sqs"), boto3.client("sns")
@@ -200,7 +200,7 @@ def per_operation(iterations: int) -> dict[str, dict[str, float]]:
 def creation(iterations: int) -> dict[str, dict[str, float]]:
     import boto3
 
-    from lambdafuzz.harness.client_cache import CACHE
+    from lambdafuzz.harness.emulator.client_cache import CACHE
 
     rows: dict[str, dict[str, float]] = {"client('s3')": {}, "resource('dynamodb').Table()": {}}
     for path in ("moto", "fast"):
@@ -218,8 +218,8 @@ def gradebook_loop(calls: int) -> dict[str, float]:
     """gradebook's handler called directly on one loaded world: ms per call, both paths."""
     import importlib
 
-    from lambdafuzz.harness.client_cache import CACHE
-    from lambdafuzz.harness.fast_aws import FAST_AWS
+    from lambdafuzz.harness.emulator.client_cache import CACHE
+    from lambdafuzz.harness.emulator.fast_aws import FAST_AWS
 
     sys.path.insert(0, str(REPO / "benchmarks" / "lambdas" / "gradebook"))
     import boto3
@@ -351,9 +351,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
 
-    from lambdafuzz.harness.backends import MotoBackend
-    from lambdafuzz.harness.fast_aws import FAST_AWS
-    from lambdafuzz.harness.safety import FAKE_CREDENTIALS
+    from lambdafuzz.harness.emulator.backends import MotoBackend
+    from lambdafuzz.harness.emulator.fast_aws import FAST_AWS
+    from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS
 
     os.environ.update(FAKE_CREDENTIALS, AWS_DEFAULT_REGION="us-east-1", AWS_REGION="us-east-1")
     os.environ["TABLE_NAME"] = "Students"

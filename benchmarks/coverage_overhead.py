@@ -115,7 +115,7 @@ class Ours(Mode):
     name = "lambdafuzz"
 
     def start(self) -> None:
-        from lambdafuzz.harness.coverage import BranchCollector
+        from lambdafuzz.harness.measure.coverage import BranchCollector
 
         self.col = BranchCollector([self.app_dir])
         self.col.start()

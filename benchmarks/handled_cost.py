@@ -74,7 +74,7 @@ def main() -> None:
     import boto3
     from moto import mock_aws
 
-    from lambdafuzz.harness.coverage import BranchCollector
+    from lambdafuzz.harness.measure.coverage import BranchCollector
 
     app_dir = Path(tempfile.mkdtemp(prefix="handled-bench-")) / "benchapp"
     app_dir.mkdir()

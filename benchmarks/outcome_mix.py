@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.worker import TestRequest, WorkerPool, WorkerSpec
+from lambdafuzz.harness.process.worker import TestRequest, WorkerPool, WorkerSpec
 from lambdafuzz.model.outcome import Status
 
 LAMBDAS = Path(__file__).parent / "lambdas"

@@ -114,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
 
-    from lambdafuzz.harness import ray_pool
+    from lambdafuzz.harness.process import ray_pool
 
     info = machine.describe()
     print(

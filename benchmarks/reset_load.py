@@ -30,8 +30,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from lambdafuzz.harness.backends import Backend, MotoBackend, MotoServerBackend  # noqa: E402
-from lambdafuzz.harness.safety import apply_sandbox_env  # noqa: E402
+from lambdafuzz.harness.emulator.backends import Backend, MotoBackend, MotoServerBackend  # noqa: E402
+from lambdafuzz.harness.sandbox.safety import apply_sandbox_env  # noqa: E402
 from lambdafuzz.model.world import (  # noqa: E402
     Bucket,
     KeySchema,

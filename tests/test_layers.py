@@ -36,6 +36,19 @@ FORBIDDEN_THIRD_PARTY = {
 }
 
 
+#: harness/ is in subpackages by kind; sublayer -> the sublayers it may import ("" is the
+#: harness root: `invoke`, calling a handler, which every kind uses)
+HARNESS_KINDS: dict[str, set[str]] = {
+    "sandbox": set(),
+    "": {"sandbox"},
+    "emulator": {"sandbox", ""},
+    "measure": {"sandbox", ""},
+    "oracle": {"sandbox", "", "emulator", "measure"},
+    "process": {"sandbox", "", "emulator", "measure", "oracle"},
+}
+HARNESS = PACKAGE / "harness"
+
+
 def _modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
@@ -105,6 +118,95 @@ def test_no_module_imports_a_layer_above_it(path):
     banned = FORBIDDEN_THIRD_PARTY.get(layer, set())
     third = sorted(n for n in _imports(path) if n.split(".")[0] in banned)
     assert not third, f"{path.relative_to(PACKAGE)} ({layer}) imports {third}"
+
+
+def _harness_kind(parts: list[str]) -> str:
+    """The sublayer of `lambdafuzz.harness.<parts>` ("" for a root module)."""
+    return parts[0] if parts and (HARNESS / parts[0]).is_dir() else ""
+
+
+def test_harness_holds_subpackages_by_kind_and_one_root_module():
+    kinds = sorted(p.name for p in HARNESS.iterdir() if (p / "__init__.py").is_file())
+    assert kinds == sorted(k for k in HARNESS_KINDS if k)
+    root = sorted(p.name for p in HARNESS.glob("*.py"))
+    assert root == ["__init__.py", "invoke.py"], root
+
+
+@pytest.mark.parametrize(
+    "path", sorted(HARNESS.rglob("*.py")), ids=lambda p: str(p.relative_to(HARNESS))
+)
+def test_no_harness_module_imports_a_kind_above_it(path):
+    rel = path.relative_to(HARNESS).parts
+    kind = rel[0] if len(rel) > 1 else ""
+    above = sorted(
+        name
+        for name in _imports(path)
+        if name.startswith("lambdafuzz.harness.")
+        and (target := _harness_kind(name.split(".")[2:])) != kind
+        and target not in HARNESS_KINDS[kind]
+    )
+    assert not above, f"harness/{'/'.join(rel)} ({kind or 'root'}) imports {above}"
+
+
+def test_no_import_circle_in_the_package():
+    # every import counts, also those inside functions and under TYPE_CHECKING: a circle
+    # is two modules that cannot be understood (or moved) one without the other
+    modules = {
+        ".".join(("lambdafuzz", *p.relative_to(PACKAGE).with_suffix("").parts)).removesuffix(
+            ".__init__"
+        ): p
+        for p in _modules()
+    }
+    graph = {name: set() for name in modules}
+    for name, path in modules.items():
+        for imported in _imports(path):
+            if imported in modules and imported != name and not name.startswith(imported + "."):
+                graph[name].add(imported)
+    circles = _circles(graph)
+    assert not circles, circles
+
+
+def _circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, edges = work[-1]
+            for nxt in edges:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    break
+                if nxt in stack:
+                    low[node] = min(low[node], index[nxt])
+            else:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    component = []
+                    while True:
+                        member = stack.pop()
+                        component.append(member)
+                        if member == node:
+                            break
+                    if len(component) > 1:
+                        found.append(sorted(component))
+    return found
+
+
+def test_the_circle_finder_finds_a_circle():
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert _circles(graph) == [["a", "b", "c"]]
 
 
 def test_the_checker_sees_every_spelling_of_an_upward_import():

@@ -38,7 +38,7 @@ def test_moto_server_without_its_extra_says_which_extra_to_install(monkeypatch):
     import pytest
 
     from lambdafuzz.errors import BackendError
-    from lambdafuzz.harness.backends import MotoServerBackend
+    from lambdafuzz.harness.emulator.backends import MotoServerBackend
 
     monkeypatch.setitem(sys.modules, "moto.server", None)  # as if Flask & co. were missing
     with pytest.raises(BackendError, match=r"lambdafuzz\[server\]"):

@@ -1,7 +1,7 @@
 """Code targets: both arms of every branch in application code (SpotOn's then/else sides).
 
 Besides the condition, each arm gets the (from_line, to_line) pairs under which the
-harness reports it (`lambdafuzz.harness.coverage.ArmSite`), so the fuzzer can tell covered
+harness reports it (`lambdafuzz.harness.measure.coverage.ArmSite`), so the fuzzer can tell covered
 targets from uncovered ones.  The harness's convention: `from_line` is the line of the
 jump; `to_line` is the first *other* line the arm reaches along straight-line code, the
 jump's own line when the arm runs into another conditional jump on that line first

@@ -191,7 +191,7 @@ def _fuzz_on_ray(
     thread per campaign in this process, one combined summary and exit status."""
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.fuzzer.out_dir import RAY_DIR, OutDir, OutDirError
-    from lambdafuzz.harness import ray_pool
+    from lambdafuzz.harness.process import ray_pool
     from lambdafuzz.report.status import summary
 
     address = None if campaign["ray"] == "local" else campaign["ray"]

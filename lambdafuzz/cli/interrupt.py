@@ -135,7 +135,7 @@ def finish() -> None:
 def exit_interrupted() -> None:
     """The one line and exit status of an interrupted command; the workers' fork server
     is ended first, were it still starting."""
-    from lambdafuzz.harness.fork_server import stop_server
+    from lambdafuzz.harness.process.fork_server import stop_server
 
     stop_server()
     sys.stderr.write(f"{MESSAGE}\n")

@@ -121,7 +121,7 @@ def _check_endpoint(ctx: click.Context, param: click.Parameter, value: str | Non
     if value is None:
         return None
     from lambdafuzz.errors import SafetyError
-    from lambdafuzz.harness.safety import check_endpoint
+    from lambdafuzz.harness.sandbox.safety import check_endpoint
 
     try:
         check_endpoint(value)
@@ -141,7 +141,7 @@ def backend_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     )(fn)
     return click.option(
         "--backend",
-        type=EnumChoice("lambdafuzz.harness.backends:BackendKind"),
+        type=EnumChoice("lambdafuzz.harness.emulator.backends:BackendKind"),
         default="moto",
         show_default=True,
         help="Which AWS emulator holds the generated world.",
@@ -277,7 +277,7 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
     backend_options,
     click.option(
         "--aws-path",
-        type=EnumChoice("lambdafuzz.harness.fast_aws:AwsPath"),
+        type=EnumChoice("lambdafuzz.harness.emulator.fast_aws:AwsPath"),
         default="fast",
         show_default=True,
         help="With --backend moto: 'fast' answers hot S3/DynamoDB/SQS/SNS operations "

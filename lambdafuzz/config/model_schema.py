@@ -89,7 +89,7 @@ def _child(
     import importlib
     import os
 
-    from lambdafuzz.harness.safety import arm, sandbox_env
+    from lambdafuzz.harness.sandbox.safety import arm, sandbox_env
 
     try:
         environment = sandbox_env(_placeholders(env))

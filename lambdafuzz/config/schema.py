@@ -227,8 +227,12 @@ class _Model(BaseModel):
 
 
 class _Range(_Model):
-    min: Annotated[int, Field(ge=0, le=10_000)] | None = None
-    max: Annotated[int, Field(ge=0, le=10_000)] | None = None
+    min: Annotated[int, Field(ge=0, le=10_000)] | None = Field(
+        None, description="The fewest per test (the default is the parent key's)."
+    )
+    max: Annotated[int, Field(ge=0, le=10_000)] | None = Field(
+        None, description="The most per test (the default is the parent key's)."
+    )
 
 
 def _problem_check(problem: Callable[[str], str | None]) -> AfterValidator:
@@ -242,13 +246,32 @@ def _problem_check(problem: Callable[[str], str | None]) -> AfterValidator:
 
 
 class _RouteModel(_Model):
-    method: Annotated[str, _one_of(ROUTE_METHODS, "an HTTP method")] = "ANY"
-    path: Annotated[str, _problem_check(route_path_problem)]
-    content_types: list[Annotated[str, _problem_check(media_type_problem)]] = []
-    query: list[Annotated[str, Field(min_length=1)]] = []
-    headers: list[Annotated[str, _problem_check(header_name_problem)]] = []
+    method: Annotated[str, _one_of(ROUTE_METHODS, "an HTTP method")] = Field(
+        "ANY", description="The route's HTTP method; ANY: every method."
+    )
+    path: Annotated[str, _problem_check(route_path_problem)] = Field(
+        description=(
+            "The resource path, such as /orders/{orderId} ({name+}: greedy, last); "
+            "$default (HTTP API): any path."
+        )
+    )
+    content_types: list[Annotated[str, _problem_check(media_type_problem)]] = Field(
+        [],
+        description=("The media types of the request bodies the route takes (none: JSON mostly)."),
+    )
+    query: list[Annotated[str, Field(min_length=1)]] = Field(
+        [], description="Query string parameters every request of the route carries."
+    )
+    headers: list[Annotated[str, _problem_check(header_name_problem)]] = Field(
+        [], description="Headers every request of the route carries."
+    )
     # the authorizer every request of the route passed (what requestContext then holds)
-    auth: Annotated[str, _one_of(tuple(a.value for a in RouteAuth), "an authorizer")] = "none"
+    auth: Annotated[str, _one_of(tuple(a.value for a in RouteAuth), "an authorizer")] = Field(
+        "none",
+        description=(
+            "The authorizer every request passed: its output is in each request's requestContext."
+        ),
+    )
 
 
 #: A WebSocket API's route key: `$connect`, `$disconnect`, `$default` or an action.
@@ -264,16 +287,37 @@ EnvelopeT = Annotated[str, _one_of(tuple(e.value for e in Envelope), "an envelop
 class _BodyModelRef(_Model):
     """`trigger.model`: the pydantic model the handler parses its body with."""
 
-    module: Annotated[str, _dotted("a module name such as orders.models")]
-    name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
-    envelope: EnvelopeT | None = None
+    module: Annotated[str, _dotted("a module name such as orders.models")] = Field(
+        description="The module defining the model."
+    )
+    name: Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")] = Field(
+        description=(
+            "The model's name in that module (a pydantic model, another type pydantic "
+            "validates, or a dict that is a JSON Schema)."
+        )
+    )
+    envelope: EnvelopeT | None = Field(
+        None,
+        description=(
+            "Where the model's instances go in the event (none: the whole payload, or the"
+            " request body of an API trigger)."
+        ),
+    )
 
 
 class _BodySchemaRef(_Model):
     """`trigger.schema`: a JSON Schema file the handler validates its body against."""
 
-    path: Annotated[str, Field(min_length=1)]
-    envelope: EnvelopeT | None = None
+    path: Annotated[str, Field(min_length=1)] = Field(
+        description="The JSON Schema file, relative to the config file."
+    )
+    envelope: EnvelopeT | None = Field(
+        None,
+        description=(
+            "Where the schema's instances go in the event (none: the whole payload, or "
+            "the request body of an API trigger)."
+        ),
+    )
 
 
 def _json_value(value: Any) -> Any:
@@ -287,35 +331,122 @@ def _json_value(value: Any) -> Any:
 
 
 class _TriggerModel(_Model):
-    kind: Annotated[str, _one_of(tuple(k.value for k in TriggerKind), "a trigger kind")]
-    source: str | None = None
-    body: str | None = None
-    records: _Range | None = None
-    missing_objects: bool = False
-    keys: list[Annotated[str, Field(min_length=1)]] = []
+    kind: Annotated[str, _one_of(tuple(k.value for k in TriggerKind), "a trigger kind")] = Field(
+        description="What invokes the handler."
+    )
+    source: str | None = Field(
+        None,
+        description=(
+            "The resource emitting the events: a bucket (s3, eventbridge, s3-batch), "
+            "queue (sqs), topic (sns) or table with a stream (dynamodb-stream) of "
+            "`resources`, by default the first that fits; for kinesis, firehose, "
+            "schedule, msk, kafka, activemq and rabbitmq only its name."
+        ),
+    )
+    body: str | None = Field(
+        None,
+        description=(
+            "The format of message bodies and payloads: a file format; s3-event or "
+            "eventbridge-s3 (sqs, sns: an S3 notification); json-object (kinesis, "
+            "firehose, brokers: always a JSON object)."
+        ),
+    )
+    records: _Range | None = Field(
+        None, description="How many records one event holds, {min, max} (default: 1)."
+    )
+    missing_objects: bool = Field(
+        False,
+        description=(
+            "Let 2% of the S3 notifications name an object that is not in the bucket "
+            "(deleted before the notification arrived)."
+        ),
+    )
+    keys: list[Annotated[str, Field(min_length=1)]] = Field(
+        [], description=("direct: the payload's keys; a key ending in ? is present half the time.")
+    )
     # direct only: the payload is a JSON array of objects, `keys` its items' keys
-    array: bool = False
+    array: bool = Field(
+        False,
+        description=("direct: each payload is a JSON array of up to five objects with `keys`."),
+    )
     # direct only: the payload a rule or schedule always sends (its `Input`)
-    constant: Annotated[Any, AfterValidator(_json_value)] = None
-    filters: list[dict[str, Any]] = []
+    constant: Annotated[Any, AfterValidator(_json_value)] = Field(
+        None,
+        description=(
+            "direct: the one payload the function always receives (a rule's or schedule's"
+            " Input); only the world varies."
+        ),
+    )
+    filters: list[dict[str, Any]] = Field(
+        [],
+        description=(
+            "Event filter patterns (Lambda FilterCriteria, EventBridge rule patterns) of "
+            "sqs, dynamodb-stream, kinesis and eventbridge triggers: what no pattern "
+            "matches is not delivered."
+        ),
+    )
     # apigateway / apigateway-v2: routes; websocket: route keys
-    routes: list[_RouteModel | WebSocketRouteT] = []
-    function_url: bool = False
-    form_fields: list[Annotated[str, Field(min_length=1)]] = []
-    model: _BodyModelRef | None = None
-    schema_: _BodySchemaRef | None = Field(None, alias="schema")
-    powertools: bool = True  # read the handler's Powertools code for models, routes, outcomes
+    routes: list[_RouteModel | WebSocketRouteT] = Field(
+        [],
+        description=(
+            "apigateway, apigateway-v2: the routes every request is on (none: any path "
+            "and method); websocket: route keys (default: $connect, $disconnect, "
+            "$default)."
+        ),
+    )
+    function_url: bool = Field(
+        False,
+        description=(
+            "apigateway-v2: requests as a function URL sends them (payload 2.0, any path "
+            "and method)."
+        ),
+    )
+    form_fields: list[Annotated[str, Field(min_length=1)]] = Field(
+        [],
+        description=(
+            "The fields of url-encoded form bodies (default: those the handler's module reads)."
+        ),
+    )
+    model: _BodyModelRef | None = Field(
+        None,
+        description=(
+            "The pydantic model the handler parses its body with: {module, name, envelope}."
+        ),
+    )
+    schema_: _BodySchemaRef | None = Field(
+        None,
+        alias="schema",
+        description=(
+            "A JSON Schema file the handler validates its body against: a path, or {path,"
+            " envelope}."
+        ),
+    )
+    powertools: bool = Field(
+        True,
+        description=(
+            "Read the handler's AWS Lambda Powertools code for models, schemas, routes "
+            "and outcomes."
+        ),
+    )  # read the handler's Powertools code for models, routes, outcomes
     # s3 only: the notification's event types (SAM `Events`); []: ObjectCreated only
     s3_events: list[
         Annotated[str, _matching(S3_EVENT_TYPE, "an S3 event type such as s3:ObjectCreated:*")]
-    ] = []
+    ] = Field(
+        [],
+        description=(
+            "s3: the notification's event types, such as s3:ObjectRemoved:* (none: "
+            "ObjectCreated only)."
+        ),
+    )
     # s3-batch only: the job's InvocationSchemaVersion (None: either, 1.0 or 2.0)
-    schema_version: Literal["1.0", "2.0"] | None = None
+    schema_version: Literal["1.0", "2.0"] | None = Field(
+        None, description=("s3-batch: the job's invocation schema version (none: either is drawn).")
+    )
     # authorizer only: the event's format and the identity sources each request carries
     format: (
         Annotated[str, _one_of(tuple(f.value for f in AuthorizerFormat), "an authorizer format")]
         | None
-    ) = None
+    ) = Field(None, description="authorizer: the event's format (none: token).")
     identity: list[
         Annotated[
             str,
@@ -324,19 +455,52 @@ class _TriggerModel(_Model):
                 "an identity source: header.NAME, query.NAME, stage.NAME or context.NAME",
             ),
         ]
-    ] = []
+    ] = Field(
+        [],
+        description=(
+            "authorizer: the identity sources every request carries (a token authorizer's"
+            " default: header.Authorization)."
+        ),
+    )
     # firehose only: the Kinesis data stream its delivery stream reads (none: Direct PUT)
-    kinesis_stream: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")] | None = None
+    kinesis_stream: Annotated[str, Field(pattern=r"^[A-Za-z0-9_.-]{1,128}$")] | None = Field(
+        None,
+        description=(
+            "firehose: the Kinesis data stream the delivery stream reads (none: Direct PUT)."
+        ),
+    )
     # sqs, kinesis, dynamodb-stream only: FunctionResponseTypes holds ReportBatchItemFailures
-    report_batch_item_failures: bool = False
+    report_batch_item_failures: bool = Field(
+        False,
+        description=(
+            "sqs, kinesis, dynamodb-stream: Lambda reads batchItemFailures from the "
+            "handler's response (FunctionResponseTypes: ReportBatchItemFailures)."
+        ),
+    )
     # direct only: invoked asynchronously (InvocationType Event): Lambda retries, so an
     # event may be delivered more than once (the idempotency oracle delivers some twice)
-    asynchronous: bool = False
+    asynchronous: bool = Field(
+        False,
+        description=(
+            "direct: the function is invoked asynchronously, so an event may be delivered twice."
+        ),
+    )
     # direct only: Step Functions payload templates (`key.$`: a JSONPath) the caller sends
-    payloads: list[Annotated[Any, AfterValidator(_json_value)]] = []
+    payloads: list[Annotated[Any, AfterValidator(_json_value)]] = Field(
+        [],
+        description=(
+            "direct: the Step Functions payload templates the caller sends (`key.$`: a JSONPath)."
+        ),
+    )
     # direct only, beside payloads: per payload, what its `$` (the execution's input) can
     # be (`config.state_machine_inputs`); [] for a payload whose `$` is not known
-    inputs: list[list[dict[str, Any]]] = []
+    inputs: list[list[dict[str, Any]]] = Field(
+        [],
+        description=(
+            "direct, beside payloads: per payload, the events its `$` (the execution's "
+            "input) can be."
+        ),
+    )
 
     @field_validator("schema_", mode="before")
     @classmethod
@@ -345,22 +509,41 @@ class _TriggerModel(_Model):
 
 
 class _ObjectsModel(_Model):
-    min: Annotated[int, Field(ge=0, le=1_000)] | None = None
-    max: Annotated[int, Field(ge=0, le=1_000)] | None = None
-    formats: list[str] = ["any"]
-    prefixes: list[str] = []
-    suffixes: list[str] = []
-    erroneous_p: Annotated[float, Field(ge=0.0, le=1.0)] = 0.003
+    min: Annotated[int, Field(ge=0, le=1_000)] | None = Field(
+        None, description="The fewest objects in the bucket (default: 1)."
+    )
+    max: Annotated[int, Field(ge=0, le=1_000)] | None = Field(
+        None, description=("The most objects in the bucket (default: 3, or min when larger).")
+    )
+    formats: list[str] = Field(
+        ["any"], description="The objects' file formats; any: a mix of the common ones."
+    )
+    prefixes: list[str] = Field([], description="Key prefixes the object keys start with.")
+    suffixes: list[str] = Field(
+        [],
+        description=("Key suffixes every object key ends with (a notification's suffix filter)."),
+    )
+    erroneous_p: Annotated[float, Field(ge=0.0, le=1.0)] = Field(
+        0.003, description=("The probability that an object is a deliberately broken file.")
+    )
 
 
 class _BucketModel(_Model):
-    name: BucketNameT
-    objects: _ObjectsModel | None = None
+    name: BucketNameT = Field(description="The bucket's name.")
+    objects: _ObjectsModel | None = Field(
+        None,
+        description=(
+            "The generated objects; a bucket without them starts empty (an output bucket)"
+            " and emits no events."
+        ),
+    )
 
 
 class _KeyModel(_Model):
-    name: AttributeNameT
-    type: Annotated[str, _one_of(KEY_TYPES, "a DynamoDB key type")]
+    name: AttributeNameT = Field(description="The key attribute's name.")
+    type: Annotated[str, _one_of(KEY_TYPES, "a DynamoDB key type")] = Field(
+        description="The key attribute's type."
+    )
 
 
 class _IndexModel(_Model):
@@ -371,65 +554,112 @@ class _IndexModel(_Model):
         _matching(
             re.compile(r"[A-Za-z0-9_.-]{3,255}"), "an index name (3-255 of A-Z a-z 0-9 _ . -)"
         ),
-    ]
-    hash_key: _KeyModel
-    range_key: _KeyModel | None = None
-    local: bool = False
-    projection: Annotated[str, _one_of(PROJECTION_TYPES, "a projection type")] = "ALL"
-    non_key_attributes: list[AttributeNameT] = []
+    ] = Field(description="The index's name.")
+    hash_key: _KeyModel = Field(description="The index's hash key: {name, type}.")
+    range_key: _KeyModel | None = Field(None, description="The index's range key: {name, type}.")
+    local: bool = Field(
+        False,
+        description=(
+            "A local secondary index (on the table's hash key, with a range key of its own)."
+        ),
+    )
+    projection: Annotated[str, _one_of(PROJECTION_TYPES, "a projection type")] = Field(
+        "ALL", description="The attributes the index holds."
+    )
+    non_key_attributes: list[AttributeNameT] = Field(
+        [], description=("With projection INCLUDE: the non-key attributes the index holds.")
+    )
 
 
 class _AttributeModel(_Model):
     """A non-key attribute every item of a table holds (what its writers always set)."""
 
-    name: AttributeNameT
-    type: Annotated[str, _one_of(ATTRIBUTE_TYPES, "a DynamoDB attribute type")]
+    name: AttributeNameT = Field(description="The attribute's name.")
+    type: Annotated[str, _one_of(ATTRIBUTE_TYPES, "a DynamoDB attribute type")] = Field(
+        description="The attribute's DynamoDB type."
+    )
 
 
 class _TableModel(_Model):
-    name: TableNameT
-    hash_key: _KeyModel
-    range_key: _KeyModel | None = None
-    items: _Range | None = None
-    stream: Annotated[str, _one_of(STREAM_VIEW_TYPES, "a stream view type")] | None = None
-    indexes: list[_IndexModel] = []
-    attributes: list[_AttributeModel] = []
+    name: TableNameT = Field(description="The table's name.")
+    hash_key: _KeyModel = Field(description="The partition key: {name, type}.")
+    range_key: _KeyModel | None = Field(None, description="The sort key: {name, type}.")
+    items: _Range | None = Field(
+        None, description=("How many generated items the table holds, {min, max} (default: none).")
+    )
+    stream: Annotated[str, _one_of(STREAM_VIEW_TYPES, "a stream view type")] | None = Field(
+        None,
+        description=(
+            "The stream's view type: the table has a stream (a dynamodb-stream trigger's source)."
+        ),
+    )
+    indexes: list[_IndexModel] = Field(
+        [], description=("Secondary indexes (global, or local: true); both loaders create them.")
+    )
+    attributes: list[_AttributeModel] = Field(
+        [],
+        description=(
+            "Non-key attributes every generated item and stream image holds: {name, type}."
+        ),
+    )
 
 
 class _QueueModel(_Model):
-    name: QueueNameT
-    messages: _Range | None = None
-    fifo: bool | None = None
+    name: QueueNameT = Field(description="The queue's name (.fifo at the end for a FIFO queue).")
+    messages: _Range | None = Field(
+        None, description=("How many messages wait in the queue, {min, max} (default: none).")
+    )
+    fifo: bool | None = Field(None, description="A FIFO queue (none: as the name says).")
 
 
 class _TopicModel(_Model):
-    name: TopicNameT
+    name: TopicNameT = Field(description="The topic's name.")
 
 
 class _SecretModel(_Model):
-    name: SecretNameT
-    value: Annotated[str, Field(min_length=1, max_length=65536)] | None = None
-    generate_key: Annotated[str, Field(min_length=1)] | None = None
+    name: SecretNameT = Field(description="The secret's name.")
+    value: Annotated[str, Field(min_length=1, max_length=65536)] | None = Field(
+        None,
+        description=(
+            "Its fixed SecretString; with generate_key, a JSON object template (neither: "
+            "the whole string is drawn for every test)."
+        ),
+    )
+    generate_key: Annotated[str, Field(min_length=1)] | None = Field(
+        None,
+        description=(
+            "The key of the value whose value is drawn for every test (a password, as "
+            "GenerateSecretString makes one)."
+        ),
+    )
 
 
 class _ParameterModel(_Model):
-    name: ParameterNameT
-    value: Annotated[str, Field(min_length=1, max_length=8192)] | None = None
-    type: Annotated[str, _one_of(PARAMETER_TYPES, "an SSM parameter type")] = "String"
+    name: ParameterNameT = Field(description="The parameter's name.")
+    value: Annotated[str, Field(min_length=1, max_length=8192)] | None = Field(
+        None, description="Its fixed value (none: drawn for every test)."
+    )
+    type: Annotated[str, _one_of(PARAMETER_TYPES, "an SSM parameter type")] = Field(
+        "String", description="The parameter's type."
+    )
 
 
 class _ResourcesModel(_Model):
-    buckets: list[_BucketModel] = []
-    tables: list[_TableModel] = []
-    queues: list[_QueueModel] = []
-    topics: list[_TopicModel] = []
-    secrets: list[_SecretModel] = []
-    parameters: list[_ParameterModel] = []
+    buckets: list[_BucketModel] = Field([], description="S3 buckets.")
+    tables: list[_TableModel] = Field([], description="DynamoDB tables.")
+    queues: list[_QueueModel] = Field([], description="SQS queues.")
+    topics: list[_TopicModel] = Field([], description="SNS topics.")
+    secrets: list[_SecretModel] = Field(
+        [], description="Secrets Manager secrets (${secrets.NAME.arn} in env)."
+    )
+    parameters: list[_ParameterModel] = Field([], description="SSM Parameter Store parameters.")
 
 
 class _OutcomeModel(_Model):
-    exceptions: list[ExceptionNameT] = []
-    status_codes: list[StatusCodeT] = []
+    exceptions: list[ExceptionNameT] = Field(
+        [], description=("Exception class names (ValueError, pkg.MyError); subclasses match too.")
+    )
+    status_codes: list[StatusCodeT] = Field([], description="Status codes the handler returns.")
 
 
 def _status_key(value: str) -> str:
@@ -443,22 +673,52 @@ def _status_key(value: str) -> str:
 
 
 class _OutcomesModel(_Model):
-    invalid: _OutcomeModel | None = None
-    failure: _OutcomeModel | None = None
-    status_from: Annotated[str, AfterValidator(_status_key)] = "statusCode"
+    invalid: _OutcomeModel | None = Field(
+        None, description=("Inputs the handler rejects on purpose: invalid inputs, not failures.")
+    )
+    failure: _OutcomeModel | None = Field(
+        None,
+        description=(
+            "Failures beside uncaught exceptions (a returned status such as 500); an "
+            "exception listed here stays a failure even when invalid lists a base class "
+            "of it."
+        ),
+    )
+    status_from: Annotated[str, AfterValidator(_status_key)] = Field(
+        "statusCode",
+        description=(
+            "The key of the returned mapping holding the status code; `return` for a "
+            "handler returning a bare int."
+        ),
+    )
 
 
 class _FileSystemModel(_Model):
-    path: Annotated[str, Field(pattern=r"^/mnt/[^/].*$", max_length=160)]  # Lambda's rule
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")] | None = None
+    path: Annotated[str, Field(pattern=r"^/mnt/[^/].*$", max_length=160)] = Field(
+        description=("Where the function finds the file system (LocalMountPath, under /mnt/).")
+    )  # Lambda's rule
+    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")] | None = Field(
+        None, description="Its folder under OUT/efs/ (default: the path's last part)."
+    )
 
 
 class _PermissionsModel(_Model):
     """`permissions:` as a list of IAM statements, an IAM policy document `{Version,
     Statement}` pasted as it is, or `{statements, unknown}`."""
 
-    statements: list[Any]  # each checked by `model.permissions.statement_from_json`
-    unknown: list[Annotated[str, Field(min_length=1)]] = []  # grants that may allow anything
+    statements: list[Any] = Field(
+        description=(
+            "IAM statements {Effect, Action, Resource}; resources may name the config's "
+            "(${tables.orders.arn})."
+        )
+    )  # each checked by `model.permissions.statement_from_json`
+    unknown: list[Annotated[str, Field(min_length=1)]] = Field(
+        [],
+        description=(
+            "Grants whose statements are unknown (each may allow any call: such calls are"
+            " undecided)."
+        ),
+    )  # grants that may allow anything
     # where the statements were written below `permissions` (for error paths)
     _at: tuple[str, ...] = PrivateAttr(default=("statements",))
 
@@ -484,27 +744,80 @@ class _IdempotencyModel(_Model):
     """`idempotency:` what a second delivery of the same event may change again."""
 
     # resources whose duplicates are accepted: `tables.audit_log`, `queues.*`
-    accept: list[Annotated[str, Field(min_length=1)]] = []
+    accept: list[Annotated[str, Field(min_length=1)]] = Field(
+        [],
+        description=(
+            "Resources whose duplicates are accepted, as kind.name: tables.audit_log, "
+            "queues.metrics, tables.*."
+        ),
+    )
 
 
 class _ConfigModel(_Model):
-    handler: Annotated[str, Field(min_length=1)]
-    root: str = "."
-    app_packages: list[Annotated[str, _module_name("a package or module name")]] | None = None
-    trigger: _TriggerModel
-    env: dict[str, str | int | float] = {}
-    timeout_s: Annotated[float, Field(gt=0, le=900)] = 3.0
-    memory_mb: Annotated[int, Field(ge=128, le=10_240)] = 512
-    import_timeout_s: Annotated[float, Field(gt=0, le=900)] = 30.0
-    dictionary: list[str] = []
-    layers: list[Annotated[str, Field(min_length=1)]] = []
-    resources: _ResourcesModel = _ResourcesModel()
-    outcomes: _OutcomesModel = _OutcomesModel()
-    seeds: list[Annotated[str, Field(min_length=1)]] = []  # sample events: files, folders
-    file_systems: list[_FileSystemModel] = []  # EFS mounts: {path: /mnt/efs, name?}
+    handler: Annotated[str, Field(min_length=1)] = Field(
+        description=("The handler: module.function or module:function, imported from root.")
+    )
+    root: str = Field(
+        ".", description=("The directory the handler is imported from, relative to this file.")
+    )
+    app_packages: list[Annotated[str, _module_name("a package or module name")]] | None = Field(
+        None,
+        description=(
+            "The application's packages or modules: the coverage and analysis scope "
+            "(default: the handler's top-level package)."
+        ),
+    )
+    trigger: _TriggerModel = Field(
+        description=("What invokes the handler: a kind, or a mapping with kind and its settings.")
+    )
+    env: dict[str, str | int | float] = Field(
+        {},
+        description=(
+            "The function's environment variables; values may name resources (${queues.jobs.url})."
+        ),
+    )
+    timeout_s: Annotated[float, Field(gt=0, le=900)] = Field(
+        3.0, description="Seconds before a test counts as a hang (a Hang failure)."
+    )
+    memory_mb: Annotated[int, Field(ge=128, le=10_240)] = Field(
+        512,
+        description=(
+            "The function's memory size; the memory budget of cost findings is half of it."
+        ),
+    )
+    import_timeout_s: Annotated[float, Field(gt=0, le=900)] = Field(
+        30.0, description="Seconds the handler module's import may take."
+    )
+    dictionary: list[str] = Field(
+        [], description=("Constant strings for string draws, beside those read from the code.")
+    )
+    layers: list[Annotated[str, Field(min_length=1)]] = Field(
+        [], description=("Layer directories (relative to this file), on sys.path after the code.")
+    )
+    resources: _ResourcesModel = Field(
+        _ResourcesModel(),
+        description=(
+            "The AWS world the handler reads and writes, loaded into the emulator before "
+            "every test."
+        ),
+    )
+    outcomes: _OutcomesModel = Field(
+        _OutcomesModel(), description="How a test that raises or returns a status is classified."
+    )
+    seeds: list[Annotated[str, Field(min_length=1)]] = Field(
+        [], description="Sample events: files or folders, relative to this file."
+    )  # sample events: files, folders
+    file_systems: list[_FileSystemModel] = Field(
+        [], description="File systems (EFS) the function mounts: {path, name}."
+    )  # EFS mounts: {path: /mnt/efs, name?}
     # the function's IAM statements; absent or false: the permission check is off
-    permissions: _PermissionsModel | None = None
-    idempotency: _IdempotencyModel = _IdempotencyModel()
+    permissions: _PermissionsModel | None = Field(
+        None, description=("The function's IAM statements (absent or false: no permission check).")
+    )
+    idempotency: _IdempotencyModel = Field(
+        _IdempotencyModel(),
+        description="What a second delivery of the same event may change again.",
+    )
 
     @field_validator("trigger", mode="before")
     @classmethod

@@ -18,7 +18,7 @@ from lambdafuzz.fuzzer.harvest import analysis_for, build_harvest
 from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.arm_catalog import Scope, scan_arms
+from lambdafuzz.harness.measure.arm_catalog import Scope, scan_arms
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.target import Target, app_dirs
 
@@ -62,7 +62,7 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         edge_values=campaign.edge_values or campaign.strategy.rich_harvest,
     )
     if campaign.ray is not None:  # the CLI (or the caller) connected to the cluster
-        from lambdafuzz.harness.ray_pool import RayWorkerPool
+        from lambdafuzz.harness.process.ray_pool import RayWorkerPool
 
         return Engine(campaign, mutator, catalog, pool_factory=RayWorkerPool)
     return Engine(campaign, mutator, catalog)

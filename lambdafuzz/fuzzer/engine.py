@@ -59,15 +59,15 @@ from lambdafuzz.fuzzer.sample_seeds import sample_seeds
 from lambdafuzz.fuzzer.size_schedule import SizeSchedule
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
-from lambdafuzz.harness.arm_catalog import ArmCatalog, Scope, scan_arms
-from lambdafuzz.harness.code_watch import CodeSnapshot
-from lambdafuzz.harness.worker import (
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, Scope, scan_arms
+from lambdafuzz.harness.process.worker import (
     TestRequest,
     TestResult,
     WorkerPool,
     WorkerSpec,
     regenerated_input,
 )
+from lambdafuzz.harness.sandbox.code_watch import CodeSnapshot
 from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
@@ -521,7 +521,9 @@ class Engine:
         for arm, bucket in pool.info.import_coverage.items():  # module code ran at import
             self.seen[arm] = 1 << bucket
             self.first_hit[arm] = (0, 0.0)
-        isolation = getattr(pool.info, "isolation", None)  # the workers' (harness/isolation.py)
+        isolation = getattr(
+            pool.info, "isolation", None
+        )  # the workers' (harness/sandbox/isolation.py)
         if isolation is not None:
             self.out.write_campaign(options, isolation=isolation.to_json())
         self._isolation = isolation.describe() if isolation is not None else ""
@@ -561,7 +563,7 @@ class Engine:
         yield CampaignFinished(stats, options.out_dir, self.stop_reason, isolation=self._isolation)
 
     def _code_changes(self, before: CodeSnapshot, isolation: Any) -> Iterator[Notice]:
-        """Where the workers could not make the code read-only (`harness/code_watch.py`):
+        """Where the workers could not make the code read-only (`harness/sandbox/code_watch.py`):
         what the handler changed in its app dirs, said once."""
         if getattr(isolation, "readonly_code", ()):
             return

@@ -59,7 +59,7 @@ from lambdafuzz.generators.files.json_files import (
     RECORD_VALUE_SITE,
     json_objects,
 )
-from lambdafuzz.harness.arm_catalog import ArmCatalog
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
 from lambdafuzz.labels import CSV_DIALECT, EVENT, FILE, FILE_EDGE
 
 EI = ReplayMode.EXECUTION_INDEXED

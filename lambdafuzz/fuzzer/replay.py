@@ -15,7 +15,13 @@ from lambdafuzz.fuzzer.corpus import SavedInput
 from lambdafuzz.fuzzer.out_dir import CampaignMeta
 from lambdafuzz.fuzzer.world_summary import summarize_recording
 from lambdafuzz.generators.core import ChoiceSequence, PrefixT, ReplayMode
-from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerInfo, WorkerPool, WorkerSpec
+from lambdafuzz.harness.process.worker import (
+    TestRequest,
+    TestResult,
+    WorkerInfo,
+    WorkerPool,
+    WorkerSpec,
+)
 from lambdafuzz.model.target import Target
 from lambdafuzz.model.world import World
 
@@ -194,7 +200,7 @@ class Replayer:
         if saved.event is not None:
             return saved.event, "saved"
         from lambdafuzz.generators.aws.world_generator import generate_input
-        from lambdafuzz.harness.worker import offline_event
+        from lambdafuzz.harness.process.worker import offline_event
 
         choices = self._choices(saved.sequence)
         try:

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lambdafuzz.harness.arm_catalog import ArmCatalog
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
 
 ArmLinesT = tuple[str, int, int]
 

@@ -19,7 +19,7 @@ from typing import Any
 from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sample_geometric
 from lambdafuzz.fuzzer.target_coverage import TargetCoverage
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
-from lambdafuzz.harness.arm_catalog import ArmCatalog
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
 from lambdafuzz.model.target import Target
 
 TARGETED_SHARE = 0.5

@@ -212,7 +212,7 @@ def classify_exception(
 ) -> tuple[Status, FailureInfo | None]:
     """`formatted=False`: the failure's traceback is left empty, for `traceback_text` to
     fill in if the failure is kept (see `failure_info`)."""
-    from lambdafuzz.harness.safety import sandbox_violation
+    from lambdafuzz.harness.sandbox.safety import sandbox_violation
 
     violation = sandbox_violation(exc)
     if violation is not None:

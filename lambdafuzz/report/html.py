@@ -466,7 +466,7 @@ def _pygments_css() -> str:
 def _source_section(c: CampaignDir, out_dir: Path, target: Target | None) -> str:
     if target is None:
         return "<p class='note'>Source unavailable: the campaign's config could not be loaded.</p>"
-    from lambdafuzz.harness.arm_catalog import ArmKey, Scope, scan_arms
+    from lambdafuzz.harness.measure.arm_catalog import ArmKey, Scope, scan_arms
     from lambdafuzz.model.target import app_dirs
 
     # coverage.json lists only the covered arms; the page marks the uncovered ones too, with

@@ -103,7 +103,7 @@ def other(x):
 
 def _site_coverage(files: list[str]) -> tuple[list, list]:  # exact, for stable sources
     """(arm sites no target predicts, target arms no site matches) for these files."""
-    arm_catalog = pytest.importorskip("lambdafuzz.harness.arm_catalog")
+    arm_catalog = pytest.importorskip("lambdafuzz.harness.measure.arm_catalog")
     result = analyze_sources([Path(f) for f in files], None, use_cache=False)
     missed_sites, missed_arms = [], []
     for path in result.files:
@@ -137,7 +137,7 @@ def test_benchmark_arms_are_mostly_predicted():
     roots = [p for p in BENCHMARKS.glob("*/*") if p.is_dir() and (p / "__init__.py").exists()]
     if not roots:
         pytest.skip("no benchmark lambdas yet")
-    arm_catalog = pytest.importorskip("lambdafuzz.harness.arm_catalog")
+    arm_catalog = pytest.importorskip("lambdafuzz.harness.measure.arm_catalog")
     result = analyze_sources(roots, None, use_cache=False)
     sites = {
         (path, s.from_line, s.to_line)

@@ -124,8 +124,8 @@ def test_a_secret_s_arn_is_the_same_in_every_world() -> None:
 
 @pytest.fixture
 def moto_backend() -> Iterator[object]:
-    from lambdafuzz.harness.backends import MotoBackend
-    from lambdafuzz.harness.safety import FAKE_CREDENTIALS
+    from lambdafuzz.harness.emulator.backends import MotoBackend
+    from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS
 
     saved = dict(os.environ)
     os.environ.update(FAKE_CREDENTIALS, AWS_DEFAULT_REGION="us-east-1", AWS_REGION="us-east-1")
@@ -141,7 +141,7 @@ def moto_backend() -> Iterator[object]:
 def test_loaded_into_moto_and_gone_after_a_reset(moto_backend, loader: str) -> None:
     import boto3
 
-    from lambdafuzz.harness.loaders import Boto3Loader
+    from lambdafuzz.harness.emulator.loaders import Boto3Loader
 
     if loader == "boto3":
         moto_backend.loader = Boto3Loader()
@@ -196,8 +196,8 @@ def test_a_localstack_without_the_state_api_deletes_them(moto_backend) -> None:
     against in-process moto through the same boto3 clients."""
     import boto3
 
-    from lambdafuzz.harness.backends import LocalStackBackend
-    from lambdafuzz.harness.loaders import Boto3Loader
+    from lambdafuzz.harness.emulator.backends import LocalStackBackend
+    from lambdafuzz.harness.emulator.loaders import Boto3Loader
 
     moto_backend.loader = Boto3Loader()
     secrets = tuple(Secret(f"s{i}", "v") for i in range(3))

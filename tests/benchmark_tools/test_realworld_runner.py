@@ -165,7 +165,7 @@ def test_judge_says_what_happened_instead() -> None:
 def _record(exception: str, line: int, code: str, first: list[int]) -> dict:
     traceback = (
         "Traceback (most recent call last):\n"
-        '  File "/x/lambdafuzz/harness/worker.py", line 552, in _run\n'
+        '  File "/x/lambdafuzz/harness/process/worker.py", line 552, in _run\n'
         "    value = self.handler(event, context)\n"
         f'  File "/tmp/lf/base/app/handler.py", line {line}, in main\n'
         f"    {code}\n"

@@ -12,8 +12,8 @@ from lambdafuzz.fuzzer.engine import Engine, NewCostFinding
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.core import Choices
-from lambdafuzz.harness.arm_catalog import ArmCatalog
-from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
+from lambdafuzz.harness.process.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.outcome import FailureInfo, Status
 

@@ -17,7 +17,7 @@ from lambdafuzz.fuzzer.cost import (
     median_measures,
 )
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective
-from lambdafuzz.harness.coverage import BranchCollector
+from lambdafuzz.harness.measure.coverage import BranchCollector
 from lambdafuzz.model.cost import CostMeasures, Measure
 
 APPS = Path(__file__).parent / "apps"
@@ -66,7 +66,7 @@ def test_exact_counts_go_past_the_last_bucket_with_the_same_buckets(tmp_path, ex
 
 
 def test_cost_meter_counts_calls_bytes_and_memory_of_the_call_only():
-    from lambdafuzz.harness.cost_meter import CostMeter
+    from lambdafuzz.harness.measure.cost_meter import CostMeter
 
     meter = CostMeter()
     meter.install()

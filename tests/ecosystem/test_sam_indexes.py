@@ -21,8 +21,8 @@ from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.dynamodb import draw_table
 from lambdafuzz.generators.core import Choices
-from lambdafuzz.harness.backends import MotoBackend
-from lambdafuzz.harness.safety import apply_sandbox_env
+from lambdafuzz.harness.emulator.backends import MotoBackend
+from lambdafuzz.harness.sandbox.safety import apply_sandbox_env
 from lambdafuzz.model.world import KeySchema, SecondaryIndex, Table, World
 
 from .template_runs import line_of

@@ -26,8 +26,8 @@ from lambdafuzz.fuzzer.mutation import Mutation
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.core import Choices
-from lambdafuzz.harness.arm_catalog import ArmCatalog
-from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
+from lambdafuzz.harness.process.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.outcome import OTHER, FailureInfo, Status
 
 PLANTED = Path(__file__).parent / "planted"

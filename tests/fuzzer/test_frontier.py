@@ -19,7 +19,7 @@ from lambdafuzz.fuzzer.frontier import (
 from lambdafuzz.fuzzer.mutation import Mutation
 from lambdafuzz.generators.core import Changed, Choices, ChoiceSequence, ReplayMode
 from lambdafuzz.generators.files.json_files import RECORD_KIND_SHARES
-from lambdafuzz.harness.arm_catalog import ArmCatalog, ArmKey, ArmSite, FileArms
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, ArmKey, ArmSite, FileArms
 
 ROOT = Path(__file__).resolve().parents[2]
 FILE = "/app/handler.py"
@@ -151,7 +151,7 @@ def test_year_thumbnails_2008_arm_prefers_the_date_over_the_image():
     branch (distance 1, loops after it); for that arm the date is nearer."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.targeting import analyze_target
-    from lambdafuzz.harness.arm_catalog import Scope, scan_arms
+    from lambdafuzz.harness.measure.arm_catalog import Scope, scan_arms
     from lambdafuzz.model.target import app_dirs
 
     target = load_config(ROOT / "benchmarks" / "lambdas" / "year_thumbnails")

@@ -127,7 +127,7 @@ def test_a_minimal_run_over_minimal_draws_is_drawn_again_as_a_change():
 
 def _targeted(distances: dict[str, int]) -> TargetedMutator:
     """A TargetedMutator without running the analysis: one target all types influence."""
-    from lambdafuzz.harness.arm_catalog import ArmCatalog
+    from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
 
     return TargetedMutator(
         distances={k: float(v) for k, v in distances.items()},
@@ -178,7 +178,7 @@ def test_targeted_mutator_maps_runtime_arms_to_analysis_targets(tmp_path):
 
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.targeting import analyze_target
-    from lambdafuzz.harness.arm_catalog import Scope, scan_arms
+    from lambdafuzz.harness.measure.arm_catalog import Scope, scan_arms
     from lambdafuzz.model.target import app_dirs
 
     target = load_config(Path(__file__).parent / "planted")

@@ -24,7 +24,7 @@ from lambdafuzz.config import load_config  # noqa: E402
 from lambdafuzz.fuzzer.campaign import build_engine  # noqa: E402
 from lambdafuzz.fuzzer.corpus import iter_inputs  # noqa: E402
 from lambdafuzz.fuzzer.engine import NO_TRACEBACK, CampaignFinished  # noqa: E402
-from lambdafuzz.harness import ray_pool  # noqa: E402
+from lambdafuzz.harness.process import ray_pool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GRADEBOOK = REPO / "benchmarks" / "lambdas" / "gradebook"
@@ -203,7 +203,7 @@ def test_a_cluster_lambdafuzz_starts_is_on_loopback_only(tmp_path):
     script = (
         "import sys, ray\n"
         "from pathlib import Path\n"
-        "from lambdafuzz.harness import ray_pool\n"
+        "from lambdafuzz.harness.process import ray_pool\n"
         "address = ray_pool.connect(None, Path(sys.argv[1]), [Path(sys.argv[2])])\n"
         "print(address, sorted({n['NodeManagerAddress'] for n in ray.nodes()}))\n"
         "ray_pool.disconnect()\n"
@@ -335,7 +335,7 @@ def test_a_template_fuzzes_its_functions_concurrently(cluster, tmp_path):
 
 
 def test_the_isolation_line_says_what_every_actor_has():
-    from lambdafuzz.harness.isolation import Isolation, IsolationState, PrivateTmp
+    from lambdafuzz.harness.sandbox.isolation import Isolation, IsolationState, PrivateTmp
 
     def state(network: Isolation) -> IsolationState:
         return IsolationState(

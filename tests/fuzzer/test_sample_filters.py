@@ -20,7 +20,7 @@ from lambdafuzz.generators.aws.sample_events import sample_prefix
 from lambdafuzz.generators.aws.sample_filters import fit_key, fit_sample, mismatch
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices, ReplayMode
-from lambdafuzz.harness.worker import offline_event
+from lambdafuzz.harness.process.worker import offline_event
 from lambdafuzz.model.event_pattern import load_pattern, matches_any
 from lambdafuzz.model.target import (
     FrozenMap,

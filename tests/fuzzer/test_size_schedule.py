@@ -11,8 +11,8 @@ from lambdafuzz.fuzzer.engine import Engine
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective
 from lambdafuzz.fuzzer.size_schedule import LEVELS, STALL_EXECS, SizeSchedule
 from lambdafuzz.generators.core import Choices
-from lambdafuzz.harness.arm_catalog import ArmCatalog
-from lambdafuzz.harness.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
+from lambdafuzz.harness.process.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.outcome import Status
 
 PLANTED = Path(__file__).parent / "planted"

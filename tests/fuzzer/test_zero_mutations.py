@@ -25,8 +25,8 @@ from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode, UnsatisfiedAssumption
-from lambdafuzz.harness.arm_catalog import ArmCatalog
-from lambdafuzz.harness.worker import (
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
+from lambdafuzz.harness.process.worker import (
     TestRequest,
     TestResult,
     WorkerInfo,
@@ -258,7 +258,7 @@ def test_other_values_that_make_the_same_input_are_a_zero_mutation_for_a_real_wo
     """A weighted draw's float moved within its option's share makes another recording of
     the same world and event: the worker answers `identical` (values alone would not)."""
     from lambdafuzz.generators.core import Choices
-    from lambdafuzz.harness.worker import Worker, WorkerSpec
+    from lambdafuzz.harness.process.worker import Worker, WorkerSpec
 
     target = load_target(PLANTED)
     parent = Choices(seed=5)

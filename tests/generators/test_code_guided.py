@@ -21,7 +21,7 @@ from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import csv_files, file_edges
-from lambdafuzz.generators.files.archives import zip_archives
+from lambdafuzz.generators.files.dispatch import zip_archives
 
 _BUCKET = (
     "resources:\n  buckets:\n    - {name: up-loads, objects: {min: 1, max: 1, formats: [text]}}\n"

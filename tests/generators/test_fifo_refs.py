@@ -13,7 +13,7 @@ from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.aws.world_refs import WorldRefs, draw_fifo_id
 from lambdafuzz.generators.core import Choices
-from lambdafuzz.harness.world_checks import check_queue
+from lambdafuzz.harness.emulator.world_checks import check_queue
 
 SEEDS = range(200)
 CONFIG = """\

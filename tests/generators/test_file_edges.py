@@ -21,8 +21,8 @@ from scipy.stats import binom
 from lambdafuzz import labels
 from lambdafuzz.generators.core import Choices, ChoiceSequence, ReplayMode
 from lambdafuzz.generators.files import draw_file, file_edges
-from lambdafuzz.generators.files.archives import zip_archives
 from lambdafuzz.generators.files.csv_files import csv_files
+from lambdafuzz.generators.files.dispatch import zip_archives
 from lambdafuzz.generators.files.images import EDGE_MODES, READ_BACK_MODES, images
 from lambdafuzz.generators.files.json_files import json_documents
 from lambdafuzz.generators.files.pdf_files import PdfDocument, pdf_documents

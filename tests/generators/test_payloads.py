@@ -15,7 +15,7 @@ from lambdafuzz.fuzzer.mutation import RandomMutator
 from lambdafuzz.generators.aws.payloads import PAYLOAD_SHARES, draw_payload
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices, ReplayMode
-from lambdafuzz.harness.worker import offline_event
+from lambdafuzz.harness.process.worker import offline_event
 from lambdafuzz.model.target import FrozenMap, Target, Trigger, TriggerKind
 
 JSON_RATE = PAYLOAD_SHARES["json"] / 100

@@ -15,8 +15,9 @@ import pytest
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
-from lambdafuzz.generators.files.archives import MAX_ENTRIES, zip_archives
+from lambdafuzz.generators.files.archives import MAX_ENTRIES
 from lambdafuzz.generators.files.csv_files import csv_files
+from lambdafuzz.generators.files.dispatch import zip_archives
 from lambdafuzz.generators.files.images import images
 from lambdafuzz.generators.files.text_files import text_documents
 from lambdafuzz.generators.sizes import MIN_MEAN, scaled_mean, scaled_p

@@ -48,9 +48,9 @@ class Env:
     def __init__(self) -> None:
         import os
 
-        from lambdafuzz.harness.backends import MotoBackend
-        from lambdafuzz.harness.fast_aws import FAST_AWS
-        from lambdafuzz.harness.safety import FAKE_CREDENTIALS
+        from lambdafuzz.harness.emulator.backends import MotoBackend
+        from lambdafuzz.harness.emulator.fast_aws import FAST_AWS
+        from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS
 
         os.environ.update(FAKE_CREDENTIALS, AWS_DEFAULT_REGION=REGION, AWS_REGION=REGION)
         self.backend = MotoBackend()

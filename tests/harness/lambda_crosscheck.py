@@ -14,7 +14,7 @@ import coverage
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.worker import TestRequest, WorkerRuntime, WorkerSpec
+from lambdafuzz.harness.process.worker import TestRequest, WorkerRuntime, WorkerSpec
 
 # coverage.py models these jumps as a line with a single exit (see test_coverage.py)
 NOT_IN_COVERAGEPY = {"except", "with", "assert"}

@@ -30,15 +30,15 @@ import pytest
 from botocore.config import Config
 
 from lambdafuzz.errors import BackendError
-from lambdafuzz.harness.backends import (
+from lambdafuzz.harness.emulator.backends import (
     Backend,
     LocalStackBackend,
     MotoBackend,
     MotoServerBackend,
     make_backend,
 )
-from lambdafuzz.harness.safety import apply_sandbox_env
-from lambdafuzz.harness.world_checks import check_item
+from lambdafuzz.harness.emulator.world_checks import check_item
+from lambdafuzz.harness.sandbox.safety import apply_sandbox_env
 from lambdafuzz.model.world import (
     Bucket,
     KeySchema,
@@ -810,7 +810,7 @@ def test_localstack_without_docker_engine_says_how_to_pass_an_endpoint(
 
 
 def test_localstack_with_nothing_listening_fails_clearly() -> None:
-    from lambdafuzz.harness.backends import free_port
+    from lambdafuzz.harness.emulator.backends import free_port
 
     backend = LocalStackBackend(f"http://127.0.0.1:{free_port()}", startup_timeout_s=1)
     with pytest.raises(BackendError, match="no healthy LocalStack"):

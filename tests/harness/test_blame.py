@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from lambdafuzz.cli.main import cli
-from lambdafuzz.harness import blame
-from lambdafuzz.harness.blame import emulator_gap
+from lambdafuzz.harness.emulator import blame
+from lambdafuzz.harness.emulator.blame import emulator_gap
 
 APP = Path(__file__).parents[1] / "fuzzer" / "gapped"
 

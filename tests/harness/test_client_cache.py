@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from lambdafuzz.harness.client_cache import CACHE
+from lambdafuzz.harness.emulator.client_cache import CACHE
 
 
 @pytest.fixture
 def cached() -> Iterator[Any]:
-    from lambdafuzz.harness.safety import FAKE_CREDENTIALS
+    from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS
 
     saved = dict(os.environ)
     os.environ.update(FAKE_CREDENTIALS, AWS_DEFAULT_REGION="us-east-1")
@@ -183,7 +183,7 @@ def test_resources_of_sessions_made_alike_share_their_class(
     import botocore.session
 
     monkeypatch.setattr(botocore.session, "create_loader", botocore.session.create_loader)
-    from lambdafuzz.harness.server_warmup import warm_loaders
+    from lambdafuzz.harness.process.server_warmup import warm_loaders
 
     warm_loaders()
 

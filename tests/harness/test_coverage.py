@@ -1,5 +1,5 @@
-"""Tests of the sys.monitoring branch-arm collector (lambdafuzz.harness.coverage) and the
-static arm catalog it reports against (lambdafuzz.harness.arm_catalog)."""
+"""Tests of the sys.monitoring branch-arm collector (lambdafuzz.harness.measure.coverage) and the
+static arm catalog it reports against (lambdafuzz.harness.measure.arm_catalog)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from types import ModuleType
 import pytest
 
 from lambdafuzz.compat import HAS_BRANCH_LEFT_RIGHT
-from lambdafuzz.harness.arm_catalog import ArmKey, Scope, scan_file
-from lambdafuzz.harness.coverage import (
+from lambdafuzz.harness.measure.arm_catalog import ArmKey, Scope, scan_file
+from lambdafuzz.harness.measure.coverage import (
     TOOL_IDS,
     BranchCollector,
     BranchHits,
@@ -453,7 +453,7 @@ def test_no_free_tool_id_names_the_holders():
 
 _SUBPROCESS = """
 import importlib.util, json, sys
-from lambdafuzz.harness.coverage import BranchCollector
+from lambdafuzz.harness.measure.coverage import BranchCollector
 col = BranchCollector([sys.argv[1]])
 col.start()
 spec = importlib.util.spec_from_file_location("elsewhere_branchy", sys.argv[2])

@@ -24,7 +24,7 @@ PER_CHUNK = 100
 
 @pytest.fixture(scope="module")
 def env() -> Iterator[Env]:
-    from lambdafuzz.harness import moto_results
+    from lambdafuzz.harness.emulator import moto_results
 
     saved = dict(os.environ)
     made = Env()
@@ -55,7 +55,7 @@ def test_fast_path_equals_moto_path(env: Env, chunk: int) -> None:
 
 def test_every_answered_operation_is_generated(env: Env) -> None:
     """The sequences exercise every operation the fast path answers."""
-    from lambdafuzz.harness.fast_aws import ANSWERED
+    from lambdafuzz.harness.emulator.fast_aws import ANSWERED
 
     env.fast.seen.clear()
     for seed in range(PER_CHUNK):
@@ -88,7 +88,7 @@ def test_errors_are_the_same_client_errors(env: Env) -> None:
 def test_json_and_query_services_are_answered_without_an_http_request(env: Env) -> None:
     """DynamoDB, SQS and SNS calls go straight to moto's handler (no request object, no
     signing); S3's need moto's HTTP request and keep it."""
-    from lambdafuzz.harness.fast_aws import ANSWERED
+    from lambdafuzz.harness.emulator.fast_aws import ANSWERED
 
     env.fast.seen.clear()
     direct_before, answered_before = env.fast.answered_direct, env.fast.answered

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 
 APP = Path(__file__).parent / "aws_path_app"
 

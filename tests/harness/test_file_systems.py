@@ -12,8 +12,8 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.unemulated import unemulated_cause
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.emulator.unemulated import unemulated_cause
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import FileSystemMount
 

@@ -13,8 +13,8 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.fork_server import START_ENV, worker_context
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.fork_server import START_ENV, worker_context
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 
 APP = Path(__file__).parent / "aws_path_app"
 sys.path.insert(0, str(Path(__file__).parents[1]))
@@ -110,7 +110,7 @@ def test_the_server_and_its_workers_end_with_a_killed_campaign(tmp_path) -> None
 def test_a_tmpdir_too_long_for_a_socket_path_starts_new_interpreters(monkeypatch, tmp_path) -> None:
     import tempfile
 
-    from lambdafuzz.harness import fork_server
+    from lambdafuzz.harness.process import fork_server
 
     long_dir = tmp_path / ("x" * 80)
     long_dir.mkdir()
@@ -144,7 +144,7 @@ def test_a_worker_does_not_import_the_campaign_s_main_module(start) -> None:
 def test_the_main_module_is_hidden_only_while_a_worker_starts() -> None:
     from multiprocessing import spawn
 
-    from lambdafuzz.harness.fork_server import campaign_main_hidden
+    from lambdafuzz.harness.process.fork_server import campaign_main_hidden
 
     main = sys.modules["__main__"]
     before = (main.__spec__, getattr(main, "__file__", None))

@@ -22,7 +22,7 @@ from isolation.netns_probe import dns_queries, record_events, run_in_netns
 from isolation.worker_probe import probe_worker, request, spec, summary
 
 from lambdafuzz.errors import SafetyError
-from lambdafuzz.harness.safety import armed
+from lambdafuzz.harness.sandbox.safety import armed
 
 NAME = "lambdafuzz-probe.example"  # not in /etc/hosts: resolving it needs DNS
 
@@ -346,7 +346,7 @@ def test_proxies_do_not_divert_the_emulators_own_loopback_traffic() -> None:
 
 
 def probe_server_worker_with_proxies() -> list[dict[str, Any]]:
-    from lambdafuzz.harness.worker import Worker
+    from lambdafuzz.harness.process.worker import Worker
 
     os.environ.update(PROXIES)
     worker = Worker(spec("handler", "returns_ok", backend="moto-server"))

@@ -1,4 +1,4 @@
-"""Which caught exceptions are handled findings (lambdafuzz.harness.handled), with the real
+"""Which caught exceptions are handled findings (lambdafuzz.harness.measure.handled), with the real
 collector on real code: the rules in the module's docstring, one case each."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lambdafuzz.harness.coverage import BranchCollector
+from lambdafuzz.harness.measure.coverage import BranchCollector
 
 APP = Path(__file__).parent / "handledapp"
 
@@ -95,7 +95,7 @@ def test_own_assert_is_not_counted(cases):
 
 
 def test_a_test_keeps_at_most_the_cap_and_one_per_signature(cases):
-    from lambdafuzz.harness.handled import MAX_EVENTS_PER_TEST
+    from lambdafuzz.harness.measure.handled import MAX_EVENTS_PER_TEST
 
     collector = BranchCollector([APP / "caught"], handled=True)
     collector.start()

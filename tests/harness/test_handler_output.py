@@ -24,8 +24,8 @@ from lambdafuzz.fuzzer.corpus import SavedInput, load_input, save_input
 from lambdafuzz.fuzzer.engine import Engine
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
-from lambdafuzz.harness.handler_output import LOG_LIMIT, HandlerOutput, ring_text
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.measure.handler_output import LOG_LIMIT, HandlerOutput, ring_text
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.report.ci_outputs import junit_tree, sarif_log
 from lambdafuzz.report.html import render_report
@@ -292,7 +292,7 @@ def test_library_frames_are_keyed_by_file_and_function_not_line():
 def test_a_dump_without_application_frames_is_located_at_its_innermost_frame():
     import threading as threading_module
 
-    from lambdafuzz.harness.worker_faults import parse_fault
+    from lambdafuzz.harness.process.worker_faults import parse_fault
 
     lib = threading_module.__file__
     dump = (

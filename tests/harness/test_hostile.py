@@ -24,7 +24,7 @@ from lambdafuzz.fuzzer.engine import CampaignStarted, Engine
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec, choices_for
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec, choices_for
 from lambdafuzz.model.outcome import Status
 
 HERE = Path(__file__).parent / "hostile"
@@ -310,7 +310,7 @@ _ORPHAN_SCRIPT = textwrap.dedent(
     from pathlib import Path
     from lambdafuzz.config import load_config
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+    from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 
     if __name__ == "__main__":
         target = dataclasses.replace(
@@ -436,7 +436,7 @@ def _dump(*sections: str, header: str = "") -> str:
 
 
 def test_fault_dumps_are_located_by_the_thread_that_matters():
-    from lambdafuzz.harness.worker_faults import GENERATOR_TAG, HANG_MARK, parse_fault
+    from lambdafuzz.harness.process.worker_faults import GENERATOR_TAG, HANG_MARK, parse_fault
 
     app = str(HERE / "hostile")
     handler = SOURCE
@@ -554,7 +554,7 @@ def test_a_worker_is_replaced_whenever_a_known_flaky_signature_recurs(tmp_path):
 def probe_guard_only(function: str, module: str = "hostile.handler") -> dict[str, object]:
     from isolation.netns_probe import dns_queries
 
-    from lambdafuzz.harness.isolation import ISOLATION_ENV
+    from lambdafuzz.harness.sandbox.isolation import ISOLATION_ENV
 
     listener = socket.create_server(("127.0.0.1", 0))
     accepted: list[object] = []

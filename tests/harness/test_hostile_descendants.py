@@ -1,5 +1,5 @@
 """Nothing a handler starts outlives the test that made it, its worker or its campaign
-(`harness/process_group.py`), also a grandchild that clears its parent-death signal and
+(`harness/sandbox/process_group.py`), also a grandchild that clears its parent-death signal and
 leaves the session, and also when the campaign is killed with SIGKILL mid-test.
 
 Each hostile process names itself with a tag unique to the test (`/proc/<pid>/comm`), so it
@@ -25,8 +25,8 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.process_group import CGROUP_PREFIX, cgroup_parent
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.sandbox.process_group import CGROUP_PREFIX, cgroup_parent
 from lambdafuzz.model.outcome import Status
 from lambdafuzz.model.target import FileSystemMount
 
@@ -244,7 +244,7 @@ def test_each_worker_has_a_cgroup_removed_with_it(tmp_path, fake_env):
 
 
 def test_without_a_cgroup_the_worker_is_a_subreaper_and_says_why(tmp_path, monkeypatch):
-    from lambdafuzz.harness import process_group
+    from lambdafuzz.harness.sandbox import process_group
 
     monkeypatch.setattr(process_group, "cgroup_parent", lambda: ("", "no cgroup v2 here"))
     assert process_group.make_cgroup(os.getpid()) == ("", "no cgroup v2 here")

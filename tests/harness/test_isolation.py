@@ -10,7 +10,7 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 from lambdafuzz.model.outcome import Status
 
 HERE = Path(__file__).parent / "isolation"
@@ -140,7 +140,7 @@ def test_processes_started_for_workers_hold_sigint_from_their_first_instruction(
     import subprocess
     import sys
 
-    from lambdafuzz.harness.worker import _sigint_held
+    from lambdafuzz.harness.process.worker import _sigint_held
 
     # a test run started in the background by a non-interactive shell ignores SIGINT
     # itself, and the control would inherit that: handle it, as a terminal's session does

@@ -11,7 +11,7 @@ import pytest
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.world_summary import summarize_recording
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.worker import (
+from lambdafuzz.harness.process.worker import (
     TestRequest,
     Worker,
     WorkerSpec,
@@ -123,7 +123,7 @@ def test_a_worker_still_formatting_a_traceback_is_replaced_and_the_next_test_run
     """Formatting a hostile exception's traceback outlasts the wait: the campaign goes on
     without it, and the next test runs in a fresh worker instead of being blamed for the
     stuck one."""
-    import lambdafuzz.harness.worker as worker_module
+    import lambdafuzz.harness.process.worker as worker_module
 
     monkeypatch.setattr(worker_module, "RECORDING_WAIT_S", 0.5)
     worker = Worker(WorkerSpec(target=load_target(Path(__file__).parent / "slow_traceback")))
@@ -144,7 +144,7 @@ def test_a_ray_actor_sends_a_failure_new_to_its_worker_with_its_traceback():
     failure whose signature the worker has not met comes with its traceback, a repeated
     one's answer stays short, and no answer carries its recording (the campaign
     regenerates the few inputs it keeps)."""
-    from lambdafuzz.harness.ray_pool import WorkerHost
+    from lambdafuzz.harness.process.ray_pool import WorkerHost
 
     spec = WorkerSpec(target=load_target(GRADEBOOK))
     host = WorkerHost(spec, str(GRADEBOOK))  # no Ray needed: the actor's body in-process
@@ -178,7 +178,7 @@ def test_a_worker_formats_a_bounded_number_of_shapes_per_failure_site():
     from dataclasses import replace
     from types import SimpleNamespace
 
-    from lambdafuzz.harness.worker import TRACEBACKS_PER_SITE, WorkerRuntime
+    from lambdafuzz.harness.process.worker import TRACEBACKS_PER_SITE, WorkerRuntime
     from lambdafuzz.model.outcome import FailureInfo
 
     runtime = SimpleNamespace(_failed=ValueError("x"), _formatted=set(), _formatted_at={})

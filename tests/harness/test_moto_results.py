@@ -11,7 +11,7 @@ import botocore.session
 import pytest
 from botocore.parsers import JSONParser
 
-from lambdafuzz.harness.moto_results import AnsweredBody, answered_parser, json_answer
+from lambdafuzz.harness.emulator.moto_results import AnsweredBody, answered_parser, json_answer
 
 _MODEL = botocore.session.get_session().get_service_model("dynamodb")
 

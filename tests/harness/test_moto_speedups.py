@@ -20,8 +20,8 @@ from moto.core import serialize
 from moto.core.model import Shape, ShapeResolver
 from moto.moto_api._internal import mock_random
 
-from lambdafuzz.harness.moto_speedups import memoize_possible_keys, one_call_random_strings
-from lambdafuzz.harness.safety import FAKE_CREDENTIALS
+from lambdafuzz.harness.emulator.moto_speedups import memoize_possible_keys, one_call_random_strings
+from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS
 
 REGION = "eu-west-1"
 
@@ -382,7 +382,7 @@ def test_undone_speedups_leave_moto_as_it_was_and_apply_again() -> None:
     import moto.sqs.models as sqs_models
     from moto.moto_api._internal.moto_random import MotoRandom
 
-    from lambdafuzz.harness.moto_speedups import speed_up_moto, undo_moto_speedups
+    from lambdafuzz.harness.emulator.moto_speedups import speed_up_moto, undo_moto_speedups
 
     speed_up_moto()
     fast = (

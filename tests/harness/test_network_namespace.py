@@ -21,7 +21,7 @@ import pytest
 from isolation.netns_probe import FAKE_INTERNET, fake_internet, run_in_netns
 from isolation.worker_probe import probe_worker, request, spec, summary
 
-from lambdafuzz.harness.isolation import (
+from lambdafuzz.harness.sandbox.isolation import (
     ISOLATION_ENV,
     Isolation,
     IsolationState,
@@ -197,7 +197,7 @@ def test_empty_dir_removes_links_never_their_targets(tmp_path: Path) -> None:
 def probe_external_moto_server() -> dict[str, Any]:
     from moto.server import ThreadedMotoServer
 
-    from lambdafuzz.harness.worker import Worker
+    from lambdafuzz.harness.process.worker import Worker
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()

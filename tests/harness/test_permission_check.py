@@ -19,9 +19,9 @@ from botocore import handlers
 from moto import mock_aws
 from permission_app import uploads
 
-from lambdafuzz.harness import permission_check
-from lambdafuzz.harness.permission_check import ACCESS_DENIED, PermissionCheck
-from lambdafuzz.harness.safety import FAKE_CREDENTIALS
+from lambdafuzz.harness.oracle import permission_check
+from lambdafuzz.harness.oracle.permission_check import ACCESS_DENIED, PermissionCheck
+from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.permissions import Effect, Permission, Policy, Statement
 

@@ -10,7 +10,7 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerPool, WorkerSpec
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerPool, WorkerSpec
 from lambdafuzz.model.outcome import Status
 
 HERE = Path(__file__).parent / "pipelined"

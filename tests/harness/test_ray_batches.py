@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from lambdafuzz.harness.ray_pool import BATCH, BATCH_S, batch_size
+from lambdafuzz.harness.process.ray_pool import BATCH, BATCH_S, batch_size
 
 
 def test_a_first_batch_holds_one_test():

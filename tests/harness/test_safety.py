@@ -22,7 +22,7 @@ from botocore.config import Config
 from botocore.exceptions import ProfileNotFound
 
 from lambdafuzz.errors import SafetyError
-from lambdafuzz.harness.safety import (
+from lambdafuzz.harness.sandbox.safety import (
     FAKE_CREDENTIALS,
     NO_PROXY,
     apply_sandbox_env,
@@ -413,7 +413,7 @@ def test_guard_refuses_raising_a_memory_limit_in_a_child_process() -> None:
     code = (
         "import resource, sys\n"
         "from lambdafuzz.errors import SafetyError\n"
-        "from lambdafuzz.harness.safety import arm\n"
+        "from lambdafuzz.harness.sandbox.safety import arm\n"
         "resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))\n"
         "arm()\n"
         "for limits in ((-1, -1), (16 << 30, 16 << 30)):\n"
@@ -440,7 +440,7 @@ def test_arm_lasts_until_the_process_ends_with_one_record_per_test() -> None:
     code = (
         "import sys, threading\n"
         "from lambdafuzz.errors import SafetyError\n"
-        "from lambdafuzz.harness.safety import arm, next_record, refuse_native_code\n"
+        "from lambdafuzz.harness.sandbox.safety import arm, next_record, refuse_native_code\n"
         "first = arm()\n"
         "def thread():\n"
         "    try:\n"

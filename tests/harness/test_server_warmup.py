@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from lambdafuzz.harness import server_warmup
-from lambdafuzz.harness.fork_server import PRELOAD
+from lambdafuzz.harness.process import server_warmup
+from lambdafuzz.harness.process.fork_server import PRELOAD
 
 
 def test_the_server_imports_the_warmup_last() -> None:
-    assert PRELOAD[-1] == "lambdafuzz.harness.server_warmup"
+    assert PRELOAD[-1] == "lambdafuzz.harness.process.server_warmup"
 
 
 @pytest.mark.parametrize("name", server_warmup.IMPORTS)

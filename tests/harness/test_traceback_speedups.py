@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lambdafuzz.harness.traceback_speedups import speed_up_tracebacks
+from lambdafuzz.harness.measure.traceback_speedups import speed_up_tracebacks
 
 MODULE = """
 import json

@@ -19,9 +19,9 @@ from moto import mock_aws
 from redelivery_app import orders
 
 from lambdafuzz.harness.invoke import LambdaContext
-from lambdafuzz.harness.redelivery import Redelivery, StateReader
-from lambdafuzz.harness.safety import FAKE_CREDENTIALS
-from lambdafuzz.harness.world_writes import RawWrite, WriteLog, digest
+from lambdafuzz.harness.oracle.redelivery import Redelivery, StateReader
+from lambdafuzz.harness.oracle.world_writes import RawWrite, WriteLog, digest
+from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS
 from lambdafuzz.model.redelivery import ObjectState, ResourceKind, Sent
 from lambdafuzz.model.redelivery_judgement import Change
 from lambdafuzz.model.target import FrozenMap, Target, Trigger, TriggerKind
@@ -265,7 +265,7 @@ def test_two_deliveries_cover_their_union_each_counted_as_if_alone() -> None:
     """`BranchCollector.restart` / `keep_max`: the arms of both runs, each arm's count the
     larger run's, so a test delivered twice takes no hit-count bucket its first run alone
     would not (a doubled count would make every such test look new)."""
-    from lambdafuzz.harness.coverage import BranchCollector
+    from lambdafuzz.harness.measure.coverage import BranchCollector
 
     with BranchCollector([str(APP.resolve())]) as collector:
         collector.begin()

@@ -9,9 +9,9 @@ from __future__ import annotations
 from lambdafuzz.generators.files.dispatch import (
     CONTENT_TYPES,
     FORMATS,
-    GeneratedFile,
     draw_file,
     resolve_formats,
 )
+from lambdafuzz.generators.files.generated import GeneratedFile
 
 __all__ = ["CONTENT_TYPES", "FORMATS", "GeneratedFile", "draw_file", "resolve_formats"]

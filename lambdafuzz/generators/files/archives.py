@@ -3,8 +3,9 @@
 Entries get nested directory names (sometimes with explicit directory entries, sometimes
 without, as real tools differ), a drawn timestamp and compression method; an archive is
 now and then empty, and now and then has many members (`MANY_P`).  What goes inside
-comes from a `member` callback (the dispatcher's `member_file`), which keeps this module
-free of the format table and bounds the nesting.
+comes from callbacks (the dispatcher's `member_file` and `read_member`, which also holds
+the public `zip_archives` and `gzip_files` generators), which keeps this module free of
+the format table, and of importing the dispatcher, and bounds the nesting.
 
 Output is byte-for-byte reproducible: entry timestamps are drawn, gzip's mtime is 0 and
 no file name is stored in the gzip header.  Entry names never contain `..` or a leading
@@ -24,7 +25,7 @@ import gzip
 import io
 import zipfile
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
@@ -33,13 +34,14 @@ from lambdafuzz.generators.dates import datetimes
 from lambdafuzz.generators.files import file_edges
 from lambdafuzz.generators.files.alphabets import NAME
 from lambdafuzz.generators.files.budget import fits
+from lambdafuzz.generators.files.generated import GeneratedFile
 from lambdafuzz.generators.sizes import scaled_mean, scaled_p
 
-if TYPE_CHECKING:
-    from lambdafuzz.generators.files.dispatch import GeneratedFile
-
-MemberT = Callable[[Choices, int], "GeneratedFile"]
+MemberT = Callable[[Choices, int], GeneratedFile]
 GzipMemberT = Callable[[Choices, int], bytes]
+#: A plain (not archive) file with one of the extensions the code names, drawn, or None
+#: without a draw when no plain format has such an extension.
+ReadMemberT = Callable[[Choices, frozenset[str]], GeneratedFile | None]
 
 DIRECTORIES: Final = ("data", "images", "reports", "2024", "archive", "in", "__MACOSX", "tmp")
 STEMS: Final = ("data", "report", "image", "photo", "export", "grades", "readme", "IMG_0001")
@@ -106,13 +108,8 @@ def _entry(choices: Choices, member: MemberT, depth: int) -> tuple[zipfile.ZipIn
     return info, data
 
 
-@generator(labels.ZIP_ARCHIVE)
-def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int = 0) -> bytes:
+def zip_archive(choices: Choices, member: MemberT, read_member: ReadMemberT, depth: int) -> bytes:
     """A zip archive of generated files; `depth` is this archive's nesting level."""
-    if member is None:
-        from lambdafuzz.generators.files.dispatch import member_file
-
-        member = member_file
     if depth < 0:
         raise InvalidArgument(f"zip_archives: depth={depth!r} must be >= 0")
     n = 0
@@ -146,11 +143,13 @@ def zip_archives(choices: Choices, *, member: MemberT | None = None, depth: int 
                 files.append(info.filename)
     data = buffer.getvalue()
     if choices.edge_values:
-        data = _corrupt_member(choices, data, files)
+        data = _corrupt_member(choices, data, files, read_member)
     return data
 
 
-def _corrupt_member(choices: Choices, data: bytes, files: list[str]) -> bytes:
+def _corrupt_member(
+    choices: Choices, data: bytes, files: list[str], read_member: ReadMemberT
+) -> bytes:
     """`data` with one of its file members (`files`, in order) broken, if an edge class is
     drawn (archives without a file member draw none); mostly one the code reads
     (`file_edges.READ_MEMBER_P`: an extension it names), added when there is none."""
@@ -167,7 +166,7 @@ def _corrupt_member(choices: Choices, data: bytes, files: list[str]) -> bytes:
             if read:
                 index = read[choices.draw_integer(0, len(read) - 1, site="read-member")]
             else:
-                data, index = _add_read_member(choices, data, named, files)
+                data, index = _add_read_member(choices, data, named, files, read_member)
         method = 99
         if edge == "unknown-method":
             method = choices.draw_choice(file_edges.UNKNOWN_METHODS, site="method")
@@ -175,22 +174,18 @@ def _corrupt_member(choices: Choices, data: bytes, files: list[str]) -> bytes:
 
 
 def _add_read_member(
-    choices: Choices, data: bytes, named: frozenset[str], files: list[str]
+    choices: Choices,
+    data: bytes,
+    named: frozenset[str],
+    files: list[str],
+    read_member: ReadMemberT,
 ) -> tuple[bytes, int]:
     """`data` with a member appended whose extension the code names (a plain format's:
     no nested archive, so nesting stays bounded), and that member's index; `data` and a
     drawn index when no plain format has such an extension."""
-    from lambdafuzz.generators.files.dispatch import ARCHIVE_FORMATS, EXTENSIONS, draw_file
-
-    formats = sorted(
-        fmt
-        for fmt, extensions in EXTENSIONS.items()
-        if fmt not in ARCHIVE_FORMATS and named.intersection(extensions)
-    )
-    if not formats:
+    file = read_member(choices, named)
+    if file is None:
         return data, choices.draw_integer(0, len(files) - 1, site="member")
-    fmt = choices.draw_choice(formats, site="read-format")
-    file = draw_file(choices, (fmt,), erroneous_p=0.0, site="read-file")
     name = _entry_name(choices, file.extension, False)
     while name in files:
         name = "_" + name
@@ -258,14 +253,7 @@ def _add_parents(archive: zipfile.ZipFile, info: zipfile.ZipInfo, names: set[str
             archive.writestr(parent, b"")
 
 
-@generator(labels.GZIP_FILE)
-def gzip_files(choices: Choices, *, member: GzipMemberT | None = None, depth: int = 0) -> bytes:
+def gzip_of(choices: Choices, member: GzipMemberT, depth: int) -> bytes:
     """The gzip of a generated file (deterministic: mtime 0, no stored name)."""
-    if member is None:
-        from lambdafuzz.generators.files.dispatch import member_file
-
-        def member(c: Choices, d: int) -> bytes:
-            return member_file(c, d).data
-
     level = choices.draw_integer(1, 9, site="level")
     return gzip.compress(member(choices, depth + 1), compresslevel=level, mtime=0)

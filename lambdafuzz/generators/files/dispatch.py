@@ -17,14 +17,15 @@ line end), the extension is dropped instead, which no consumer accepts.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Final
 
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices, SiteT, generator
 from lambdafuzz.generators.files import file_edges
+from lambdafuzz.generators.files.archives import gzip_of, zip_archive
 from lambdafuzz.generators.files.csv_files import csv_files
+from lambdafuzz.generators.files.generated import GeneratedFile
 from lambdafuzz.generators.files.text_files import text_documents
 from lambdafuzz.generators.files.validation import rejection
 
@@ -86,24 +87,6 @@ MAX_DEPTH: Final = 2
 _WRONG_EXTENSIONS: Final = ("csv", "json", "xml", "txt", "png", "jpg", "gif", "zip", "gz", "pdf")
 #: Weights of a two-extension format's extensions (`jpg` 3 to `jpeg` 1).
 _EXTENSION_WEIGHTS: Final = (3, 1)
-
-
-@dataclass(slots=True, frozen=True)
-class GeneratedFile:
-    """A generated file.  `format` is what was asked for (and what `content_type` says);
-    `erroneous` names the corruption applied, if any, in which case `extension` or `data`
-    may not match `format`."""
-
-    format: str
-    extension: str  # without the dot; "" for none
-    content_type: str
-    data: bytes
-    erroneous: str | None = None
-
-    @property
-    def suffix(self) -> str:
-        """`.csv`, `.csv.gz`, or "" without an extension."""
-        return f".{self.extension}" if self.extension else ""
 
 
 def resolve_formats(formats: Sequence[str] | str) -> tuple[str, ...]:
@@ -173,6 +156,40 @@ def member_file(choices: Choices, depth: int) -> GeneratedFile:
     return _file(choices, formats, 0.0, depth)
 
 
+def read_member(choices: Choices, named: frozenset[str]) -> GeneratedFile | None:
+    """A plain file with one of the extensions the code names, to add to an archive as the
+    member it reads; None, drawing nothing, when no plain format has such an extension."""
+    formats = sorted(
+        fmt
+        for fmt, extensions in EXTENSIONS.items()
+        if fmt not in ARCHIVE_FORMATS and named.intersection(extensions)
+    )
+    if not formats:
+        return None
+    fmt = choices.draw_choice(formats, site="read-format")
+    return draw_file(choices, (fmt,), erroneous_p=0.0, site="read-file")
+
+
+@generator(labels.ZIP_ARCHIVE)
+def zip_archives(
+    choices: Choices,
+    *,
+    member: Callable[[Choices, int], GeneratedFile] | None = None,
+    depth: int = 0,
+) -> bytes:
+    """A zip archive of generated files (`archives.zip_archive` with this dispatcher's
+    members); `depth` is this archive's nesting level."""
+    return zip_archive(choices, member or member_file, read_member, depth)
+
+
+@generator(labels.GZIP_FILE)
+def gzip_files(
+    choices: Choices, *, member: Callable[[Choices, int], bytes] | None = None, depth: int = 0
+) -> bytes:
+    """The gzip of a generated file (deterministic: mtime 0, no stored name)."""
+    return gzip_of(choices, member or (lambda c, d: member_file(c, d).data), depth)
+
+
 def _flat(formats: Sequence[str]) -> tuple[str, ...]:
     return tuple(f for f in formats if f not in ARCHIVE_FORMATS)
 
@@ -231,15 +248,11 @@ def _image(fmt: str) -> Callable[[Choices, int], tuple[bytes, str]]:
 
 
 def _zip(choices: Choices, depth: int) -> tuple[bytes, str]:
-    from lambdafuzz.generators.files.archives import zip_archives
-
     return zip_archives(choices, member=member_file, depth=depth), "zip"
 
 
 def _gzip_of(inner_formats: tuple[str, ...] | None) -> Callable[[Choices, int], tuple[bytes, str]]:
     def content(choices: Choices, depth: int) -> tuple[bytes, str]:
-        from lambdafuzz.generators.files.archives import gzip_files
-
         formats = inner_formats or (
             _flat(CONCRETE_FORMATS) if depth + 1 >= MAX_DEPTH else _gzip_inner()
         )

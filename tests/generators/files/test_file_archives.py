@@ -9,13 +9,8 @@ import zipfile
 from lambdafuzz import labels
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.generators.files import draw_file
-from lambdafuzz.generators.files.archives import (
-    MANY_SCALES,
-    MAX_ENTRIES,
-    MAX_MANY_ENTRIES,
-    gzip_files,
-    zip_archives,
-)
+from lambdafuzz.generators.files.archives import MANY_SCALES, MAX_ENTRIES, MAX_MANY_ENTRIES
+from lambdafuzz.generators.files.dispatch import gzip_files, zip_archives
 from lambdafuzz.generators.files.validation import rejection
 
 

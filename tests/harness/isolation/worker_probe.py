@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 def spec(module: str, function: str, **changes: Any) -> Any:
     """A WorkerSpec for `misbehave.<module>.<function>`."""
     from lambdafuzz.config import load_config
-    from lambdafuzz.harness.worker import WorkerSpec
+    from lambdafuzz.harness.process.worker import WorkerSpec
 
     target = load_config(HERE / "lambdafuzz.yaml")
     target = dataclasses.replace(
@@ -26,7 +26,7 @@ def spec(module: str, function: str, **changes: Any) -> Any:
 
 def request(seed: int) -> Any:
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.worker import TestRequest
+    from lambdafuzz.harness.process.worker import TestRequest
 
     return TestRequest({}, seed, ReplayMode.EXECUTION_INDEXED)
 
@@ -53,7 +53,7 @@ def probe_worker(
     environment, `changes` to its WorkerSpec) and run `runs` tests: each test's outcome,
     the isolation it reported, and whether its private host directory outlived it."""
     from lambdafuzz.errors import LambdafuzzError
-    from lambdafuzz.harness.worker import Worker
+    from lambdafuzz.harness.process.worker import Worker
 
     saved = dict(os.environ)
     os.environ.update(env or {})

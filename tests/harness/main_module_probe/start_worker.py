@@ -5,7 +5,7 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 
 if __name__ == "__main__":
     worker = Worker(WorkerSpec(target=load_config(Path(__file__).parent / "lambdafuzz.yaml")))

@@ -45,7 +45,7 @@ from typing import Any
 START_ENV = "LAMBDAFUZZ_WORKER_START"
 #: What the server imports once: what every worker imports before its handler.
 PRELOAD = (
-    "lambdafuzz.harness.worker",
+    "lambdafuzz.harness.process.worker",
     "boto3",
     "botocore.session",
     "moto",
@@ -54,7 +54,7 @@ PRELOAD = (
     "moto.dynamodb.models",
     "moto.sqs.models",
     "moto.sns.models",
-    "lambdafuzz.harness.server_warmup",  # last: what a worker's first test loads
+    "lambdafuzz.harness.process.server_warmup",  # last: what a worker's first test loads
 )
 
 #: Longest socket directory: a Unix socket's path has room for 107 bytes, and
@@ -90,7 +90,7 @@ def _guarded() -> bool:
     import secrets
     import tempfile
 
-    from lambdafuzz.harness.janitor import spawn_janitor
+    from lambdafuzz.harness.sandbox.janitor import spawn_janitor
 
     base = os.path.join(tempfile.gettempdir(), f"lf-mp-{secrets.token_hex(4)}")
     if len(os.fsencode(base)) > MAX_SOCKET_DIR:  # a long $TMPDIR: no room for the socket

@@ -195,7 +195,7 @@ class HandledRecorder:
         glb: dict[str, Any],
     ) -> HandledException | None:
         from lambdafuzz.harness.invoke import safe_str
-        from lambdafuzz.harness.safety import sandbox_violation
+        from lambdafuzz.harness.sandbox.safety import sandbox_violation
 
         clause = self._matching_clause(code, offset, exc, glb)
         if clause is None or sandbox_violation(exc) is not None:

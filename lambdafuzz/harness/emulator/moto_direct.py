@@ -23,8 +23,8 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qs, parse_qsl, urlparse
 
-from lambdafuzz.harness import moto_results
-from lambdafuzz.harness.moto_results import TappedCall
+from lambdafuzz.harness.emulator import moto_results
+from lambdafuzz.harness.emulator.moto_results import TappedCall
 
 #: Services whose moto handler reads nothing from a request but what `direct_response`
 #: sets (checked against moto's `dynamodb/`, `sqs/` and `sns/responses.py`).

@@ -43,25 +43,16 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     UnsatisfiedAssumption,
 )
-from lambdafuzz.harness.clean_env import process_environment, worker_environment
-from lambdafuzz.harness.fork_server import (
+from lambdafuzz.harness.measure.handled import HandledException
+from lambdafuzz.harness.measure.handler_output import HandlerOutput, read_ring
+from lambdafuzz.harness.process.fork_server import (
     adopt_environment,
     campaign_main_hidden,
     fall_back,
     watched_parent,
     worker_context,
 )
-from lambdafuzz.harness.handled import HandledException
-from lambdafuzz.harness.handler_output import HandlerOutput, read_ring
-from lambdafuzz.harness.isolation import IsolationState, isolate_worker
-from lambdafuzz.harness.private_view import user_secrets
-from lambdafuzz.harness.process_group import (
-    contain,
-    end_worker_cgroup,
-    forget_fork_server,
-    make_cgroup,
-)
-from lambdafuzz.harness.worker_faults import (
+from lambdafuzz.harness.process.worker_faults import (
     EXIT_ORPHANED,
     EXIT_PIPE_LOST,
     HANG_MARK,
@@ -71,15 +62,24 @@ from lambdafuzz.harness.worker_faults import (
     FaultGuard,
     exit_now,
     fault_path,
-    high_fd,
     read_fault,
     start_janitor,
 )
-from lambdafuzz.harness.worker_startup import (
+from lambdafuzz.harness.process.worker_startup import (
     ImportWatch,
     await_ready,
     describe_exit,
     import_error_message,
+)
+from lambdafuzz.harness.sandbox.clean_env import process_environment, worker_environment
+from lambdafuzz.harness.sandbox.descriptors import high_fd
+from lambdafuzz.harness.sandbox.isolation import IsolationState, isolate_worker
+from lambdafuzz.harness.sandbox.private_view import user_secrets
+from lambdafuzz.harness.sandbox.process_group import (
+    contain,
+    end_worker_cgroup,
+    forget_fork_server,
+    make_cgroup,
 )
 from lambdafuzz.model.batch_delivery import BATCH_KINDS, lambda_json
 from lambdafuzz.model.cost import CostMeasures
@@ -336,12 +336,17 @@ class WorkerRuntime:
         """`isolation`: what `isolate_worker()` set up in this process; None for a runtime
         in a process that is not a worker (private dirs and the audit guard only).
         `output`: the worker's capture of handler output (None: not captured)."""
-        from lambdafuzz.harness.backends import make_backend
-        from lambdafuzz.harness.coverage import BranchCollector
+        from lambdafuzz.harness.emulator.backends import make_backend
         from lambdafuzz.harness.invoke import import_handler
-        from lambdafuzz.harness.isolation import unisolated
-        from lambdafuzz.harness.safety import arm, next_record, refuse_native_code, sandbox_env
-        from lambdafuzz.harness.traceback_speedups import speed_up_tracebacks
+        from lambdafuzz.harness.measure.coverage import BranchCollector
+        from lambdafuzz.harness.measure.traceback_speedups import speed_up_tracebacks
+        from lambdafuzz.harness.sandbox.isolation import unisolated
+        from lambdafuzz.harness.sandbox.safety import (
+            arm,
+            next_record,
+            refuse_native_code,
+            sandbox_env,
+        )
         from lambdafuzz.model.target import app_dirs, resolve_env, resolve_policy
 
         self.spec = spec
@@ -351,26 +356,26 @@ class WorkerRuntime:
         _replace_environ(sandbox_env({}, home=iso.home, tmpdir=iso.tmp_dir))
         self.meter = None
         if spec.cost:  # hooks botocore before the emulator or the handler make a session
-            from lambdafuzz.harness.cost_meter import CostMeter
+            from lambdafuzz.harness.measure.cost_meter import CostMeter
 
             self.meter = CostMeter()
             self.meter.install()
         self.permissions = None
         if spec.permissions and target.permissions is not None:  # hooks botocore, as above
-            from lambdafuzz.harness.permission_check import PermissionCheck
+            from lambdafuzz.harness.oracle.permission_check import PermissionCheck
 
             self.permissions = PermissionCheck(app_dirs(target), "", "")
             self.permissions.install()
         self.redelivery = None
         if spec.idempotency and redelivers(target.trigger):  # hooks botocore, as above
-            from lambdafuzz.harness.redelivery import Redelivery
+            from lambdafuzz.harness.oracle.redelivery import Redelivery
 
             self.redelivery = Redelivery(target)
             self.redelivery.install()
         self.backend = make_backend(spec.backend, spec.endpoint)
         self.backend.start()
         if spec.aws_path == "fast" and spec.backend == "moto":  # before the handler's import
-            from lambdafuzz.harness.fast_aws import install_fast_path
+            from lambdafuzz.harness.emulator.fast_aws import install_fast_path
 
             install_fast_path()
         loaded = self.backend.load(resources_only(target))
@@ -444,7 +449,7 @@ class WorkerRuntime:
         1.3-3.5), 7 alternating rounds without and with this reset, medians: gradebook
         21.5 -> 21.0 execs/s, s3_thumbnail 121.3 -> 116.8 execs/s, inside the rounds' own
         spread (s3_thumbnail 68-170 execs/s)."""
-        from lambdafuzz.harness.isolation import fresh_dirs
+        from lambdafuzz.harness.sandbox.isolation import fresh_dirs
 
         if _environ_data() != self._env_data:
             _replace_environ(self.env)
@@ -564,7 +569,7 @@ class WorkerRuntime:
             classify_return,
             request_id_for,
         )
-        from lambdafuzz.harness.safety import next_record
+        from lambdafuzz.harness.sandbox.safety import next_record
 
         spec = self.spec
         target = spec.target
@@ -685,7 +690,7 @@ class WorkerRuntime:
             )
         gap = None
         if failure is not None and failed is not None and escaped is not None:
-            from lambdafuzz.harness.blame import emulator_gap, unemulated_gap
+            from lambdafuzz.harness.emulator.blame import emulator_gap, unemulated_gap
 
             # raised by the emulator or lambdafuzz, or explained only by a service lambdafuzz
             # does not emulate: not the application's bug

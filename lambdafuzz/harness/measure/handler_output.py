@@ -81,7 +81,7 @@ class HandlerOutput:
     def install(cls, worker_dir: str = "", tee: str | None = None) -> HandlerOutput:
         """Descriptors 1 and 2 to the pipe and the ring mapped; first thing in the worker
         (it starts no thread: `start` does, once namespaces are entered)."""
-        from lambdafuzz.harness.worker_faults import high_fd
+        from lambdafuzz.harness.sandbox.descriptors import high_fd
 
         size = _HEADER.size + LOG_LIMIT
         if worker_dir:

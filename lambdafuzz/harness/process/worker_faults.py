@@ -54,7 +54,8 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.harness.invoke import app_relative, shown_path
-from lambdafuzz.harness.janitor import janitor
+from lambdafuzz.harness.sandbox.descriptors import high_fd
+from lambdafuzz.harness.sandbox.janitor import janitor
 from lambdafuzz.model.outcome import frame_location
 
 #: The dump file in a worker's temp dir.
@@ -75,8 +76,6 @@ PARENT_POLL_S = 0.5
 #: Exit status of a worker that lost its campaign, or its pipe (the handler closed it).
 EXIT_ORPHANED = 70
 EXIT_PIPE_LOST = 71
-#: Descriptors the worker keeps for itself are moved at least this close below the limit.
-_HIGH_FD_HEADROOM = 64
 _PR_SET_PDEATHSIG = 1
 #: Signals whose default action does not end (or stop) a process.
 _HARMLESS = {
@@ -116,7 +115,7 @@ class FaultGuard:
         guard._keep_stdio()
         if guard.fault_path:
             fd = os.open(guard.fault_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-            guard.fault_fd = _high_fd(fd)
+            guard.fault_fd = high_fd(fd)
             faulthandler.enable(file=guard.fault_fd, all_threads=True)
             for signum in (signal.SIGUSR1, signal.SIGTERM):
                 # SIGUSR1 only dumps; SIGTERM dumps, then ends the worker as it would have
@@ -156,14 +155,14 @@ class FaultGuard:
     # ------------------------------------------------------------------ descriptors
     def protect(self, conn: Connection) -> Connection:
         """`conn` moved to a high descriptor, out of reach of a handler closing low ones."""
-        fd = _high_fd(os.dup(conn.fileno()))
+        fd = high_fd(os.dup(conn.fileno()))
         conn.close()
         return Connection(fd)
 
     def _keep_stdio(self) -> None:
         for fd in (0, 1, 2):
             try:
-                self._stdio.append(_high_fd(os.dup(fd)))
+                self._stdio.append(high_fd(os.dup(fd)))
             except OSError:
                 self._stdio.append(-1)
 
@@ -397,7 +396,7 @@ def start_janitor(worker_dir: str, campaign_pid: int, cgroup: str = "") -> int:
         os.makedirs(worker_dir, 0o700, exist_ok=True)
     # held by the worker (and what it forks) on a high number that a handler closing
     # descriptors does not guess; close-on-exec
-    _high_fd(write_end)
+    high_fd(write_end)
     return pid
 
 
@@ -411,30 +410,6 @@ def _watch_parent(parent_pid: int) -> None:
         time.sleep(PARENT_POLL_S)
         if os.getppid() != parent_pid:
             _real_exit(EXIT_ORPHANED)
-
-
-def high_fd(fd: int) -> int:
-    """`fd` moved out of reach of a handler closing low descriptors (close-on-exec)."""
-    return _high_fd(fd)
-
-
-def _high_fd(fd: int) -> int:
-    """`fd` moved to the highest range the descriptor limit allows (close-on-exec)."""
-    import fcntl
-    import resource
-
-    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-    if soft == resource.RLIM_INFINITY or soft < 0:
-        soft = 1024
-    floor = min(soft, 1024) - _HIGH_FD_HEADROOM
-    if floor <= fd:
-        return fd
-    try:
-        high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, floor)
-    except OSError:
-        return fd
-    os.close(fd)
-    return high
 
 
 def _targets_self(pid: int) -> bool:

@@ -25,9 +25,9 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from lambdafuzz.harness.blame import emulator_gap
+from lambdafuzz.harness.emulator.blame import emulator_gap
 from lambdafuzz.harness.invoke import failure_info, safe_repr
-from lambdafuzz.harness.world_writes import ChangeT, RawWrite, WriteLog
+from lambdafuzz.harness.oracle.world_writes import ChangeT, RawWrite, WriteLog
 from lambdafuzz.model.batch_delivery import BATCH_KINDS, lambda_json, redelivered
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import FailureInfo

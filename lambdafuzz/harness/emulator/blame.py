@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from lambdafuzz.errors import LambdafuzzError
-from lambdafuzz.harness.unemulated import unemulated_cause
+from lambdafuzz.harness.emulator.unemulated import unemulated_cause
 from lambdafuzz.model.outcome import EmulatorGap, FailureInfo
 from lambdafuzz.model.target import Target
 
@@ -111,7 +111,7 @@ def emulator_gap(exc: BaseException, app_dirs: Sequence[str]) -> EmulatorGap | N
     """The emulator gap `exc` shows, or None when it is the application's (see the module's
     docstring)."""
     from lambdafuzz.harness.invoke import app_relative
-    from lambdafuzz.harness.safety import sandbox_violation
+    from lambdafuzz.harness.sandbox.safety import sandbox_violation
 
     if isinstance(exc, LambdafuzzError) or sandbox_violation(exc) is not None:
         return None  # the sandbox refusing on purpose: a failure of its own kind

@@ -57,7 +57,7 @@ def janitor(
         low = fd + 1
     os.closerange(low, 1 << 16)
     if cgroup:
-        from lambdafuzz.harness.process_group import end_cgroup
+        from lambdafuzz.harness.sandbox.process_group import end_cgroup
 
         # the worker's exit, not the pipe's end: a hidden descendant holds the pipe, and a
         # handler that closes every descriptor ends it while its worker lives
@@ -90,7 +90,7 @@ def spawn_janitor(directory: str) -> int | None:
     threads) in a session of its own; its owner is this process. Returns the descriptor
     this process must keep open for as long as the directory is in use (its end of file
     tells the janitor the owner is gone), or None when no janitor could make it."""
-    from lambdafuzz.harness.clean_env import worker_environment  # not when run as a script
+    from lambdafuzz.harness.sandbox.clean_env import worker_environment  # not when run as a script
 
     gone_read, gone_write = os.pipe()
     made_read, made_write = os.pipe()

@@ -44,8 +44,12 @@ import functools
 import re
 from typing import Any
 
-from lambdafuzz.harness.moto_direct import DIRECT_SERVICES, credential_header, direct_response
-from lambdafuzz.harness.moto_results import AnsweredBody, answered_parser
+from lambdafuzz.harness.emulator.moto_direct import (
+    DIRECT_SERVICES,
+    credential_header,
+    direct_response,
+)
+from lambdafuzz.harness.emulator.moto_results import AnsweredBody, answered_parser
 
 #: botocore service name -> operations answered in `before-call`.
 ANSWERED: dict[str, frozenset[str]] = {
@@ -193,7 +197,7 @@ class FastAws:
         attempts = 1
         while True:
             if direct:
-                # moto's handler without the HTTP request (harness/moto_direct.py): no
+                # moto's handler without the HTTP request (harness/emulator/moto_direct.py): no
                 # signing, no request objects. Table.put_item 1141 -> 628 us (scratch
                 # loop, 300 calls, same machine and run).
                 url = params["url"]
@@ -441,7 +445,7 @@ FAST_AWS = FastAws()
 def install_fast_path() -> None:
     """The fast AWS path in this process: hot operations answered in `before-call` and
     client/resource creation reused (`client_cache`). For in-process moto only."""
-    from lambdafuzz.harness.client_cache import CACHE
+    from lambdafuzz.harness.emulator.client_cache import CACHE
 
     FAST_AWS.install()
     CACHE.install()
@@ -449,7 +453,7 @@ def install_fast_path() -> None:
 
 def uninstall_fast_path() -> None:
     """Back to botocore's full path for every call and fresh clients."""
-    from lambdafuzz.harness.client_cache import CACHE
+    from lambdafuzz.harness.emulator.client_cache import CACHE
 
     FAST_AWS.uninstall()
     CACHE.uninstall()

@@ -1,10 +1,10 @@
 """Branch-arm coverage of application code through ``sys.monitoring`` (PEP 669): the collector.
 
 This module only collects; ``fuzzer/`` decides what is new. A coverage point is one arm of
-a conditional jump, named by an :class:`~lambdafuzz.harness.arm_catalog.ArmKey` that is the
+a conditional jump, named by an :class:`~lambdafuzz.harness.measure.arm_catalog.ArmKey` that is the
 same in every process, so worker processes can send per-test results to the campaign
 process and it can merge them. Which arms exist and on which lines they are is the static
-catalog's business (:mod:`lambdafuzz.harness.arm_catalog`).
+catalog's business (:mod:`lambdafuzz.harness.measure.arm_catalog`).
 
 Cost model: ``PY_START`` is the only global event and every code object returns ``DISABLE``
 from it after one decision, so library code (boto3, botocore, moto, Pillow, the standard
@@ -23,7 +23,7 @@ from types import CodeType
 
 from lambdafuzz.compat import HAS_BRANCH_LEFT_RIGHT, HAS_SYS_MONITORING
 from lambdafuzz.errors import LambdafuzzError
-from lambdafuzz.harness.arm_catalog import (
+from lambdafuzz.harness.measure.arm_catalog import (
     ArmCatalog,
     ArmKey,
     ArmSite,
@@ -31,7 +31,7 @@ from lambdafuzz.harness.arm_catalog import (
     code_sites,
     scan_arms,
 )
-from lambdafuzz.harness.handled import HandledRecorder, make_handled_callback
+from lambdafuzz.harness.measure.handled import HandledRecorder, make_handled_callback
 
 # Ids CPython leaves unnamed first (3, 4), so coverage.py (COVERAGE_ID, 1) and profilers
 # (PROFILER_ID, 2) keep theirs when they run beside us; debugger and optimizer ids never.

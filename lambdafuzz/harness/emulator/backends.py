@@ -25,9 +25,9 @@ from typing import Any, Literal, Protocol, runtime_checkable
 from urllib.parse import urlsplit
 
 from lambdafuzz.errors import BackendError
-from lambdafuzz.harness.loaders import Boto3Loader, MotoDirectLoader, WorldLoader
-from lambdafuzz.harness.moto_speedups import speed_up_moto
-from lambdafuzz.harness.safety import FAKE_CREDENTIALS, check_endpoint
+from lambdafuzz.harness.emulator.loaders import Boto3Loader, MotoDirectLoader, WorldLoader
+from lambdafuzz.harness.emulator.moto_speedups import speed_up_moto
+from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS, check_endpoint
 from lambdafuzz.model.world import LoadedWorld, World
 
 

@@ -50,9 +50,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from lambdafuzz.harness.clean_env import initial_environment_clean
-from lambdafuzz.harness.private_view import apply_view, needed_paths
-from lambdafuzz.harness.process_group import write_file
+from lambdafuzz.harness.sandbox.clean_env import initial_environment_clean
+from lambdafuzz.harness.sandbox.private_view import apply_view, needed_paths
+from lambdafuzz.harness.sandbox.process_group import write_file
 
 #: Campaign environment variable: "guard-only" skips the namespaces.
 ISOLATION_ENV = "LAMBDAFUZZ_ISOLATION"

@@ -37,8 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import BackendError, LambdafuzzError
-from lambdafuzz.harness.isolation import Isolation, IsolationState
-from lambdafuzz.harness.worker import (
+from lambdafuzz.harness.process.worker import (
     PIPELINE_DEPTH,
     STARTUP_TIMEOUT_S,
     TestRequest,
@@ -48,6 +47,7 @@ from lambdafuzz.harness.worker import (
     WorkerSpec,
     allowed_s,
 )
+from lambdafuzz.harness.sandbox.isolation import Isolation, IsolationState
 from lambdafuzz.model.target import Target
 
 #: Never shipped to the nodes with the code.

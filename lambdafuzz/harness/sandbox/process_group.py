@@ -136,7 +136,7 @@ def contain(helpers: set[int] | None = None, cgroup: str = "", no_cgroup: str = 
     if cgroup:
         try:
             write_file(os.path.join(cgroup, "cgroup.procs"), str(os.getpid()))
-            from lambdafuzz.harness.worker_faults import high_fd
+            from lambdafuzz.harness.sandbox.descriptors import high_fd
 
             procs = high_fd(os.open(os.path.join(cgroup, "cgroup.procs"), os.O_RDONLY))
         except OSError as exc:

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lambdafuzz.harness.iam_actions import permissions_of
 from lambdafuzz.harness.invoke import app_caller, app_stack_text
+from lambdafuzz.harness.oracle.iam_actions import permissions_of
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import FailureInfo
 from lambdafuzz.model.permissions import Permission, PermissionUse, Policy

@@ -25,15 +25,19 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from lambdafuzz.errors import BackendError
-from lambdafuzz.harness.moto_speedups import fast_receipt_handle
-from lambdafuzz.harness.safety import FAKE_ACCESS_KEY_ID, FAKE_SECRET_ACCESS_KEY, FAKE_SESSION_TOKEN
-from lambdafuzz.harness.world_checks import (
+from lambdafuzz.harness.emulator.moto_speedups import fast_receipt_handle
+from lambdafuzz.harness.emulator.world_checks import (
     MAX_ITEM_BYTES,
     check_item,
     check_message,
     check_object,
     check_queue,
     fifo_ids,
+)
+from lambdafuzz.harness.sandbox.safety import (
+    FAKE_ACCESS_KEY_ID,
+    FAKE_SECRET_ACCESS_KEY,
+    FAKE_SESSION_TOKEN,
 )
 from lambdafuzz.model.world import (
     Bucket,

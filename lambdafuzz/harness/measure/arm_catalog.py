@@ -3,7 +3,7 @@
 Nothing here runs application code. Each source file in the :class:`Scope` is compiled as
 import compiles it and its bytecode is read for the conditional jumps that emit
 ``sys.monitoring`` branch events; each arm of each jump gets the :class:`ArmKey` the
-collector (:mod:`lambdafuzz.harness.coverage`) reports at run time and an :class:`ArmSite`
+collector (:mod:`lambdafuzz.harness.measure.coverage`) reports at run time and an :class:`ArmSite`
 with its source lines. The :class:`ArmCatalog` of a scope is the denominator of branch
 coverage and the line lookup of reports; a campaign scans it once and passes it along.
 """
