@@ -14,6 +14,7 @@ from lambdafuzz.config.sam import load_template
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.redelivery import redelivers
 from lambdafuzz.model.target import TriggerKind
+from tests.fixtures.sam import template_text
 
 HANDLER = "def handler(event, context):\n    return None\n"
 
@@ -47,26 +48,11 @@ def test_asynchronous_on_another_trigger_is_a_config_error(tmp_path):
     assert "\n" not in message
 
 
-TEMPLATE = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Failed:
-    Type: AWS::SQS::Queue
-  Worker:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-PROPERTIES"""
-
-
 def write_template(directory: Path, properties: str) -> Path:
     (directory / "src").mkdir(parents=True, exist_ok=True)
     (directory / "src" / "app.py").write_text(HANDLER)
     path = directory / "template.yaml"
-    path.write_text(TEMPLATE.replace("PROPERTIES", properties))
+    path.write_text(template_text("asynchronous", "direct_worker", properties=properties))
     return path
 
 

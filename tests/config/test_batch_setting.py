@@ -4,7 +4,6 @@ and plain event source mappings)."""
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,6 +12,7 @@ from lambdafuzz.config import load_config
 from lambdafuzz.config.sam import load_template
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.target import TriggerKind
+from tests.fixtures.sam import template_text
 
 TRIGGERS = {
     "sqs": ("{kind: sqs, source: jobs", "queues: [{name: jobs}]"),
@@ -69,33 +69,6 @@ def test_the_sam_property_name_in_yaml_points_to_the_setting(tmp_path):
 
 
 # ----------------------------------------------------------------------------- templates
-TEMPLATE = """\
-AWSTemplateFormatVersion: '2010-09-09'
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Jobs:
-    Type: AWS::SQS::Queue
-  Clicks:
-    Type: AWS::Kinesis::Stream
-    Properties: {ShardCount: 1}
-  Accounts:
-    Type: AWS::DynamoDB::Table
-    Properties:
-      AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
-      KeySchema: [{AttributeName: id, KeyType: HASH}]
-      StreamSpecification: {StreamViewType: NEW_IMAGE}
-  Consumer:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Batch:
-          Type: EVENT_TYPE
-          Properties:
-            PROPERTIES
-"""
 EVENTS = {
     "SQS": "Queue: !GetAtt Jobs.Arn",
     "Kinesis": "{Stream: !GetAtt Clicks.Arn, StartingPosition: LATEST}",
@@ -119,7 +92,7 @@ def event_template(event_type: str, responses: str | None) -> str:
         props = "{" + inner + f", FunctionResponseTypes: {responses}" + "}"
     elif not props.startswith("{"):
         props = "{" + props + "}"
-    return TEMPLATE.replace("EVENT_TYPE", event_type).replace("PROPERTIES", props)
+    return template_text("batch_setting", "batch_event", event_type=event_type, properties=props)
 
 
 @pytest.mark.parametrize("event_type", ["SQS", "Kinesis", "DynamoDB"])
@@ -149,31 +122,7 @@ def test_function_response_types_lambdafuzz_cannot_read_are_noted_and_off(tmp_pa
 
 
 def test_an_event_source_mapping_s_function_response_types(tmp_path):
-    text = textwrap.dedent(
-        """\
-        AWSTemplateFormatVersion: '2010-09-09'
-        Resources:
-          Jobs:
-            Type: AWS::SQS::Queue
-          Role:
-            Type: AWS::IAM::Role
-            Properties:
-              AssumeRolePolicyDocument: {}
-          Consumer:
-            Type: AWS::Lambda::Function
-            Properties:
-              Handler: app.handler
-              Runtime: python3.12
-              Role: !GetAtt Role.Arn
-              Code: src/
-          Mapping:
-            Type: AWS::Lambda::EventSourceMapping
-            Properties:
-              FunctionName: !Ref Consumer
-              EventSourceArn: !GetAtt Jobs.Arn
-              FunctionResponseTypes: [ReportBatchItemFailures]
-        """
-    )
+    text = template_text("batch_setting", "event_source_mapping_response_types")
     imported = load_template(write_template(tmp_path, text))
     assert imported.target.trigger.kind is TriggerKind.SQS
     assert imported.target.trigger.report_batch_item_failures

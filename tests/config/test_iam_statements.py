@@ -25,8 +25,8 @@ from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.permissions import Effect, Policy, statement_from_json
 from lambdafuzz.model.target import resolve_policy
 from lambdafuzz.model.world import LoadedWorld, World
+from tests.fixtures.sam import template_path, template_text
 
-TEMPLATES = Path(__file__).parent / "templates"
 ARN = "arn:aws:{service}:us-east-1:123456789012:{rest}"
 BASIC = {
     "Effect": "Allow",
@@ -37,7 +37,7 @@ BASIC = {
 
 
 def permissions(name: str, function: str) -> TemplatePermissions:
-    template = read_template(TEMPLATES / f"{name}.yaml")
+    template = read_template(template_path("iam", name))
     return template_permissions(template, Resolver(template), function)
 
 
@@ -166,17 +166,7 @@ def test_the_managed_policy_table():
 
 def test_read_only_access_is_an_approximation_marked_unknown(tmp_path):
     path = tmp_path / "template.yaml"
-    path.write_text(
-        textwrap.dedent(
-            """\
-            Transform: AWS::Serverless-2016-10-31
-            Resources:
-              Fn:
-                Type: AWS::Serverless::Function
-                Properties: {Handler: app.handler, Runtime: python3.12, Policies: [ReadOnlyAccess]}
-            """
-        )
-    )
+    path.write_text(template_text("iam", "read_only_access"))
     template = read_template(path)
     found = template_permissions(template, Resolver(template), "Fn")
     assert found.statements[1]["Sid"] == "Policies[0] managed ReadOnlyAccess"
@@ -264,7 +254,7 @@ def test_what_sam_adds_to_the_role_it_creates():
 
 # --------------------------------------------------------------------------- the template import
 def test_the_template_import_carries_the_statements_into_the_target():
-    imported = load_template(TEMPLATES / "inline_and_managed.yaml", "Worker")
+    imported = load_template(template_path("iam", "inline_and_managed"), "Worker")
     policy = imported.target.permissions
     assert isinstance(policy, Policy)
     assert policy.statements[0].source == "managed AWSLambdaBasicExecutionRole"
@@ -281,7 +271,7 @@ def test_the_template_import_carries_the_statements_into_the_target():
 
 
 def test_iam_resources_are_not_listed_as_unemulated():
-    imported = load_template(TEMPLATES / "role.yaml", "Orders2Function")
+    imported = load_template(template_path("iam", "role"), "Orders2Function")
     assert not any("AWS::IAM::" in u for u in imported.unsupported), imported.unsupported
     assert not any(
         u.startswith(("Properties.Role", "Properties.Policies")) for u in imported.unsupported
@@ -467,7 +457,7 @@ def test_resolve_policy_substitutes_the_loaded_facts(tmp_path):
 
 def test_resolve_policy_with_the_check_off_and_emulator_facts(tmp_path):
     assert resolve_policy(load_config(write(tmp_path, "")), LoadedWorld(world=World())) is None
-    template = load_template(TEMPLATES / "policy_templates.yaml", "Worker").target
+    template = load_template(template_path("iam", "policy_templates"), "Worker").target
     secret = "arn:aws:secretsmanager:us-east-1:123456789012:secret:api-key-AbCdEf"
     policy = resolve_policy(template, LoadedWorld(world=World(), secret_arns={"api-key": secret}))
     assert policy is not None
@@ -477,22 +467,7 @@ def test_resolve_policy_with_the_check_off_and_emulator_facts(tmp_path):
 
 def test_globals_policies_are_ignored_as_sam_refuses_them(tmp_path):
     path = tmp_path / "template.yaml"
-    path.write_text(
-        textwrap.dedent(
-            """\
-            Transform: AWS::Serverless-2016-10-31
-            Globals:
-              Function: {Policies: [AmazonS3FullAccess], Timeout: 5}
-            Resources:
-              Fn:
-                Type: AWS::Serverless::Function
-                Properties:
-                  Handler: app.handler
-                  Runtime: python3.12
-                  Policies: [!ImportValue shared-policy-arn]
-            """
-        )
-    )
+    path.write_text(template_text("iam", "globals_policies"))
     template = read_template(path)
     found = template_permissions(template, Resolver(template), "Fn")
     assert found.statements == (BASIC,)  # not AmazonS3FullAccess

@@ -10,6 +10,7 @@ import pytest
 
 from lambdafuzz.config import load_config, load_target
 from lambdafuzz.errors import ConfigError
+from tests.fixtures.sam import template_text
 
 
 def write_config(directory: Path, accept: str) -> Path:
@@ -76,32 +77,5 @@ def test_a_wrong_entry_is_a_config_error_at_its_line(
 def test_a_template_function_says_it_in_its_metadata(tmp_path: Path) -> None:
     (tmp_path / "app.py").write_text("def handler(event, context):\n    return None\n")
     template = tmp_path / "template.yaml"
-    template.write_text(
-        textwrap.dedent(
-            """\
-            AWSTemplateFormatVersion: '2010-09-09'
-            Transform: AWS::Serverless-2016-10-31
-            Resources:
-              Jobs:
-                Type: AWS::SQS::Queue
-                Properties: {QueueName: jobs}
-              Audit:
-                Type: AWS::DynamoDB::Table
-                Properties:
-                  TableName: audit_log
-                  AttributeDefinitions: [{AttributeName: id, AttributeType: S}]
-                  KeySchema: [{AttributeName: id, KeyType: HASH}]
-              Worker:
-                Type: AWS::Serverless::Function
-                Metadata:
-                  lambdafuzz: {idempotency: {accept: [tables.audit_log]}}
-                Properties:
-                  CodeUri: .
-                  Handler: app.handler
-                  Runtime: python3.12
-                  Events:
-                    Jobs: {Type: SQS, Properties: {Queue: !GetAtt Jobs.Arn}}
-            """
-        )
-    )
+    template.write_text(template_text("idempotency", "metadata_accept"))
     assert load_target(template, warn=False).idempotency_accept == ("tables.audit_log",)
