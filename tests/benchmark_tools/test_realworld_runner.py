@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fixtures.sam import template_text
+
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 if str(BENCHMARKS) not in sys.path:
     sys.path.insert(0, str(BENCHMARKS))
@@ -30,26 +32,6 @@ def main(event, context):
     except ValueError:
         qty = 1
     return {"table": os.environ["TABLE"], "qty": qty, "name": context.function_name}
-"""
-
-TEMPLATE = """\
-Transform: AWS::Serverless-2016-10-31
-Globals:
-  Function:
-    Handler: handler.main
-    Environment:
-      Variables: {STAGE: test}
-Resources:
-  Orders:
-    Type: AWS::DynamoDB::Table
-  OrderFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: app/
-      Runtime: python3.13
-      Environment:
-        Variables:
-          TABLE: !Ref Orders
 """
 
 FAILURE_CODE = 'order = event["order"]'
@@ -81,7 +63,7 @@ def world(tmp_path: Path) -> dict[str, Path]:
     work = tmp_path / "work"
     (work / "shop" / "app").mkdir(parents=True)
     (work / "shop" / "app" / "handler.py").write_text(HANDLER)
-    (work / "shop" / "template.yaml").write_text(TEMPLATE)
+    (work / "shop" / "template.yaml").write_text(template_text("realworld_runner", "tiny_shop"))
     _git("init", "-q", cwd=work)
     _git("add", ".", cwd=work)
     _git("commit", "-q", "-m", "shop", cwd=work)

@@ -33,6 +33,7 @@ from lambdafuzz.model.target import (
     TriggerKind,
 )
 from lambdafuzz.model.world import LoadedWorld
+from tests.fixtures.sam import template_text
 
 HANDLER = "def handler(event, context):\n    return 1\n"
 
@@ -155,28 +156,6 @@ def test_fit_key_puts_the_prefix_in_front_and_replaces_the_extension():
 
 
 # --------------------------------------------------------------------------- SQS FilterCriteria
-SQS_TEMPLATE = """\
-Transform: AWS::Serverless-2016-10-31
-Resources:
-  Orders:
-    Type: AWS::SQS::Queue
-  OrderFunction:
-    Type: AWS::Serverless::Function
-    Properties:
-      CodeUri: src/
-      Handler: app.handler
-      Runtime: python3.12
-      Events:
-        Placed:
-          Type: SQS
-          Properties:
-            Queue: !GetAtt Orders.Arn
-            FilterCriteria:
-              Filters:
-                - Pattern: '{"body": {"type": ["order"], "amount": [{"numeric": [">", 0]}]}}'
-"""
-
-
 def test_an_sqs_sample_the_filter_criteria_refuse_is_skipped_with_the_reason(tmp_path, caplog):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text(HANDLER)
@@ -189,7 +168,7 @@ def test_an_sqs_sample_the_filter_criteria_refuse_is_skipped_with_the_reason(tmp
     }
     for name, event in samples.items():
         (events / f"{name}.json").write_text(json.dumps(event))
-    (tmp_path / "template.yaml").write_text(SQS_TEMPLATE)
+    (tmp_path / "template.yaml").write_text(template_text("sample_filters", "sqs_filter_criteria"))
     with caplog.at_level(logging.WARNING):
         target = load_template(tmp_path / "template.yaml").target
     kept = {s.name: json.loads(s.payload_json) for s in target.samples}

@@ -16,6 +16,7 @@ from lambdafuzz.config.sam import load_template
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, Notice
+from tests.fixtures.sam import template_text
 
 # the branch needs the sample's token: its hash, which no generator or dictionary inverts
 HANDLER = """
@@ -70,17 +71,7 @@ def test_a_sam_templates_events_folder_is_picked_up(tmp_path, caplog):
     (tmp_path / "events").mkdir()
     (tmp_path / "events" / "job.json").write_text(json.dumps(SAMPLE))
     (tmp_path / "events" / "api.json").write_text(json.dumps(API_SAMPLE))
-    (tmp_path / "template.yaml").write_text(
-        textwrap.dedent(
-            """\
-            Transform: AWS::Serverless-2016-10-31
-            Resources:
-              JobFunction:
-                Type: AWS::Serverless::Function
-                Properties: {CodeUri: src/, Handler: app.handler, Runtime: python3.12}
-            """
-        )
-    )
+    (tmp_path / "template.yaml").write_text(template_text("sample_seeds", "job_function"))
     with caplog.at_level(logging.WARNING):  # the CLI shows these lines on stderr
         result = CliRunner().invoke(
             cli,
@@ -134,11 +125,7 @@ def test_init_from_a_template_carries_its_events_folder(tmp_path):
     (tmp_path / "app" / "events").mkdir()
     (tmp_path / "app" / "events" / "job.json").write_text(json.dumps(SAMPLE))
     template = tmp_path / "app" / "template.yaml"
-    template.write_text(
-        "Transform: AWS::Serverless-2016-10-31\nResources:\n  JobFunction:\n"
-        "    Type: AWS::Serverless::Function\n"
-        "    Properties: {CodeUri: src/, Handler: app.handler, Runtime: python3.12}\n"
-    )
+    template.write_text(template_text("sample_seeds", "job_function"))
     out = tmp_path / "config" / "lambdafuzz.yaml"
     result = CliRunner().invoke(cli, ["init", "--template", str(template), "--out", str(out)])
     assert result.exit_code == 0, result.output

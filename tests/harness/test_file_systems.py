@@ -16,6 +16,7 @@ from lambdafuzz.harness.emulator.unemulated import unemulated_cause
 from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import FileSystemMount
+from tests.fixtures.sam import template_text
 
 HERE = Path(__file__).parent / "file_systems"
 MOUNT = "/mnt/lambdafuzz-ledger"
@@ -110,18 +111,7 @@ def test_a_templates_file_system_configs_and_a_configs_file_systems_reach_the_ta
 
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "app.py").write_text("def handler(event, context):\n    return 1\n")
-    (tmp_path / "template.yaml").write_text(
-        "Transform: AWS::Serverless-2016-10-31\n"
-        "Resources:\n"
-        "  Fn:\n"
-        "    Type: AWS::Serverless::Function\n"
-        "    Properties:\n"
-        "      CodeUri: src/\n"
-        "      Handler: app.handler\n"
-        "      Runtime: python3.12\n"
-        "      FileSystemConfigs:\n"
-        "        - {Arn: !GetAtt LedgerPoint.Arn, LocalMountPath: /mnt/ledger}\n"
-    )
+    (tmp_path / "template.yaml").write_text(template_text("file_systems", "file_system_configs"))
     imported = load_template(tmp_path / "template.yaml")
     assert imported.target.file_systems == (FileSystemMount("LedgerPoint", "/mnt/ledger"),)
     assert not [u for u in imported.unsupported if "FileSystemConfigs" in u]
