@@ -20,8 +20,8 @@ other findings then count only what was saved until then).
     nice -n 10 .venv/bin/python benchmarks/bugbench.py --execs 3000 --seeds 0-4 \\
         --strategies frontier,spoton,zest-strings,zest,random --stop-on-find
     .venv/bin/python benchmarks/bugbench.py --apps sqs_nan_score,img_rgba_jpeg --execs 500
-    .venv/bin/python benchmarks/bugbench.py --merge benchmarks/results-bugbench/a.json \\
-        benchmarks/results-bugbench/b.json --name side-by-side
+    .venv/bin/python benchmarks/bugbench.py --merge benchmarks/results/bugbench/a.json \\
+        benchmarks/results/bugbench/b.json --name side-by-side
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ if str(REPO) not in sys.path:
 
 from benchmarks.bugbench.spec import BenchApp, all_apps  # noqa: E402
 
-RESULTS = REPO / "benchmarks" / "results-bugbench"
+RESULTS = REPO / "benchmarks" / "results" / "bugbench"
 DEFAULT_STRATEGIES = "frontier,spoton,zest"
 #: A campaign that runs longer than this is stopped and recorded as an error.
 CAMPAIGN_TIMEOUT_S = 3600

@@ -1,5 +1,6 @@
 """The havoc effect per replay mode on the benchmark lambdas: mutation distance, zero
-mutations, validity preservation and coverage at the same budget (BENCHMARKS.md, "Havoc").
+mutations, validity preservation and coverage at the same budget (BENCHMARKS.md, "The havoc
+effect and the default replay mode").
 
     .venv/bin/python benchmarks/havoc.py                      # 8 lambdas x linear, ei x 10 seeds
     .venv/bin/python benchmarks/havoc.py --lambdas gradebook --reps 2 --execs 200 --out /tmp/hv
@@ -42,7 +43,7 @@ from benchmarks.study.havoc import (  # noqa: E402
 from benchmarks.study.inprocess import child_env  # noqa: E402
 from benchmarks.study.layout import LAMBDAS_DIR, REPO, STRATEGIES, all_lambdas  # noqa: E402
 
-DEFAULT_OUT = REPO / "benchmarks" / "results-havoc"
+DEFAULT_OUT = REPO / "benchmarks" / "results" / "havoc"
 DEFAULT_EXECS = 1000
 DEFAULT_REPS = 10
 

@@ -40,7 +40,8 @@ from benchmarks.study.report import render  # noqa: E402
 from benchmarks.study.results import PAIRS, build_results, group  # noqa: E402
 
 #: Executions per campaign by default: 8 lambdas x 3 strategies x 10 repetitions should fit in
-#: about an hour on 2 cores at the rates measured in BENCHMARKS.md.
+#: about an hour on 2 cores at the rates measured then (benchmarks/history/ports-study.md,
+#: "Budget").
 DEFAULT_EXECS = 400
 DEFAULT_STRATEGIES = ("zest", "zest-strings", "spoton")
 DEFAULT_REPS = 10

@@ -12,7 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 LAMBDAS_DIR = REPO / "benchmarks" / "lambdas"
-DEFAULT_RESULTS = REPO / "benchmarks" / "results"
+DEFAULT_RESULTS = REPO / "benchmarks" / "results" / "ports"
 
 #: Every strategy the engine knows, in the order reports list them.
 STRATEGIES = ("random", "zest", "zest-strings", "spoton", "frontier")
