@@ -166,7 +166,8 @@ def paired(lambdas: list[str], tests: int, seed: int) -> list[dict]:
     the sums (and of the medians) minus one."""
     from lambdafuzz.config import load_config
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.process.worker import TestRequest, WorkerPool, WorkerSpec
+    from lambdafuzz.harness.process.pool import WorkerPool
+    from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
 
     records = []
     for name in lambdas:

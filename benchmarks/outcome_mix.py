@@ -15,7 +15,8 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.process.worker import TestRequest, WorkerPool, WorkerSpec
+from lambdafuzz.harness.process.pool import WorkerPool
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
 from lambdafuzz.model.outcome import Status
 
 LAMBDAS = Path(__file__).parent / "lambdas"

@@ -200,7 +200,8 @@ def check_costs(engine: Any) -> dict[str, float | None]:
     """Milliseconds per child: reported identical by a worker, run in full by it, and
     generated in this (the campaign's) process; medians over the campaign's saved inputs."""
     from lambdafuzz.generators.aws.world_generator import generate_input
-    from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec, choices_for
+    from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec, choices_for
+    from lambdafuzz.harness.process.worker import Worker
 
     options = engine.options
     spec = WorkerSpec(

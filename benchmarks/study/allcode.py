@@ -107,7 +107,7 @@ def measure_run(lambda_dir: Path, run_dir: Path) -> dict[str, Any]:
 
     from benchmarks.study.inprocess import open_runtime
     from lambdafuzz.fuzzer.corpus import load_input
-    from lambdafuzz.harness.process.worker import TestRequest
+    from lambdafuzz.harness.process.protocol import TestRequest
     from lambdafuzz.model.target import app_dirs
 
     target, runtime = open_runtime(lambda_dir)

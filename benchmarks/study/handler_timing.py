@@ -28,7 +28,7 @@ WARMUP = 3
 
 def _fresh_requests(count: int, seed: int) -> list[Any]:
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.process.worker import TestRequest
+    from lambdafuzz.harness.process.protocol import TestRequest
 
     rng = random.Random(seed)
     return [
@@ -41,7 +41,7 @@ def _corpus_requests(corpus: Path | None) -> list[tuple[Any, Any]]:
     if corpus is None or not corpus.is_dir():
         return []
     from lambdafuzz.fuzzer.corpus import iter_inputs
-    from lambdafuzz.harness.process.worker import TestRequest
+    from lambdafuzz.harness.process.protocol import TestRequest
 
     saved = [s for s in iter_inputs(corpus) if not isinstance(s, Exception)]
     saved.sort(key=lambda s: (s.outcome != "VALID", -int(s.extra.get("arms", 0)), s.name))

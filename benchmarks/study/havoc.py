@@ -110,7 +110,7 @@ class Regenerator:
     def input(self, prefix: Any, seed: int) -> tuple[bytes | None, bytes]:
         """(serialised input, or None when generation stopped; values digest)."""
         from lambdafuzz.generators.aws.world_generator import generate_input
-        from lambdafuzz.harness.process.worker import TestRequest, choices_for, values_digest
+        from lambdafuzz.harness.process.protocol import TestRequest, choices_for, values_digest
 
         choices = choices_for(self.spec, TestRequest(prefix, seed, self.mode))
         try:
@@ -141,7 +141,7 @@ class ChildLog:
         self.children: list[LoggedChild] = []
 
     def __call__(self, tested: Any) -> None:
-        from lambdafuzz.harness.process.worker import values_digest
+        from lambdafuzz.harness.process.protocol import values_digest
 
         mutation = tested.mutation
         result = tested.result
@@ -236,7 +236,7 @@ def measure_run(
     from lambdafuzz.fuzzer.campaign import build_engine
     from lambdafuzz.fuzzer.engine import CampaignFinished
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.process.worker import WorkerSpec
+    from lambdafuzz.harness.process.protocol import WorkerSpec
 
     target = load_config(lambda_dir)
     engine = build_engine(

@@ -16,7 +16,8 @@ from typing import Any
 def open_runtime(lambda_dir: Path) -> tuple[Any, Any]:
     """(target, runtime) for the lambda whose lambdafuzz.yaml is in `lambda_dir`."""
     from lambdafuzz.config import load_config
-    from lambdafuzz.harness.process.worker import WorkerRuntime, WorkerSpec
+    from lambdafuzz.harness.process.protocol import WorkerSpec
+    from lambdafuzz.harness.process.runtime import WorkerRuntime
 
     target = load_config(lambda_dir)
     # no dictionary: saved inputs replay from their recorded values; no memory cap: this

@@ -20,7 +20,7 @@ from lambdafuzz.fuzzer.batch_response import (
     check_batch_response,
 )
 from lambdafuzz.harness.invoke import app_relative
-from lambdafuzz.harness.process.worker import TestResult
+from lambdafuzz.harness.process.protocol import TestResult
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import Target, app_dirs, definition_line, handler_path

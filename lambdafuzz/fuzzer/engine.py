@@ -60,13 +60,9 @@ from lambdafuzz.fuzzer.size_schedule import SizeSchedule
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, Scope, scan_arms
-from lambdafuzz.harness.process.worker import (
-    TestRequest,
-    TestResult,
-    WorkerPool,
-    WorkerSpec,
-    regenerated_input,
-)
+from lambdafuzz.harness.process.pool import Pool, PoolFactoryT, WorkerPool
+from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerSpec
+from lambdafuzz.harness.process.worker import regenerated_input
 from lambdafuzz.harness.sandbox.code_watch import CodeSnapshot
 from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
@@ -346,10 +342,6 @@ class PendingRerun:
     hits: int = 0
 
 
-#: Builds the worker pool of a campaign; tests pass a fake to drive `_handle` directly.
-PoolFactoryT = Callable[[WorkerSpec, int], WorkerPool]
-
-
 class Engine:
     """One campaign.  Iterate `run()` for its events."""
 
@@ -426,7 +418,7 @@ class Engine:
         self._plot_rows: list[PlotRow] = []
         self._arms_total = 0
         self._catalog = catalog  # the application's arms; scanned once, on first use
-        self._pool: WorkerPool | None = None
+        self._pool: Pool | None = None
         self._spec: WorkerSpec | None = None
         # the pool's workers keep their tests' recordings until asked (`_recorded`)
         self._withhold_recordings = False
@@ -509,27 +501,21 @@ class Engine:
         # the study's observer reads every child's recording, and a pool without `kept`
         # (a test double) is sent them all; Ray's `kept` gives nothing (its actors run a
         # batch ahead), so what the campaign keeps is regenerated here
-        self._withhold_recordings = self.child_observer is None and callable(
-            getattr(pool, "kept", None)
-        )
-        warm_spare = getattr(pool, "warm_spare", None)
-        if warm_spare is not None:  # the first new failure's re-run need not wait for it
-            warm_spare()
+        self._withhold_recordings = self.child_observer is None and pool.keeps_recordings
+        pool.warm_spare()  # the first new failure's re-run need not wait for its worker
         self._arms_total = pool.info.app_arms_total
         self._start = self._last_new = time.monotonic()
         self._import_arms = tuple(pool.info.import_coverage)
         for arm, bucket in pool.info.import_coverage.items():  # module code ran at import
             self.seen[arm] = 1 << bucket
             self.first_hit[arm] = (0, 0.0)
-        isolation = getattr(
-            pool.info, "isolation", None
-        )  # the workers' (harness/sandbox/isolation.py)
+        isolation = pool.info.isolation  # the workers' (harness/sandbox/isolation.py)
         if isolation is not None:
             self.out.write_campaign(options, isolation=isolation.to_json())
         self._isolation = isolation.describe() if isolation is not None else ""
         notices += [
             Notice("sandbox-import", f"the handler's import swallowed a refusal: {violation}")
-            for violation in getattr(pool.info, "import_violations", ())
+            for violation in pool.info.import_violations
         ]
         yield CampaignStarted(
             options, self._arms_total, len(self._pending_seeds), isolation=self._isolation
@@ -1094,11 +1080,11 @@ class Engine:
     def _run_again(self, request: TestRequest) -> TestResult | None:
         """`request` once more, for another sample of a noisy measure: in the worker that
         just ran it when the pool can (`WorkerPool.run_again`), else in a fresh one."""
-        again = getattr(self._pool, "run_again", None) or getattr(self._pool, "rerun", None)
-        if again is None:
-            return None
-        self.cost_reruns += 1
-        return again(request)
+        assert self._pool is not None
+        again = self._pool.run_again(request)
+        if again is not None:
+            self.cost_reruns += 1
+        return again
 
     def _record(
         self,
@@ -1281,8 +1267,8 @@ class Engine:
         assert result.failure is not None
         info = replace(info, traceback=result.failure.traceback)
         found = FoundFailure(request, result, tag, now, info, self.execs, hits)
-        later = getattr(self._pool, "rerun_later", None)
-        future = later(request) if later is not None else None
+        assert self._pool is not None
+        future = self._pool.rerun_later(request)
         if future is not None:
             self.failure_reruns += 1
             self._pending_reruns[signature] = PendingRerun(found, future)
@@ -1305,9 +1291,8 @@ class Engine:
             rerun = first.rerun.result() if done or not signalled else None
             flaky = self.flaky.get(signature)
             yield from self._confirm(first.found, flaky, rerun, hits=first.found.hits + first.hits)
-            forget = getattr(self._pool, "forget", None)
-            if forget is not None:
-                forget(first.found.request)
+            assert self._pool is not None
+            self._pool.forget(first.found.request)
 
     def _confirm(
         self,
@@ -1409,19 +1394,17 @@ class Engine:
         )
 
     def _recycle(self, request: TestRequest) -> None:
-        """Replace the worker that ran `request` (a pool that cannot: nothing)."""
-        recycle = getattr(self._pool, "recycle", None)
-        if recycle is not None:
-            recycle(request)
+        """Replace the worker that ran `request`."""
+        assert self._pool is not None
+        self._pool.recycle(request)
 
     def _rerun(self, request: TestRequest) -> TestResult | None:
-        """The request run again in a fresh worker (None from a pool that cannot: a test
-        double without `rerun`)."""
-        rerun = getattr(self._pool, "rerun", None)
-        if rerun is None:
-            return None
-        self.failure_reruns += 1
-        return rerun(request)
+        """The request run again in a fresh worker (None from a pool that cannot)."""
+        assert self._pool is not None
+        again = self._pool.rerun(request)
+        if again is not None:
+            self.failure_reruns += 1
+        return again
 
     def _keyed(self, info: FailureInfo) -> FailureInfo:
         """`info`, generalized when its site already has MAX_SHAPES_PER_SITE signatures
@@ -1466,8 +1449,8 @@ class Engine:
         last = self._recorded_last
         if last is not None and last[0] is request:
             return last[1]
-        fetch = getattr(self._pool, "kept", None)
-        kept = fetch(request) if fetch is not None else None
+        assert self._pool is not None
+        kept = self._pool.kept(request)
         if kept is not None:
             self.recordings_fetched += 1
         else:
@@ -1662,7 +1645,7 @@ class Engine:
             cost_reruns=self.cost_reruns,
             cost_findings=len(self.cost_findings),
             cost_maxima=self.cost.maxima() if self.cost is not None else {},
-            lost_tests=getattr(self._pool, "lost", 0),
+            lost_tests=self._pool.lost if self._pool else 0,
             unique_handled=len(self.handled_bugs),
             handled_variants=self.handled_bugs.variants,
             handled_hits=self.handled_bugs.hits,

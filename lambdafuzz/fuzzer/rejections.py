@@ -25,7 +25,7 @@ from lambdafuzz.analysis.raises import raised_names
 from lambdafuzz.model.outcome import RETURNED, Status, is_app_location, is_status_failure
 
 if TYPE_CHECKING:
-    from lambdafuzz.harness.process.worker import TestResult
+    from lambdafuzz.harness.process.protocol import TestResult
 
 #: Stops shown in `Stats.rejections`, most hits first.
 MAX_STOPS = 5

@@ -15,13 +15,8 @@ from lambdafuzz.fuzzer.corpus import SavedInput
 from lambdafuzz.fuzzer.out_dir import CampaignMeta
 from lambdafuzz.fuzzer.world_summary import summarize_recording
 from lambdafuzz.generators.core import ChoiceSequence, PrefixT, ReplayMode
-from lambdafuzz.harness.process.worker import (
-    TestRequest,
-    TestResult,
-    WorkerInfo,
-    WorkerPool,
-    WorkerSpec,
-)
+from lambdafuzz.harness.process.pool import WorkerPool
+from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.target import Target
 from lambdafuzz.model.world import World
 

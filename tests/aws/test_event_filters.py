@@ -20,7 +20,8 @@ from lambdafuzz.generators.aws.filter_steering import patterns_of
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices, ReplayMode, StopTest
-from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.worker import Worker
 from lambdafuzz.labels import EVENT_FILTER_VALUE
 from lambdafuzz.model.outcome import Status
 from lambdafuzz.model.target import Target, Trigger, TriggerKind

@@ -16,7 +16,7 @@ from benchmarks.study.layout import LAMBDAS_DIR, REPO
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.process.worker import TestRequest, WorkerSpec, choices_for
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec, choices_for
 
 EI = ReplayMode.EXECUTION_INDEXED
 

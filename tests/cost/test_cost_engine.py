@@ -13,9 +13,10 @@ from lambdafuzz.fuzzer.options import CampaignOptions, Objective
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
-from lambdafuzz.harness.process.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.outcome import FailureInfo, Status
+from tests.fuzzer.pool_doubles import PoolDouble
 
 APP = Path(__file__).parent / "apps" / "csv_items"  # timeout_s 10: duration budget 5 s
 ARM = ("ledger/handler.py", "lambda_handler", 1, 10, 12)
@@ -30,7 +31,7 @@ def _result(seed: int, calls: int, duration_ms: float = 1.0, hits: int = 2) -> T
     )
 
 
-class ScriptedPool:
+class ScriptedPool(PoolDouble):
     """Answers requests with the scripted results in order; re-runs repeat the result."""
 
     def __init__(self, results: list[TestResult], again: list[TestResult] | None = None) -> None:

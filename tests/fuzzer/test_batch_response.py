@@ -252,7 +252,8 @@ def run_handler(config: str, seeds: range):
     target's record catches."""
     from lambdafuzz.config import load_target
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+    from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+    from lambdafuzz.harness.process.worker import Worker
 
     target = load_target(APP / config)
     assert target.trigger.report_batch_item_failures

@@ -20,8 +20,9 @@ from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.core import Choices, ReplayMode
 from lambdafuzz.generators.file_attributes import file_attributes
 from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
-from lambdafuzz.harness.process.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.outcome import Status
+from tests.fuzzer.pool_doubles import PoolDouble
 
 PLANTED = Path(__file__).parent / "planted"
 
@@ -146,7 +147,7 @@ def test_a_symlinked_failures_folder_is_refused_before_anything_is_written(tmp_p
     assert list(elsewhere.iterdir()) == []
 
 
-class ScriptedPool:
+class ScriptedPool(PoolDouble):
     def __init__(self, results: list[TestResult]) -> None:
         self.results = list(results)
         self.sent: list[TestRequest] = []

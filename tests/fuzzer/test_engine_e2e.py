@@ -18,7 +18,8 @@ from lambdafuzz.cli.main import cli
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
-from lambdafuzz.harness.process.worker import TestRequest, WorkerPool, WorkerSpec
+from lambdafuzz.harness.process.pool import WorkerPool
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = Path(__file__).parent / "planted"

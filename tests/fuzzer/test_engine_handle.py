@@ -27,8 +27,9 @@ from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
-from lambdafuzz.harness.process.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.outcome import OTHER, FailureInfo, Status
+from tests.fuzzer.pool_doubles import PoolDouble
 
 PLANTED = Path(__file__).parent / "planted"
 ARM_A = ("planted/handler.py", 10, 12)
@@ -42,7 +43,7 @@ def _recording(seed: int):
     return choices.recording()
 
 
-class ScriptedPool:
+class ScriptedPool(PoolDouble):
     """Answers requests in order with the scripted results; records what it was sent.
     A re-run answers from `reruns` when given, else with the same result again."""
 

@@ -15,7 +15,7 @@ from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import SavedInput, iter_inputs
 from lambdafuzz.fuzzer.engine import CampaignFinished, Engine
 from lambdafuzz.fuzzer.out_dir import OutDir
-from lambdafuzz.harness.process.worker import WorkerPool
+from lambdafuzz.harness.process.pool import WorkerPool
 
 PLANTED = Path(__file__).parent / "planted"
 EXECS = 200

@@ -12,7 +12,7 @@ from lambdafuzz.cli.main import cli
 from lambdafuzz.fuzzer.rejections import CONFIGURED, Cause, Rejections, Stop
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.aws.delivery import FILTERED_OUT
-from lambdafuzz.harness.process.worker import TestResult
+from lambdafuzz.harness.process.protocol import TestResult
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import OutcomeRules
 from lambdafuzz.report.rejections import is_low_valid, low_valid_warning, outcomes_line

@@ -12,8 +12,9 @@ from lambdafuzz.fuzzer.options import CampaignOptions, Objective
 from lambdafuzz.fuzzer.size_schedule import LEVELS, STALL_EXECS, SizeSchedule
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
-from lambdafuzz.harness.process.worker import TestRequest, TestResult, WorkerInfo, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.outcome import Status
+from tests.fuzzer.pool_doubles import PoolDouble
 
 PLANTED = Path(__file__).parent / "planted"
 
@@ -39,7 +40,7 @@ def test_a_stall_grows_the_scale_and_new_coverage_holds_it() -> None:
     assert SizeSchedule.full().scale == 1.0 and LEVELS[-1] == 1.0
 
 
-class _StalledPool:
+class _StalledPool(PoolDouble):
     """Answers every request VALID with the same coverage: new once, then a stall."""
 
     def __init__(self) -> None:

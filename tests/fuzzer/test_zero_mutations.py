@@ -26,7 +26,7 @@ from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode, UnsatisfiedAssumption
 from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
-from lambdafuzz.harness.process.worker import (
+from lambdafuzz.harness.process.protocol import (
     TestRequest,
     TestResult,
     WorkerInfo,
@@ -37,11 +37,12 @@ from lambdafuzz.harness.process.worker import (
 )
 from lambdafuzz.model.outcome import Status
 from lambdafuzz.report.status import summary
+from tests.fuzzer.pool_doubles import PoolDouble
 
 PLANTED = Path(__file__).parent / "planted"
 
 
-class GeneratingPool:
+class GeneratingPool(PoolDouble):
     """A worker without a process or an emulator: it generates every input exactly as a
     worker does (and answers zero mutations as a worker does), and its "handler" is a pure
     function of the values read, so campaigns are deterministic and fast."""
@@ -258,7 +259,8 @@ def test_other_values_that_make_the_same_input_are_a_zero_mutation_for_a_real_wo
     """A weighted draw's float moved within its option's share makes another recording of
     the same world and event: the worker answers `identical` (values alone would not)."""
     from lambdafuzz.generators.core import Choices
-    from lambdafuzz.harness.process.worker import Worker, WorkerSpec
+    from lambdafuzz.harness.process.protocol import WorkerSpec
+    from lambdafuzz.harness.process.worker import Worker
 
     target = load_target(PLANTED)
     parent = Choices(seed=5)

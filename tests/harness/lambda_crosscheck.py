@@ -14,7 +14,8 @@ import coverage
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.process.worker import TestRequest, WorkerRuntime, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.runtime import WorkerRuntime
 
 # coverage.py models these jumps as a line with a single exit (see test_coverage.py)
 NOT_IN_COVERAGEPY = {"except", "with", "assert"}

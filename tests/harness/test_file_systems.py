@@ -13,7 +13,8 @@ import pytest
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.harness.emulator.unemulated import unemulated_cause
-from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.worker import Worker
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import FileSystemMount
 from tests.fixtures.sam import template_text

@@ -14,7 +14,8 @@ import pytest
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.harness.process.fork_server import START_ENV, worker_context
-from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.worker import Worker
 
 APP = Path(__file__).parent / "aws_path_app"
 sys.path.insert(0, str(Path(__file__).parents[1]))

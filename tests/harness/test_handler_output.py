@@ -25,7 +25,8 @@ from lambdafuzz.fuzzer.engine import Engine
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.harness.measure.handler_output import LOG_LIMIT, HandlerOutput, ring_text
-from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.worker import Worker
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.report.ci_outputs import junit_tree, sarif_log
 from lambdafuzz.report.html import render_report

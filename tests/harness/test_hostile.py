@@ -24,7 +24,8 @@ from lambdafuzz.fuzzer.engine import CampaignStarted, Engine
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec, choices_for
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec, choices_for
+from lambdafuzz.harness.process.worker import Worker
 from lambdafuzz.model.outcome import Status
 
 HERE = Path(__file__).parent / "hostile"
@@ -310,7 +311,8 @@ _ORPHAN_SCRIPT = textwrap.dedent(
     from pathlib import Path
     from lambdafuzz.config import load_config
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+    from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.worker import Worker
 
     if __name__ == "__main__":
         target = dataclasses.replace(

@@ -25,7 +25,8 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.worker import Worker
 from lambdafuzz.harness.sandbox.process_group import CGROUP_PREFIX, cgroup_parent
 from lambdafuzz.model.outcome import Status
 from lambdafuzz.model.target import FileSystemMount

@@ -11,12 +11,8 @@ import pytest
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.world_summary import summarize_recording
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.process.worker import (
-    TestRequest,
-    Worker,
-    WorkerSpec,
-    regenerated_input,
-)
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.worker import Worker, regenerated_input
 
 PLANTED = Path(__file__).parents[1] / "fuzzer" / "planted"
 
@@ -178,7 +174,7 @@ def test_a_worker_formats_a_bounded_number_of_shapes_per_failure_site():
     from dataclasses import replace
     from types import SimpleNamespace
 
-    from lambdafuzz.harness.process.worker import TRACEBACKS_PER_SITE, WorkerRuntime
+    from lambdafuzz.harness.process.runtime import TRACEBACKS_PER_SITE, WorkerRuntime
     from lambdafuzz.model.outcome import FailureInfo
 
     runtime = SimpleNamespace(_failed=ValueError("x"), _formatted=set(), _formatted_at={})

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lambdafuzz.harness.process import worker as worker_module
-from lambdafuzz.harness.process.worker import WorkerRuntime
+from lambdafuzz.harness.process import runtime as worker_module
+from lambdafuzz.harness.process.runtime import WorkerRuntime
 
 
 @dataclass

@@ -45,7 +45,7 @@ from typing import Any
 START_ENV = "LAMBDAFUZZ_WORKER_START"
 #: What the server imports once: what every worker imports before its handler.
 PRELOAD = (
-    "lambdafuzz.harness.process.worker",
+    "lambdafuzz.harness.process.runtime",
     "boto3",
     "botocore.session",
     "moto",

@@ -37,16 +37,15 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.errors import BackendError, LambdafuzzError
-from lambdafuzz.harness.process.worker import (
-    PIPELINE_DEPTH,
-    STARTUP_TIMEOUT_S,
+from lambdafuzz.harness.process.pool import PIPELINE_DEPTH, WorkerPool
+from lambdafuzz.harness.process.protocol import (
     TestRequest,
     TestResult,
     WorkerInfo,
-    WorkerPool,
     WorkerSpec,
     allowed_s,
 )
+from lambdafuzz.harness.process.worker import STARTUP_TIMEOUT_S
 from lambdafuzz.harness.sandbox.isolation import Isolation, IsolationState
 from lambdafuzz.model.target import Target
 
@@ -339,7 +338,9 @@ class _Slot:
 
 
 class RayWorkerPool:
-    """`WorkerPool`'s protocol over Ray actors (one per worker) spread over the cluster."""
+    """The `Pool` protocol over Ray actors (one per worker) spread over the cluster."""
+
+    lost = 0  # tests whose actor was lost twice: counted, never run
 
     def __init__(self, spec: WorkerSpec, size: int = 1) -> None:
         self.ray = ray = import_ray()
@@ -357,7 +358,7 @@ class RayWorkerPool:
         )
         self._relative_root = shipped_root(spec.target)
         self.replaced = 0  # actors lost and replaced
-        self.lost = 0  # tests whose actor was lost twice: counted, never run
+        self.lost = 0
         self.retried = 0  # tests run again after their actor was lost
         self._restarts_gone = 0  # worker restarts of actors that are gone
         self._stray_gone = 0
@@ -400,6 +401,17 @@ class RayWorkerPool:
     @property
     def stray(self) -> int:
         return self._stray_gone + sum(s.stray for s in self.slots)
+
+    #: its actors keep their tests' recordings (`kept` answers None: they run a batch
+    #: ahead, so the campaign regenerates what it keeps)
+    keeps_recordings = True
+
+    def warm_spare(self) -> None:
+        """Nothing: each actor starts its own spare for the re-runs it is given."""
+
+    def run_again(self, request: TestRequest) -> TestResult:
+        """`rerun`: the worker that ran `request` runs another batch by now."""
+        return self.rerun(request)
 
     # ------------------------------------------------------------------ running
     def _submit(self, slot: _Slot, requests: list[TestRequest], attempt: int = 1) -> None:

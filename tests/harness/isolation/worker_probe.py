@@ -15,7 +15,7 @@ HERE = Path(__file__).parent
 def spec(module: str, function: str, **changes: Any) -> Any:
     """A WorkerSpec for `misbehave.<module>.<function>`."""
     from lambdafuzz.config import load_config
-    from lambdafuzz.harness.process.worker import WorkerSpec
+    from lambdafuzz.harness.process.protocol import WorkerSpec
 
     target = load_config(HERE / "lambdafuzz.yaml")
     target = dataclasses.replace(
@@ -26,7 +26,7 @@ def spec(module: str, function: str, **changes: Any) -> Any:
 
 def request(seed: int) -> Any:
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.process.worker import TestRequest
+    from lambdafuzz.harness.process.protocol import TestRequest
 
     return TestRequest({}, seed, ReplayMode.EXECUTION_INDEXED)
 

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.process.worker import TestRequest, Worker, WorkerSpec
+from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
+from lambdafuzz.harness.process.worker import Worker
 
 if __name__ == "__main__":
     worker = Worker(WorkerSpec(target=load_config(Path(__file__).parent / "lambdafuzz.yaml")))
