@@ -112,7 +112,7 @@ ORDINARY_STEPS = 3
 #: Why: a bug that needs a field holding one bad value (a price of 41 digits, a float
 #: discount) where the parent had no such field, or held a constant, took two unlikely
 #: steps in a row; with follow-ups the bug benchmark's eight weakest apps went from 2-5 of
-#: 5 seeds to 5 of 5 (BENCHMARKS.md, "After follow-up plans").
+#: 5 seeds to 5 of 5 (benchmarks/history/bugbench.md, "After follow-up plans").
 FOLLOW_UP_STEPS = 48
 FOLLOW_UPS_PER_KEY = 1
 #: Follow-up plans kept waiting (the newest first; the oldest are dropped).

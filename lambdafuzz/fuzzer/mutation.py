@@ -10,7 +10,7 @@ exact, replayable input.
 Why `Changed`: with plain fresh draws 2.7-11.2% of children on the benchmark lambdas read
 exactly their parent's values (a boolean, a choice among a few options or a small size
 drawn again to the same value) and are their parent again: zero mutations
-(BENCHMARKS.md, "Zero mutations").  A `MINIMAL` run over draws that are minimal already
+(benchmarks/history/zero-mutations.md).  A `MINIMAL` run over draws that are minimal already
 is one too; the mutator draws that child again with `Changed` markers.
 
 Constants are JQF's Zest defaults (thesis ch. 6): a geometric number of mutations with

@@ -115,7 +115,7 @@ def zip_archive(choices: Choices, member: MemberT, read_member: ReadMemberT, dep
     n = 0
     if not choices.draw_boolean(0.05, site="empty?"):
         # both at the size scale (`generators.sizes`): with it unzip's handler took 15.0
-        # ms a test against 20.5 (frontier, seed 1, 60 s; BENCHMARKS.md, issue 42)
+        # ms a test against 20.5 (frontier, seed 1, 60 s; BENCHMARKS.md, "Size schedule")
         if choices.draw_boolean(scaled_p(choices, MANY_P), site="many?"):
             return _many_members(choices, member, depth)
         mean = scaled_mean(choices, 1.5)
