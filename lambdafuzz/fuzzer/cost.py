@@ -28,6 +28,7 @@ from typing import Any
 
 from lambdafuzz.fuzzer.frontier import MAX_SHARE, MIN_SHARE, Rate
 from lambdafuzz.fuzzer.options import CampaignOptions
+from lambdafuzz.harness.measure.arm_catalog import ArmKey
 from lambdafuzz.model.cost import CostMeasures, Measure
 
 #: The exact campaign-wide counts: any increase raises the maximum. Bytes read climb with
@@ -48,6 +49,11 @@ NOISY = frozenset({Measure.DURATION, Measure.MEMORY})
 CONFIRM_RUNS = 3
 #: A finding must be this much worse (ratio) than the saved one to replace it.
 FINDING_MARGIN = 1.1
+
+
+#: What a cost maximum is kept for: a branch arm's hit count, a `Measure`, or an AWS
+#: operation's call count (its name).
+MaximumT = ArmKey | Measure | str
 
 
 @dataclass(slots=True, frozen=True)
@@ -93,14 +99,14 @@ class CostFeedback:
     """The campaign's cost maxima, and which cost-queue entry holds each."""
 
     def __init__(self) -> None:
-        self.arm_max: dict[Any, int] = {}
+        self.arm_max: dict[ArmKey, int] = {}
         self.measure_max: dict[Measure, float] = {}
         self.op_max: dict[str, int] = {}
-        self.holder: dict[Any, int] = {}  # maximum key -> id of the cost entry holding it
+        self.holder: dict[MaximumT, int] = {}  # maximum key -> id of the cost entry holding it
 
-    def raises(self, cost: CostMeasures, hit_counts: Mapping[Any, int]) -> list[Any]:
+    def raises(self, cost: CostMeasures, hit_counts: Mapping[ArmKey, int]) -> list[MaximumT]:
         """The maxima `cost` raises (keys: an arm, a `Measure`, an `op` string)."""
-        raised: list[Any] = []
+        raised: list[MaximumT] = []
         arm_max = self.arm_max
         for arm, n in hit_counts.items():
             if n > arm_max.get(arm, 1):
@@ -123,9 +129,9 @@ class CostFeedback:
 
     def take(
         self,
-        raised: Iterable[Any],
+        raised: Iterable[MaximumT],
         cost: CostMeasures,
-        hit_counts: Mapping[Any, int],
+        hit_counts: Mapping[ArmKey, int],
         entry: int | None,
     ) -> None:
         """Record the maxima `raised` as held by cost entry `entry` (None: by no entry, a
@@ -185,7 +191,7 @@ class GrowthShare:
         return self.grown.share_against(self.havoc)
 
 
-def describe_raised(raised: Iterable[Any]) -> str:
+def describe_raised(raised: Iterable[MaximumT]) -> str:
     """`+cost:duration,aws_calls,hits` for a provenance."""
     names: list[str] = []
     for key in raised:

@@ -46,6 +46,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from lambdafuzz.analysis.model import AnalysisResult
 from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sample_geometric
 from lambdafuzz.fuzzer.target_coverage import ArmLinesT, TargetCoverage
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
@@ -59,7 +60,7 @@ from lambdafuzz.generators.files.json_files import (
     RECORD_VALUE_SITE,
     json_objects,
 )
-from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, ArmKey
 from lambdafuzz.labels import CSV_DIALECT, EVENT, FILE, FILE_EDGE
 
 EI = ReplayMode.EXECUTION_INDEXED
@@ -193,7 +194,7 @@ class FrontierMutator:
     @classmethod
     def from_analysis(
         cls,
-        analysis: Any,
+        analysis: AnalysisResult,
         catalog: ArmCatalog,
         mode: ReplayMode = ReplayMode.LINEAR,
         *,
@@ -259,7 +260,7 @@ class FrontierMutator:
         return self.targeted_rate.share_against(self.random_rate)
 
     # ------------------------------------------------------------------ feedback
-    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
+    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[ArmKey, int]) -> None:
         """Credit by new coverage (new arms seen, failing inputs' included), not by `saved`
         (a new hit-count bucket is no step towards an uncovered arm)."""
         new_coverage = len(seen) > self._seen_size

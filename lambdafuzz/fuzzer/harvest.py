@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from lambdafuzz.analysis.model import AnalysisResult
 from lambdafuzz.fuzzer.options import Strategy
 from lambdafuzz.model.target import Target
 
@@ -55,7 +56,7 @@ def analysis_for(
     return analyze_target(target, use_cache=use_cache, rich=strategy.rich_harvest)
 
 
-def build_harvest(target: Target, strategy: Strategy, analysis: Any | None) -> Harvest:
+def build_harvest(target: Target, strategy: Strategy, analysis: AnalysisResult | None) -> Harvest:
     """What `strategy` feeds its draws for `target`, given `analysis_for`'s result (an
     analysis of another harvest is not read for a strategy that uses none)."""
     strings = list(target.dictionary)

@@ -37,6 +37,7 @@ from lambdafuzz.generators.core import (
     ReplayMode,
     can_grow,
 )
+from lambdafuzz.harness.measure.arm_catalog import ArmKey
 
 MEAN_MUTATION_COUNT = 8.0
 MEAN_MUTATION_SIZE = 4.0
@@ -65,7 +66,7 @@ class Mutator(Protocol):
 
     def mutate(self, parent: ChoiceSequence, rng: random.Random) -> Mutation: ...
 
-    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
+    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[ArmKey, int]) -> None:
         """After every test: the child's mutation (None for fresh inputs and seeds), whether
         it was saved, and every arm the campaign has seen with its hit-count buckets."""
 
@@ -142,7 +143,7 @@ class RandomMutator:
             chosen.extend(range(start, min(size, start + length)))
         return chosen
 
-    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
+    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[ArmKey, int]) -> None:
         """Random mutation learns nothing from outcomes."""
 
     def follow(self, mutation: Mutation, child: ChoiceSequence) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from typing import Any
 
-from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
+from lambdafuzz.analysis.model import AnalysisResult
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, ArmKey
 
 ArmLinesT = tuple[str, int, int]
 
@@ -26,11 +26,11 @@ class TargetCoverage:
         self._arm_targets = {key: tuple(ids) for key, ids in arm_targets.items()}
         self._catalog = catalog
         self._real_of_key = {f.key: f.path for f in catalog.files}
-        self._processed: set[Any] = set()
+        self._processed: set[ArmKey] = set()
         self.covered: set[str] = set()
 
     @staticmethod
-    def arm_index_of(analysis: Any) -> dict[ArmLinesT, tuple[str, ...]]:
+    def arm_index_of(analysis: AnalysisResult) -> dict[ArmLinesT, tuple[str, ...]]:
         """An `AnalysisResult`'s arm index with files by real path, so the analysis' and the
         collector's path conventions do not matter."""
         return {
@@ -38,7 +38,7 @@ class TargetCoverage:
             for (file, a, b), ids in analysis.arm_index().items()
         }
 
-    def update(self, seen: Mapping[Any, int]) -> set[str]:
+    def update(self, seen: Mapping[ArmKey, int]) -> set[str]:
         """Look up the arms not seen before; the target ids they newly cover."""
         if len(seen) == len(self._processed):
             return set()

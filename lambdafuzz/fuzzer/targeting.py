@@ -14,12 +14,12 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
+from lambdafuzz.analysis.model import AnalysisResult
 from lambdafuzz.fuzzer.mutation import Mutation, RandomMutator, overwrite, sample_geometric
 from lambdafuzz.fuzzer.target_coverage import TargetCoverage
 from lambdafuzz.generators.core import FRESH, ChoiceSequence, ReplayMode
-from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, ArmKey
 from lambdafuzz.model.target import Target
 
 TARGETED_SHARE = 0.5
@@ -83,7 +83,7 @@ class TargetedMutator:
     @classmethod
     def from_analysis(
         cls,
-        analysis: Any,
+        analysis: AnalysisResult,
         catalog: ArmCatalog,
         mode: ReplayMode = ReplayMode.EXECUTION_INDEXED,
         *,
@@ -106,7 +106,7 @@ class TargetedMutator:
         )
 
     # ------------------------------------------------------------------ feedback
-    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[Any, int]) -> None:
+    def observe(self, mutation: Mutation | None, saved: bool, seen: Mapping[ArmKey, int]) -> None:
         """After every test: note which targets the campaign has covered by now."""
         for tid in self._coverage.update(seen):
             self.uncovered.discard(tid)

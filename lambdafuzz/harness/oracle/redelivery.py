@@ -27,6 +27,7 @@ from typing import Any, Protocol
 
 from lambdafuzz.harness.emulator.blame import emulator_gap
 from lambdafuzz.harness.invoke import failure_info, safe_repr
+from lambdafuzz.harness.measure.arm_catalog import ArmKey
 from lambdafuzz.harness.oracle.world_writes import ChangeT, RawWrite, WriteLog
 from lambdafuzz.model.batch_delivery import BATCH_KINDS, lambda_json, redelivered
 from lambdafuzz.model.oracle import OracleFinding, OracleKind
@@ -59,8 +60,8 @@ class Coverage(Protocol):
     """The test's coverage collector (`BranchCollector`): the second delivery counted
     afresh and merged arm by arm, so the test covers the union of both."""
 
-    def restart(self) -> dict[Any, int]: ...
-    def keep_max(self, earlier: dict[Any, int]) -> None: ...
+    def restart(self) -> dict[ArmKey, int]: ...
+    def keep_max(self, earlier: dict[ArmKey, int]) -> None: ...
 
 
 class Redelivery:
