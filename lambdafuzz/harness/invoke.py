@@ -18,6 +18,7 @@ import traceback
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from lambdafuzz.errors import HandlerImportError
@@ -375,7 +376,7 @@ def app_relative(filename: str, app_dirs: Sequence[str]) -> str | None:
 CALL_STACK_LIMIT = 12
 
 
-def app_caller(frame: Any, app_dirs: Sequence[str]) -> tuple[Any, str]:
+def app_caller(frame: FrameType | None, app_dirs: Sequence[str]) -> tuple[FrameType | None, str]:
     """The innermost application frame at or above `frame` (an AWS call being made) and
     its `app/h.py:12`; (None, "") when the call comes from no application code."""
     while frame is not None:
@@ -386,7 +387,7 @@ def app_caller(frame: Any, app_dirs: Sequence[str]) -> tuple[Any, str]:
     return None, ""
 
 
-def app_stack_text(frame: Any, app_dirs: Sequence[str]) -> str:
+def app_stack_text(frame: FrameType | None, app_dirs: Sequence[str]) -> str:
     """The application's part of the stack at a call: from the outermost application
     frame (the handler) to `frame`, the line making the call; the worker's frames, which
     say nothing about the application, are left out."""

@@ -20,7 +20,7 @@ import os
 from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lambdafuzz import __version__
 from lambdafuzz.config.campaign import campaign_target, reproduce_command
@@ -38,6 +38,9 @@ from lambdafuzz.fuzzer.replay import Replayer
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.model.target import Target
 from lambdafuzz.report.html_style import CSS
+
+if TYPE_CHECKING:
+    from lambdafuzz.harness.measure.arm_catalog import ArmSite
 
 REPORT_NAME = REPORT_FILE
 #: Source files above this size are listed but not rendered (a vendored blob in scope).
@@ -496,7 +499,7 @@ def _source_section(c: CampaignDir, out_dir: Path, target: Target | None) -> str
     return "".join(parts)
 
 
-def _arm_label(site: Any) -> str:
+def _arm_label(site: ArmSite) -> str:
     to = "exit" if site.to_line < 0 else str(site.to_line)
     return f"{site.from_line}&rarr;{to}"
 
@@ -545,7 +548,7 @@ def _source_file(
     return f"<h3>{header}</h3><table class='source'>{''.join(rows)}</table>"
 
 
-def _marker(site: Any, hit: CoveredArm | None) -> str:
+def _marker(site: ArmSite, hit: CoveredArm | None) -> str:
     if hit is None:
         title = f"line {_plain_label(site)}: never taken ({site.kind})"
         return f"<span class='arm arm-uncovered' title='{esc(title)}'>{_arm_label(site)}</span>"
@@ -557,7 +560,7 @@ def _marker(site: Any, hit: CoveredArm | None) -> str:
     return f"<span class='arm arm-covered' title='{esc(title)}'>{_arm_label(site)}</span>"
 
 
-def _plain_label(site: Any) -> str:
+def _plain_label(site: ArmSite) -> str:
     return f"{site.from_line} -> {'exit' if site.to_line < 0 else site.to_line}"
 
 

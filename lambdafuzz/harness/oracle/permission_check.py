@@ -20,6 +20,7 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 from lambdafuzz.harness.invoke import app_caller, app_stack_text
@@ -136,7 +137,7 @@ class PermissionCheck:
         operation: str,
         decision: Decision,
         allow: Any,
-        frame: Any,
+        frame: FrameType | None,
         key: tuple[str, str, str],
     ) -> OracleFinding:
         permission = decision.permission

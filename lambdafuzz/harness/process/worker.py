@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Iterator
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lambdafuzz.harness.measure.handler_output import read_ring
 from lambdafuzz.harness.process.fork_server import (
@@ -57,6 +57,9 @@ from lambdafuzz.harness.sandbox.process_group import (
 )
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.target import Trigger
+
+if TYPE_CHECKING:
+    from lambdafuzz.generators.aws.world_generator import GeneratedInput
 
 #: Seconds a new worker may take to import boto3 and moto and start the emulator; the
 #: handler's own import then has `Target.import_timeout_s` (see `worker_startup`).
@@ -460,7 +463,7 @@ def _lost_result(
     return TestResult(status, choices.recording(), {}, failure=info, event=event, log=log)
 
 
-def offline_event(generated: Any, trigger: Trigger | None = None) -> Any:
+def offline_event(generated: GeneratedInput, trigger: Trigger | None = None) -> Any:
     """The event of a generated input rendered without an emulator (for a test whose
     worker died): queue message ids and receipt handles are placeholders; with `trigger`,
     only the records its filters deliver (all of them when none would be)."""

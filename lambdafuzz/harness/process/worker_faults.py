@@ -51,6 +51,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 from lambdafuzz.harness.invoke import app_relative, shown_path
@@ -217,7 +218,7 @@ class FaultGuard:
         with contextlib.suppress(OSError), open(self.fault_path, "a", encoding="utf-8") as fh:
             fh.write("\n".join(lines) + "\n")
 
-    def _dump_hang(self, signum: int, frame: Any) -> None:
+    def _dump_hang(self, signum: int, frame: FrameType | None) -> None:
         """`HANG_SIGNAL`: the main thread's stack from `frame` (where it is running now), in
         faulthandler's format and one write, generator frames tagged (`GENERATOR_TAG`)."""
         lines = [f"Current thread 0x{threading.get_ident():016x} (most recent call first):"]

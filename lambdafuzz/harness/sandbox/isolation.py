@@ -48,11 +48,14 @@ import sys
 import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lambdafuzz.harness.sandbox.clean_env import initial_environment_clean
 from lambdafuzz.harness.sandbox.private_view import apply_view, needed_paths
 from lambdafuzz.harness.sandbox.process_group import write_file
+
+if TYPE_CHECKING:
+    import ctypes
 
 #: Campaign environment variable: "guard-only" skips the namespaces.
 ISOLATION_ENV = "LAMBDAFUZZ_ISOLATION"
@@ -572,7 +575,9 @@ def _mount_file_systems(
     return tuple(made), "; ".join(problems)
 
 
-def _mount_point(libc: Any, path: str, covered: set[str], keep_visible: Iterable[str]) -> str:
+def _mount_point(
+    libc: ctypes.CDLL, path: str, covered: set[str], keep_visible: Iterable[str]
+) -> str:
     """Make `path` exist in this mount namespace; "" when it does, else why not."""
     import ctypes
 

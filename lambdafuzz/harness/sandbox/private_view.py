@@ -34,7 +34,6 @@ import pwd
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_NOEXEC = 0x1, 0x2, 0x4, 0x8
 _MS_REMOUNT, _MS_BIND, _MS_REC = 0x20, 0x1000, 0x4000
@@ -101,7 +100,7 @@ def _under(path: str, top: str) -> bool:
 
 
 def apply_view(
-    libc: Any,
+    libc: ctypes.CDLL,
     *,
     hidden: Iterable[str],
     code: Iterable[str],
@@ -191,7 +190,7 @@ def _hold(path: str) -> int:
 
 
 def _mount(
-    libc: Any,
+    libc: ctypes.CDLL,
     source: bytes | None,
     target: str,
     fstype: bytes | None,
@@ -214,7 +213,7 @@ def _mount_point(path: str, covered: Iterable[str]) -> str:
     return ""
 
 
-def _bind(libc: Any, fd: int, path: str, *, readonly: bool) -> str:
+def _bind(libc: ctypes.CDLL, fd: int, path: str, *, readonly: bool) -> str:
     source = f"/proc/self/fd/{fd}"
     try:
         if not os.path.exists(path):
@@ -230,7 +229,7 @@ def _bind(libc: Any, fd: int, path: str, *, readonly: bool) -> str:
     return _remount_readonly(libc, path)
 
 
-def _remount_readonly(libc: Any, path: str) -> str:
+def _remount_readonly(libc: ctypes.CDLL, path: str) -> str:
     """Remount the bind (or tmpfs) at `path` read-only, keeping the flags a user namespace
     may not clear (they are locked)."""
     try:
