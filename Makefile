@@ -8,7 +8,7 @@ RUNTIME := $(VENV)/.runtime
 # setuptools' notice that an editable install is one (the only warning the install printed)
 QUIET_INSTALL := PYTHONWARNINGS="ignore:Editable installation"
 
-.PHONY: venv runtime test lint format demo bench bench-study test-localstack clean
+.PHONY: venv runtime test docs docs-serve lint format demo bench bench-study test-localstack clean
 
 venv: $(STAMP)
 
@@ -33,8 +33,20 @@ $(STAMP): pyproject.toml
 	$(QUIET_INSTALL) $(PY) -m pip install --quiet -e '.[dev]'
 	@touch $(STAMP) $(RUNTIME)
 
+# the documentation site (mkdocs.yml): built with --strict, so a broken link, anchor or
+# generated reference fails `make test` before the suite runs
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs
+
 test: venv
+	$(MKDOCS) build --strict --quiet --site-dir .site
 	$(PY) -m pytest -q
+
+docs: venv
+	$(MKDOCS) build --strict --site-dir .site
+
+# serves the site on http://127.0.0.1:8000 and rebuilds it as the pages change
+docs-serve: venv
+	$(MKDOCS) serve
 
 lint: venv
 	$(VENV)/bin/ruff check .
@@ -80,4 +92,4 @@ test-localstack: venv
 	scripts/test-localstack
 
 clean:
-	rm -rf $(VENV) out .pytest_cache
+	rm -rf $(VENV) out .pytest_cache .site
