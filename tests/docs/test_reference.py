@@ -267,6 +267,15 @@ def test_every_repository_path_the_docs_name_exists():
     assert not missing, missing
 
 
+def test_the_readme_is_a_front_door_whose_links_resolve():
+    text = README.read_text()
+    assert len(text.splitlines()) < 150
+    links = re.findall(r"\]\(([^)\s]+)\)", text)
+    local = [link.split("#", 1)[0] for link in links if "://" not in link]
+    assert any(link.startswith("docs/") for link in local)
+    assert [link for link in local if link and not (ROOT / link).exists()] == []
+
+
 # ------------------------------------------------------------------------- output folder
 def test_every_stats_json_key_is_in_the_output_reference():
     from lambdafuzz.fuzzer.stats import Stats
