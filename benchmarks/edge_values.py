@@ -26,6 +26,7 @@ from lambdafuzz.config import load_config  # noqa: E402
 from lambdafuzz.generators import edge_values  # noqa: E402
 from lambdafuzz.generators.aws.world_generator import generate_input  # noqa: E402
 from lambdafuzz.generators.core import Choices  # noqa: E402
+from lambdafuzz.generators.draw_policy import DrawPolicy
 
 BOUND = 1.10
 
@@ -35,7 +36,9 @@ def _generate(target, seeds: range, edge: bool) -> tuple[float, int]:
     draws = 0
     start = time.process_time()
     for seed in seeds:
-        choices = Choices(seed=seed, dictionary=target.dictionary, edge_values=edge)
+        choices = Choices(
+            seed=seed, policy=DrawPolicy(dictionary=target.dictionary, edge_values=edge)
+        )
         generate_input(choices, target)
         draws += choices.count
     return time.process_time() - start, draws
@@ -58,7 +61,10 @@ def _edged(target, seeds: range) -> tuple[float, float]:
         for seed in seeds:
             taken.clear()
             generate_input(
-                Choices(seed=seed, dictionary=target.dictionary, edge_values=True), target
+                Choices(
+                    seed=seed, policy=DrawPolicy(dictionary=target.dictionary, edge_values=True)
+                ),
+                target,
             )
             sites += len(taken)
             hit += any(cls is not None for cls in taken)

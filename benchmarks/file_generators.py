@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from lambdafuzz import labels  # noqa: E402
 from lambdafuzz.generators.core import Choices  # noqa: E402
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files.dispatch import (  # noqa: E402
     CONCRETE_FORMATS,
     DOCUMENT_FORMATS,
@@ -47,7 +48,11 @@ def edge_cost(fmt: str, draws: int) -> dict[str, object]:
         for on in (False, True):
             start = time.process_time()
             for seed in range(draws):
-                draw_file(Choices(seed=seed, edge_values=on, numbers=NUMBERS), fmt, erroneous_p=0)
+                draw_file(
+                    Choices(seed=seed, policy=DrawPolicy(edge_values=on, numbers=NUMBERS)),
+                    fmt,
+                    erroneous_p=0,
+                )
             times[on] = min(times[on], time.process_time() - start)
     return {
         "format": fmt,

@@ -15,6 +15,7 @@ import click
 
 from lambdafuzz.cli.options import sample_options, sample_seed
 from lambdafuzz.cli.sample_world import world
+from lambdafuzz.generators.draw_policy import DrawPolicy
 
 EPILOG = """\b
 Examples:
@@ -110,7 +111,9 @@ def files(
     entries: list[dict[str, Any]] = []
     for i in range(count):
         file_seed = sample_seed(seed, i)
-        choices = Choices(seed=file_seed, dictionary=dictionary, edge_values=edge_values)
+        choices = Choices(
+            seed=file_seed, policy=DrawPolicy(dictionary=dictionary, edge_values=edge_values)
+        )
         file = draw_file(choices, format_, erroneous_p=erroneous)
         name = f"{i:0{width}d}{file.suffix}"
         write_bytes_atomic(out / name, file.data)

@@ -23,6 +23,7 @@ from lambdafuzz.cli.options import (
     sample_seed,
     target_from_options,
 )
+from lambdafuzz.generators.draw_policy import DrawPolicy
 
 PREVIEW_CHARS = 200
 SYNTHETIC_NOTE = (
@@ -69,7 +70,10 @@ def world(
     invalid = 0
     for i in range(count):
         world_seed = sample_seed(seed, i)
-        choices = Choices(seed=world_seed, dictionary=target.dictionary, edge_values=edge_values)
+        choices = Choices(
+            seed=world_seed,
+            policy=DrawPolicy(dictionary=target.dictionary, edge_values=edge_values),
+        )
         document: dict[str, Any] = {"note": SYNTHETIC_NOTE, "seed": world_seed, "index": i}
         if edge_values:
             document["edge_values"] = True

@@ -15,6 +15,7 @@ from lambdafuzz.fuzzer.corpus import SavedInput
 from lambdafuzz.fuzzer.out_dir import CampaignMeta
 from lambdafuzz.fuzzer.world_summary import summarize_recording
 from lambdafuzz.generators.core import ChoiceSequence, PrefixT, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.harness.process.pool import WorkerPool
 from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerInfo, WorkerSpec
 from lambdafuzz.model.target import Target
@@ -162,11 +163,13 @@ class Replayer:
             recording.values(),
             seed=0,
             mode=ReplayMode.LINEAR,
-            dictionary=self.dictionary,
-            numbers=self.numbers,
-            fields=self.fields,
-            key_values=self.key_values,
-            edge_values=self.edge_values,
+            policy=DrawPolicy(
+                dictionary=self.dictionary,
+                numbers=self.numbers,
+                fields=self.fields,
+                key_values=self.key_values,
+                edge_values=self.edge_values,
+            ),
         )
 
     def summarize(self, recording: ChoiceSequence) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from lambdafuzz.generators.core import Choices, ChoiceSequence, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import Target
 from lambdafuzz.model.world_summary import summarize_world
 
@@ -29,11 +30,13 @@ def summarize_recording(
         recording.values(),
         seed=0,
         mode=ReplayMode.LINEAR,
-        dictionary=dictionary,
-        numbers=numbers,
-        fields=fields,
-        key_values=key_values,
-        edge_values=edge_values,
+        policy=DrawPolicy(
+            dictionary=dictionary,
+            numbers=numbers,
+            fields=fields,
+            key_values=key_values,
+            edge_values=edge_values,
+        ),
     )
     try:
         generated = generate_input(choices, target)

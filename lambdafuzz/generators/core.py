@@ -63,6 +63,7 @@ from lambdafuzz.generators.constraints import (
     intern,
     string_constraints,
 )
+from lambdafuzz.generators.draw_policy import DEFAULT_POLICY, DrawPolicy
 
 R = TypeVar("R")
 C = TypeVar("C", bound=ConstraintsT)
@@ -205,6 +206,7 @@ class Choices:
         "mode",
         "prefix",
         "rng",
+        "policy",
         "dictionary",
         "dictionary_p",
         "numbers",
@@ -226,36 +228,25 @@ class Choices:
         *,
         seed: int = 0,
         mode: ReplayMode = ReplayMode.LINEAR,
-        dictionary: Sequence[str] = (),
-        dictionary_p: float = 0.1,
-        numbers: Sequence[int | float] = (),
-        fields: Sequence[str] = (),
-        key_values: Sequence[tuple[str, str]] = (),
-        edge_values: bool = False,
+        policy: DrawPolicy = DEFAULT_POLICY,
         size_scale: float = 1.0,
         max_choices: int = MAX_CHOICES,
     ) -> None:
-        if not 0.0 <= dictionary_p <= 1.0:
-            raise InvalidArgument(f"dictionary_p={dictionary_p!r} must be within [0, 1]")
         if not 0.0 < size_scale <= 1.0:
             raise InvalidArgument(f"size_scale={size_scale!r} must be within (0, 1]")
         self.mode = ReplayMode(mode)
         self.prefix = prefix
         self.rng = random.Random(seed)
-        self.dictionary: tuple[str, ...] = tuple(dictionary)
-        self.dictionary_p = dictionary_p if self.dictionary else 0.0
-        self.numbers: tuple[int | float, ...] = tuple(numbers)
-        # the field names the code reads (`event["x"]`, `.get("x")`, `model.x`, CSV
-        # fieldnames): free JSON objects are now and then records of these
-        # (`files.json_files`); they change which draws a generator makes, like `numbers`
-        self.fields: tuple[str, ...] = tuple(fields)
-        # (attribute, value) of the DynamoDB keys the code looks items up by
-        # (`Key={"SK": "PROFILE"}`): a table's items now and then have them
-        # (`aws.dynamodb`); they change which draws a generator makes, like `fields`
-        self.key_values: tuple[tuple[str, str], ...] = tuple(key_values)
-        # generators draw edge values (`generators.edge_values`) only when this is set; it
-        # changes which draws a generator makes, so a recording replays with its own setting
-        self.edge_values = edge_values
+        # the policy's fields as attributes: the draws read them directly (one attribute
+        # load, not two); `dictionary_p` is 0 without a dictionary, and a generator may
+        # raise it for a while (`files.json_files`): it is this object's, not the policy's
+        self.policy = policy
+        self.dictionary = policy.dictionary
+        self.dictionary_p = policy.effective_dictionary_p
+        self.numbers = policy.numbers
+        self.fields = policy.fields
+        self.key_values = policy.key_values
+        self.edge_values = policy.edge_values
         # how large fresh sizes are drawn (`generators.sizes`: a count's mean, a "many"
         # branch's probability), 1.0 the full size: the campaign's size schedule starts small
         # and grows it when coverage stalls.  Unlike `edge_values` it changes no recorded

@@ -6,6 +6,7 @@ from __future__ import annotations
 from lambdafuzz.generators.aws.dynamodb import CODE_KEY_P, draw_item
 from lambdafuzz.generators.aws.world_generator import world_strings
 from lambdafuzz.generators.core import Choices, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.world import KeySchema, Table, World
 
 SCHEMA = KeySchema(hash_name="PK", hash_type="S", range_name="SK", range_type="S")
@@ -14,7 +15,10 @@ DRAWS = 300
 
 
 def _items(key_values=KEYS) -> list[dict]:
-    return [draw_item(Choices(seed=s, key_values=key_values), SCHEMA) for s in range(DRAWS)]
+    return [
+        draw_item(Choices(seed=s, policy=DrawPolicy(key_values=key_values)), SCHEMA)
+        for s in range(DRAWS)
+    ]
 
 
 def test_sort_keys_take_the_code_s_values_and_prefixes() -> None:
@@ -39,10 +43,9 @@ def test_without_key_values_nothing_is_drawn_for_them() -> None:
 
 def test_an_item_with_a_code_key_replays_from_its_recording() -> None:
     for seed in range(40):
-        choices = Choices(seed=seed, key_values=KEYS)
+        choices = Choices(seed=seed, policy=DrawPolicy(key_values=KEYS))
         item = draw_item(choices, SCHEMA)
-        again = Choices(tuple(c.value for c in choices.choices), mode=ReplayMode.LINEAR,
-                        key_values=KEYS)  # fmt: skip
+        again = Choices(tuple(c.value for c in choices.choices), mode=ReplayMode.LINEAR, policy=DrawPolicy(key_values=KEYS))  # fmt: skip
         assert draw_item(again, SCHEMA) == item
 
 

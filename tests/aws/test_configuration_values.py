@@ -21,6 +21,7 @@ from lambdafuzz.generators.aws.config_values import (
     placeholder_secret,
 )
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import ParameterSpec, SecretSpec, resolve_env
 from lambdafuzz.model.world import LoadedWorld, Parameter, Secret, World
 from tests.fixtures.sam import template_text
@@ -280,7 +281,7 @@ def test_names_the_code_reads_become_drawn_resources(tmp_path: Path) -> None:
 def _kinds(spec: SecretSpec) -> set[str]:
     kinds = set()
     for seed in range(40):
-        value = draw_secret(Choices(seed=seed, fields=("username",)), spec).value
+        value = draw_secret(Choices(seed=seed, policy=DrawPolicy(fields=("username",))), spec).value
         try:
             kinds.add(type(json.loads(value)).__name__)
         except ValueError:

@@ -11,6 +11,7 @@ from lambdafuzz.config import load_config
 from lambdafuzz.config.event_keys import read_shape
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.world import LoadedWorld
 
 HANDLER = """\
@@ -61,7 +62,7 @@ def test_what_a_handler_reads_below_detail_through_local_names(tmp_path):
 def _details(target, seeds=range(300)) -> list:
     details = []
     for seed in seeds:
-        generated = generate_input(Choices(seed=seed, edge_values=True), target)
+        generated = generate_input(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), target)
         details.append(generated.render_event(LoadedWorld(generated.world))["detail"])
     return details
 

@@ -28,6 +28,7 @@ from aws_lambda_powertools.utilities.parser.models import (
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 
 DICTIONARY = 'dictionary: ["report 2008.csv", "a+b", "id"]\n'
 BUCKET = """\
@@ -112,7 +113,7 @@ def test_events_parse_with_powertools(make_target, trigger, model, seeds, view, 
     target = make_target(text)
     raw = 0
     for seed in range(seeds):
-        choices = Choices(seed=seed, dictionary=target.dictionary)
+        choices = Choices(seed=seed, policy=DrawPolicy(dictionary=target.dictionary))
         generated = generate_input(choices, target)
         event = generated.render_event(synthetic_loaded_world(generated.world))
         json.dumps(event)  # JSON-serialisable, as Lambda delivers it

@@ -8,6 +8,7 @@ import json
 from lambdafuzz.generators.aws.bodies import steered_body
 from lambdafuzz.generators.aws.filter_steering import steer
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.event_pattern import matches
 
 RULE = {"data": {"type": ["TEST"]}}
@@ -18,7 +19,7 @@ DRAWS = 200
 def test_steered_bodies_keep_the_filter_and_hold_the_code_s_fields_too() -> None:
     datas = []
     for seed in range(DRAWS):
-        text = steered_body(Choices(seed=seed, fields=FIELDS), RULE)
+        text = steered_body(Choices(seed=seed, policy=DrawPolicy(fields=FIELDS)), RULE)
         assert text is not None
         document = json.loads(text)
         assert matches(RULE, document)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from lambdafuzz.generators.aws.http_events import CODE_NAME_P, draw_request
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import Route
 
 FIELDS = ("orderId", "limit", "X-Tenant")
@@ -14,7 +15,7 @@ DRAWS = 400
 def _requests(fields: tuple[str, ...], routes: tuple[Route, ...] = ()) -> list:
     return [
         draw_request(
-            Choices((), seed=seed, fields=fields), version="1.0", body_format=None, local=(),
+            Choices((), seed=seed, policy=DrawPolicy(fields=fields)), version="1.0", body_format=None, local=(),
             routes=routes,
         )
         for seed in range(DRAWS)

@@ -19,6 +19,7 @@ from lambdafuzz.config.sam import load_template
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import RouteAuth, Target
 from tests.fixtures.sam import template_text
 
@@ -49,7 +50,7 @@ def auths(target: Target) -> dict[str, RouteAuth]:
 def events(target: Target, count: int, fields: tuple[str, ...] = ()) -> list[dict]:
     found = []
     for seed in range(count):
-        generated = generate_input(Choices(seed=seed, fields=fields), target)
+        generated = generate_input(Choices(seed=seed, policy=DrawPolicy(fields=fields)), target)
         found.append(generated.render_event(synthetic_loaded_world(generated.world)))
     return found
 

@@ -17,6 +17,7 @@ from lambdafuzz.generators.aws.events import md5_of_message_attributes
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Changed, Choices, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 
 RESOURCES = """\
 resources:
@@ -77,7 +78,7 @@ def config(trigger: str, resources: str = RESOURCES) -> str:
 
 
 def generate(target, seed, prefix=(), mode=ReplayMode.LINEAR):
-    choices = Choices(prefix, seed=seed, mode=mode, dictionary=target.dictionary)
+    choices = Choices(prefix, seed=seed, mode=mode, policy=DrawPolicy(dictionary=target.dictionary))
     return generate_input(choices, target), choices
 
 

@@ -8,7 +8,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lambdafuzz.config import load_target
-from lambdafuzz.fuzzer.engine import Engine, NewCostFinding
+from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.events import NewCostFinding
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.core import Choices

@@ -20,7 +20,8 @@ from click.testing import CliRunner
 from lambdafuzz.cli.main import cli
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, Engine, NewCostFinding
+from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.events import CampaignFinished, NewCostFinding
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.model.cost import Measure
 

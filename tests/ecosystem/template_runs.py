@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.events import draw_event_plan, render_event
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.target import Target

@@ -19,7 +19,7 @@ from lambdafuzz.config.inline_code import inline_code_dir
 from lambdafuzz.config.sam import load_template, load_template_target
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 
 APP = Path(__file__).parent / "fixtures" / "init_app"
 TEMPLATE = APP / "template.yaml"

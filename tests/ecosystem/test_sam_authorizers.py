@@ -13,6 +13,7 @@ from lambdafuzz.config.schema import target_from_dict
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.generators.aws.events import draw_event_plan, render_event
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import AuthorizerFormat, TriggerKind
 from lambdafuzz.model.world import LoadedWorld, World
 
@@ -51,7 +52,9 @@ def _events(function: str, dictionary: tuple[str, ...] = ()) -> list[dict]:
     world = World()
     return [
         render_event(
-            draw_event_plan(Choices(seed=seed, dictionary=dictionary), target, world),
+            draw_event_plan(
+                Choices(seed=seed, policy=DrawPolicy(dictionary=dictionary)), target, world
+            ),
             LoadedWorld(world),
         )
         for seed in SEEDS

@@ -15,9 +15,10 @@ import pytest
 from lambdafuzz.config.api_call_shapes import call_parameters, lower_camel
 from lambdafuzz.config.sam import load_template_target
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.events import draw_event_plan, render_event
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.world import LoadedWorld, World
 
 APP = Path(__file__).parent / "fixtures" / "cloudtrail_calls"
@@ -39,7 +40,7 @@ def _parameters(function: str, dictionary: tuple[str, ...] = ()) -> list:
     world = World()
     found = []
     for seed in SEEDS:
-        choices = Choices(seed=seed, dictionary=dictionary)
+        choices = Choices(seed=seed, policy=DrawPolicy(dictionary=dictionary))
         event = render_event(draw_event_plan(choices, target, world), LoadedWorld(world))
         found.append(event["detail"]["requestParameters"])
     return found

@@ -18,7 +18,7 @@ from lambdafuzz.config.sam import load_template, load_template_target
 from lambdafuzz.config.schema import target_from_dict
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.dynamodb import draw_table
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.harness.emulator.backends import MotoBackend

@@ -20,7 +20,7 @@ from lambdafuzz.config.sam_template import Resolver, read_template
 from lambdafuzz.config.schema import target_from_dict
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices

@@ -14,7 +14,7 @@ from lambdafuzz.config.schema import target_from_dict
 from lambdafuzz.config.state_machines import execution_input_states
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.task_inputs import selected
 from lambdafuzz.generators.core import Choices
 from lambdafuzz.model.world import LoadedWorld

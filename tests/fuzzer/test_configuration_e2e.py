@@ -14,7 +14,7 @@ from handler_lines import line_of
 from lambdafuzz.config.sam import load_template_target
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import load_input
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
 

@@ -13,7 +13,8 @@ import pytest
 from lambdafuzz.config import load_target
 from lambdafuzz.errors import CorpusError
 from lambdafuzz.fuzzer.corpus import SavedInput, iter_inputs, load_input, save_input
-from lambdafuzz.fuzzer.engine import Engine, NewCoverage, Notice
+from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.events import NewCoverage, Notice
 from lambdafuzz.fuzzer.failures import failure_slug
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.fuzzer.out_dir import OutDir

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from lambdafuzz.cli.main import cli
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.harness.process.pool import WorkerPool
 from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
 

@@ -9,19 +9,9 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lambdafuzz.config import load_target
-from lambdafuzz.fuzzer.engine import (
-    MAX_FLAKY_RERUNS,
-    MAX_SHAPES_PER_SITE,
-    CampaignFinished,
-    Engine,
-    NewCoverage,
-    NewFailure,
-    Notice,
-    Provenance,
-    StopReason,
-    Tag,
-    TagKind,
-)
+from lambdafuzz.fuzzer.engine import MAX_FLAKY_RERUNS, MAX_SHAPES_PER_SITE, Engine
+from lambdafuzz.fuzzer.entries import Provenance, Tag, TagKind
+from lambdafuzz.fuzzer.events import CampaignFinished, NewCoverage, NewFailure, Notice, StopReason
 from lambdafuzz.fuzzer.mutation import Mutation
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.fuzzer.out_dir import OutDir

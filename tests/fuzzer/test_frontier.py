@@ -18,6 +18,7 @@ from lambdafuzz.fuzzer.frontier import (
 )
 from lambdafuzz.fuzzer.mutation import Mutation
 from lambdafuzz.generators.core import Changed, Choices, ChoiceSequence, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files.json_files import RECORD_KIND_SHARES
 from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, ArmKey, ArmSite, FileArms
 
@@ -172,7 +173,7 @@ def _record_parent() -> tuple[ChoiceSequence, bytes]:
     from lambdafuzz.generators.files.json_files import json_documents
 
     for seed in range(200):
-        choices = Choices(seed=seed, fields=EDGE_FIELDS, edge_values=True)
+        choices = Choices(seed=seed, policy=DrawPolicy(fields=EDGE_FIELDS, edge_values=True))
         document = json_documents(choices)
         value = json.loads(document)
         if isinstance(value, dict) and set(value) == set(EDGE_FIELDS):
@@ -183,8 +184,7 @@ def _record_parent() -> tuple[ChoiceSequence, bytes]:
 def _child_document(mutation) -> bytes:
     from lambdafuzz.generators.files.json_files import json_documents
 
-    choices = Choices(mutation.prefix, seed=5, mode=mutation.mode, fields=EDGE_FIELDS,
-                      edge_values=True)  # fmt: skip
+    choices = Choices(mutation.prefix, seed=5, mode=mutation.mode, policy=DrawPolicy(fields=EDGE_FIELDS, edge_values=True))  # fmt: skip
     return json_documents(choices)
 
 
@@ -259,7 +259,9 @@ def test_a_record_field_holding_a_code_constant_tries_the_others():
 
     words = ("eu", "uk", "us", "apac")
     for seed in range(500):
-        choices = Choices(seed=seed, fields=("region",), dictionary=words, edge_values=True)
+        choices = Choices(
+            seed=seed, policy=DrawPolicy(fields=("region",), dictionary=words, edge_values=True)
+        )
         value = json.loads(json_documents(choices))
         if isinstance(value, dict) and value.get("region") in words:
             break
@@ -275,8 +277,7 @@ def test_a_record_field_holding_a_code_constant_tries_the_others():
             continue
         prefix = parent.by_ei()
         prefix[parent.choices[i].ei] = word
-        child = Choices(prefix, mode=ReplayMode.EXECUTION_INDEXED, fields=("region",),
-                        dictionary=words, edge_values=True)  # fmt: skip
+        child = Choices(prefix, mode=ReplayMode.EXECUTION_INDEXED, policy=DrawPolicy(fields=("region",), dictionary=words, edge_values=True))  # fmt: skip
         assert json.loads(json_documents(child)) == {**value, "region": word}
 
 
@@ -285,7 +286,7 @@ def _partial_record(missing: str) -> tuple[ChoiceSequence, dict]:
     from lambdafuzz.generators.files.json_files import RECORD_FIELD_SITE, json_documents
 
     for seed in range(2000):
-        choices = Choices(seed=seed, fields=EDGE_FIELDS, edge_values=True)
+        choices = Choices(seed=seed, policy=DrawPolicy(fields=EDGE_FIELDS, edge_values=True))
         value = json.loads(json_documents(choices))
         if isinstance(value, dict) and set(value) == set(EDGE_FIELDS) - {missing}:
             parent = ChoiceSequence(tuple(choices.choices))
@@ -332,8 +333,7 @@ def test_a_field_put_in_that_kept_the_path_gets_its_own_edge_classes_next():
     plan.steps[:] = [opening]
     mutation = plan.step()
     assert mutation.opens
-    choices = Choices(mutation.prefix, seed=5, mode=mutation.mode, fields=EDGE_FIELDS,
-                      edge_values=True)  # fmt: skip
+    choices = Choices(mutation.prefix, seed=5, mode=mutation.mode, policy=DrawPolicy(fields=EDGE_FIELDS, edge_values=True))  # fmt: skip
     opened = json.loads(json_documents(choices))
     child = ChoiceSequence(tuple(choices.choices))
     new = [i for i, c in enumerate(child.choices) if c.ei not in mutation.prefix]
@@ -347,8 +347,7 @@ def test_a_field_put_in_that_kept_the_path_gets_its_own_edge_classes_next():
     changed = 0
     for _ in range(len(follow_up.steps)):
         step = follow_up.step()
-        again = Choices(step.prefix, seed=7, mode=step.mode, fields=EDGE_FIELDS,
-                        edge_values=True)  # fmt: skip
+        again = Choices(step.prefix, seed=7, mode=step.mode, policy=DrawPolicy(fields=EDGE_FIELDS, edge_values=True))  # fmt: skip
         grandchild = json.loads(json_documents(again))
         assert {k: v for k, v in grandchild.items() if k != field} == value
         changed += grandchild.get(field) != opened[field]
@@ -364,7 +363,7 @@ def test_a_csv_parent_plan_flips_its_line_endings():
     from lambdafuzz.fuzzer.frontier import _EdgePlan
     from lambdafuzz.generators.files.csv_files import csv_files
 
-    choices = Choices(seed=4, edge_values=True)
+    choices = Choices(seed=4, policy=DrawPolicy(edge_values=True))
     original = csv_files(choices)
     parent = ChoiceSequence(tuple(choices.choices))
     plan = _EdgePlan.of(parent, random.Random(0))
@@ -373,6 +372,8 @@ def test_a_csv_parent_plan_flips_its_line_endings():
     step = next(s for s in plan.steps if parent.choices[s[0]].ei[-1][0] == "lineterminator")
     plan.steps[:] = [step]
     mutation = plan.step()
-    child = csv_files(Choices(mutation.prefix, seed=9, mode=mutation.mode, edge_values=True))
+    child = csv_files(
+        Choices(mutation.prefix, seed=9, mode=mutation.mode, policy=DrawPolicy(edge_values=True))
+    )
     assert child.lineterminator != original.lineterminator
     assert child.rows == original.rows

@@ -10,7 +10,7 @@ import pytest
 
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.fuzzer.options import CampaignOptions, Strategy
 from lambdafuzz.fuzzer.out_dir import CampaignMeta, read_campaign_dir
 from lambdafuzz.fuzzer.replay import Replayer
@@ -72,7 +72,8 @@ def test_a_frontier_campaign_records_its_draw_settings_and_replays(frontier_camp
 
 
 def test_a_new_entry_gets_every_other_child_while_its_plan_is_pending(tmp_path: Path):
-    from lambdafuzz.fuzzer.engine import FRESH_CHILDREN_MAX, NewCoverage
+    from lambdafuzz.fuzzer.engine import FRESH_CHILDREN_MAX
+    from lambdafuzz.fuzzer.events import NewCoverage
 
     engine = build_engine(
         load_config(WORDLIST), out_dir=tmp_path / "o", strategy="frontier", seed=PLAN_SEED,

@@ -13,7 +13,8 @@ import pytest
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import SavedInput, iter_inputs
-from lambdafuzz.fuzzer.engine import CampaignFinished, Engine
+from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.events import CampaignFinished
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.harness.process.pool import WorkerPool
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished
+from lambdafuzz.fuzzer.events import CampaignFinished
 
 KINESIS_REFUNDS = Path(__file__).parent / "kinesis_refunds"
 EXECS = 200

@@ -15,7 +15,7 @@ from handler_lines import line_of
 
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 
 ORDER_INTAKE = Path(__file__).parent / "order_intake"
 HANDLER = ORDER_INTAKE / "orders" / "intake.py"

@@ -15,7 +15,7 @@ from handler_lines import line_of
 
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 
 ORDER_LOOKUP = Path(__file__).parent / "order_lookup"
 HANDLER = ORDER_LOOKUP / "orders" / "lookup.py"

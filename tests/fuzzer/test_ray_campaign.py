@@ -23,7 +23,8 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'lamb
 from lambdafuzz.config import load_config  # noqa: E402
 from lambdafuzz.fuzzer.campaign import build_engine  # noqa: E402
 from lambdafuzz.fuzzer.corpus import iter_inputs  # noqa: E402
-from lambdafuzz.fuzzer.engine import NO_TRACEBACK, CampaignFinished  # noqa: E402
+from lambdafuzz.fuzzer.engine import NO_TRACEBACK  # noqa: E402
+from lambdafuzz.fuzzer.events import CampaignFinished  # noqa: E402
 from lambdafuzz.harness.process import ray_pool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,7 +13,7 @@ from handler_lines import line_of
 
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 
 APP = Path(__file__).parent / "cognito_profile"
 HANDLER = APP / "profiles" / "handler.py"

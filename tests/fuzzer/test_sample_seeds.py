@@ -15,7 +15,7 @@ from lambdafuzz.config import load_config
 from lambdafuzz.config.sam import load_template
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, Notice
+from lambdafuzz.fuzzer.events import CampaignFinished, Notice
 from tests.fixtures.sam import template_text
 
 # the branch needs the sample's token: its hash, which no generator or dictionary inverts

@@ -19,7 +19,7 @@ from lambdafuzz.config import load_target
 from lambdafuzz.config.campaign import campaign_target
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import SavedInput, _json_default, iter_inputs
-from lambdafuzz.fuzzer.engine import CampaignFinished
+from lambdafuzz.fuzzer.events import CampaignFinished
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.fuzzer.replay import Replayer
 

@@ -16,7 +16,7 @@ from handler_lines import line_of
 
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 from lambdafuzz.fuzzer.out_dir import CampaignMeta, read_campaign_dir
 from lambdafuzz.fuzzer.replay import Replayer
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, NewFailure
+from lambdafuzz.fuzzer.events import CampaignFinished, NewFailure
 
 EVENT_STORE = Path(__file__).parent / "event_store"
 EXECS = 800

@@ -20,7 +20,9 @@ import pytest
 from lambdafuzz.config import load_config, load_target
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import iter_inputs
-from lambdafuzz.fuzzer.engine import CampaignFinished, ChildTested, Engine
+from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.entries import ChildTested
+from lambdafuzz.fuzzer.events import CampaignFinished
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.fuzzer.out_dir import OutDir
 from lambdafuzz.generators.aws.world_generator import generate_input

@@ -18,6 +18,7 @@ from lambdafuzz.config import load_config
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import Target
 
 _RESOURCES = """\
@@ -65,7 +66,7 @@ def digest_of(target: Target, **choices_options: object) -> str:
     """SHA-256 of the recordings, worlds and events of `SEEDS`."""
     digest = hashlib.sha256()
     for seed in SEEDS:
-        choices = Choices(seed=seed, **choices_options)  # type: ignore[arg-type]
+        choices = Choices(seed=seed, policy=DrawPolicy(**choices_options))  # type: ignore[arg-type]
         generated = generate_input(choices, target)
         event = generated.render_event(synthetic_loaded_world(generated.world))
         digest.update(choices.recording().dumps().encode())

@@ -12,6 +12,7 @@ from typing import Any
 from lambdafuzz.generators.aws.cloudtrail import DENIED, draw_cloudtrail_detail, draw_error
 from lambdafuzz.generators.aws.world_refs import WorldRefs, field_kind, fill_names
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.event_pattern import matches
 
 SEEDS = range(300)
@@ -26,7 +27,7 @@ REFS = WorldRefs(secrets=("team/api-token",), tables=("ledger",))
 def _details(pattern: dict[str, Any], *, edge: bool = True, refs: WorldRefs | None = None):
     return [
         draw_cloudtrail_detail(
-            Choices(seed=seed, edge_values=edge),
+            Choices(seed=seed, policy=DrawPolicy(edge_values=edge)),
             pattern,
             region="us-east-1",
             account="123456789012",
@@ -59,7 +60,9 @@ def test_a_rule_naming_the_error_code_is_honoured() -> None:
         event = {"source": "aws.secretsmanager", "detail-type": "AWS API Call via CloudTrail"}
         assert matches(denied, {**event, "detail": detail})
     other = [{"anything-but": ["AccessDenied"]}]
-    codes = Counter(draw_error(Choices(seed=s, edge_values=True), other) for s in SEEDS)
+    codes = Counter(
+        draw_error(Choices(seed=s, policy=DrawPolicy(edge_values=True)), other) for s in SEEDS
+    )
     assert None not in codes and "AccessDenied" not in codes  # anything-but: a code is present
 
 
@@ -80,7 +83,12 @@ def test_a_calls_resource_is_only_sometimes_one_of_the_world() -> None:
     assert field_kind("id", "secretsmanager") == "id"  # a bare id: an item's, not the secret
     request = {"name": "x", "secretId": "y", "description": "z"}
     filled = [
-        fill_names(Choices(seed=seed, edge_values=True), request, REFS, service="secretsmanager")
+        fill_names(
+            Choices(seed=seed, policy=DrawPolicy(edge_values=True)),
+            request,
+            REFS,
+            service="secretsmanager",
+        )
         for seed in SEEDS
     ]
     named = sum(f["name"] == "team/api-token" for f in filled)
@@ -89,7 +97,7 @@ def test_a_calls_resource_is_only_sometimes_one_of_the_world() -> None:
     # in the record drawn for the rule: its request's `name` (free JSON, given the field)
     details = [
         draw_cloudtrail_detail(
-            Choices(seed=seed, edge_values=True, fields=("name",)),
+            Choices(seed=seed, policy=DrawPolicy(edge_values=True, fields=("name",))),
             PATTERN,
             region="us-east-1",
             account="123456789012",

@@ -20,6 +20,7 @@ from lambdafuzz.generators.aws import dynamodb
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files import csv_files, file_edges
 from lambdafuzz.generators.files.dispatch import zip_archives
 
@@ -31,7 +32,7 @@ _BUCKET = (
 def _share(target, dictionary, count, seeds=120):
     hits = 0
     for seed in range(seeds):
-        choices = Choices(seed=seed, edge_values=True, dictionary=dictionary)
+        choices = Choices(seed=seed, policy=DrawPolicy(edge_values=True, dictionary=dictionary))
         generated = generate_input(choices, target)
         hits += count(generated, generated.render_event(synthetic_loaded_world(generated.world)))
     return hits / seeds
@@ -80,7 +81,9 @@ def _broken_members(dictionary, seeds=100):
     """(archives with a broken member, how many of those broke a `.csv` member)."""
     broken = csv = 0
     for seed in range(seeds):
-        data = zip_archives(Choices(seed=seed, edge_values=True, dictionary=dictionary))
+        data = zip_archives(
+            Choices(seed=seed, policy=DrawPolicy(edge_values=True, dictionary=dictionary))
+        )
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():
                 if info.is_dir():
@@ -103,7 +106,10 @@ def test_the_broken_zip_member_is_mostly_one_the_code_reads():
 
 
 def test_dynamodb_attributes_take_the_code_names_and_numbers():
-    choices = Choices(seed=4, edge_values=True, dictionary=("stock", "S", "x-1"), numbers=(4, 5, 6))
+    choices = Choices(
+        seed=4,
+        policy=DrawPolicy(edge_values=True, dictionary=("stock", "S", "x-1"), numbers=(4, 5, 6)),
+    )
     names = [dynamodb.draw_attribute_name(choices) for _ in range(400)]
     share = (dynamodb.CODE_NAME_P + 0.1) / 3  # one of three names: the code's or the dictionary's
     assert abs(names.count("stock") / 400 - share) < 0.05
@@ -112,7 +118,7 @@ def test_dynamodb_attributes_take_the_code_names_and_numbers():
     near = sum(n in ("4", "5", "6") for n in numbers) / 1000
     assert 0.08 <= near <= 0.2  # CODE_NUMBER_WEIGHT / 1.15, plus the odd small integer
     assert dynamodb.code_numbers((1e300, float("nan"), 2.5, 10**40, 3)) == ("2.5", "3")
-    off = Choices(seed=4, dictionary=("stock",), numbers=(4, 5, 6))
+    off = Choices(seed=4, policy=DrawPolicy(dictionary=("stock",), numbers=(4, 5, 6)))
     for _ in range(50):
         dynamodb.draw_attribute_name(off)
         dynamodb.draw_number(off)
@@ -121,12 +127,17 @@ def test_dynamodb_attributes_take_the_code_names_and_numbers():
 
 def test_csv_widths_and_date_columns_follow_the_code():
     dictionary = ("15/06/2026", "29/02/2024", "01/01/2000", "31/12/1999", "amount")
-    choices = Choices(seed=7, edge_values=True, dictionary=dictionary, numbers=(2, 3, 4, 40))
+    choices = Choices(
+        seed=7, policy=DrawPolicy(edge_values=True, dictionary=dictionary, numbers=(2, 3, 4, 40))
+    )
     assert csv_files.code_date_formats(choices) == ("%d/%m/%Y",)  # not %m/%d/%Y: 2 of 4
     assert csv_files.code_widths((float("inf"), 3.0, 2.5, 21, 3)) == (3,)
     files = [
         csv_files.csv_files(
-            Choices(seed=seed, edge_values=True, dictionary=dictionary, numbers=(2, 3, 4, 40))
+            Choices(
+                seed=seed,
+                policy=DrawPolicy(edge_values=True, dictionary=dictionary, numbers=(2, 3, 4, 40)),
+            )
         )
         for seed in range(300)
     ]
@@ -147,7 +158,7 @@ def _written_in(text, fmt):
 
 def test_written_dates_take_the_code_dates_and_the_usual_forms():
     code = ("2026-06-15T08:30:45Z", "2026-06-15T08:30:45.120Z", "orderId", "1.2.3", "10.0.0.1")
-    choices = Choices(seed=1, edge_values=True, dictionary=code)
+    choices = Choices(seed=1, policy=DrawPolicy(edge_values=True, dictionary=code))
     assert dates.code_date_texts(choices) == code[:2]
     texts = [dates.date_texts(choices) for _ in range(400)]
     from_code = sum(t in code[:2] for t in texts) / 400
@@ -180,7 +191,9 @@ def test_time_named_fields_hold_written_dates_only_with_edge_values():
     assert dates.date_fields(off, document) is document and not off.choices
     written = 0
     for seed in range(100):
-        result = dates.date_fields(Choices(seed=seed, edge_values=True), document)
+        result = dates.date_fields(
+            Choices(seed=seed, policy=DrawPolicy(edge_values=True)), document
+        )
         assert result["orderId"] == "o-1"
         written += isinstance(result["shipment"]["deliveredAt"], str)
         assert isinstance(result["shipment"]["items"][0]["updatedAt"], (str, type(None)))
@@ -191,7 +204,9 @@ def test_an_eventbridge_detail_gets_written_dates(tmp_path):
     target = load_target(tmp_path, "handler: app.handler\ntrigger: {kind: eventbridge}\n")
     seen = 0
     for seed in range(300):
-        choices = Choices(seed=seed, edge_values=True, dictionary=("deliveredAt",))
+        choices = Choices(
+            seed=seed, policy=DrawPolicy(edge_values=True, dictionary=("deliveredAt",))
+        )
         generated = generate_input(choices, target)
         detail = json.loads(generated.event.records[0].detail_json)
         value = detail.get("deliveredAt") if isinstance(detail, dict) else None

@@ -32,6 +32,7 @@ from lambdafuzz.generators.core import (
     generator,
 )
 from lambdafuzz.generators.dates import dates, datetimes
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.file_attributes import FILE_ATTRIBUTES_LABEL, file_attributes
 
 
@@ -328,7 +329,12 @@ def test_old_format_json_with_positional_constraints_still_loads():
     assert recording.choices[4].ei == (("thing", 0), ("s", 0))
     assert recording.choices[4].labels == ("thing",)
     for mode in ReplayMode:
-        replay = Choices(recording.prefix(mode), seed=1, mode=mode, dictionary=["Daily_Survey"])
+        replay = Choices(
+            recording.prefix(mode),
+            seed=1,
+            mode=mode,
+            policy=DrawPolicy(dictionary=["Daily_Survey"]),
+        )
         assert _every_kind(replay, site="thing") == tuple(recording.values())
         assert replay.misaligned_at is None
         assert replay.recording() == recording
@@ -374,16 +380,18 @@ def test_dictionary_strings_appear_at_configured_rate():
     hits = 0
     n = 4000
     for seed in range(n):
-        c = Choices(seed=seed, dictionary=words, dictionary_p=0.25)
+        c = Choices(seed=seed, policy=DrawPolicy(dictionary=words, dictionary_p=0.25))
         hits += c.draw_string(string.ascii_lowercase, 1, 8) in words
     # binomial(4000, 0.25): sd ~ 27; allow 5 sd
     assert abs(hits - n * 0.25) < 5 * 27, hits
 
 
 def test_dictionary_string_replays_verbatim_outside_alphabet():
-    c = Choices(seed=5, dictionary=("Daily_Survey",), dictionary_p=1.0)
+    c = Choices(seed=5, policy=DrawPolicy(dictionary=("Daily_Survey",), dictionary_p=1.0))
     assert c.draw_string(string.digits, 1, 3) == "Daily_Survey"
-    replay = Choices(c.recording().values(), seed=0, dictionary=("Daily_Survey",))
+    replay = Choices(
+        c.recording().values(), seed=0, policy=DrawPolicy(dictionary=("Daily_Survey",))
+    )
     assert replay.draw_string(string.digits, 1, 3) == "Daily_Survey"
     assert replay.misaligned_at is None
 
@@ -406,7 +414,7 @@ def test_bad_arguments_raise_invalid_argument():
     with pytest.raises(InvalidArgument):
         c.draw_choice([])
     with pytest.raises(InvalidArgument):
-        Choices(seed=0, dictionary=("x",), dictionary_p=2.0)
+        Choices(seed=0, policy=DrawPolicy(dictionary=("x",), dictionary_p=2.0))
 
 
 def test_generator_decorator_labels_and_sites():

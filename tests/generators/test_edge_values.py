@@ -23,6 +23,7 @@ from lambdafuzz.generators.aws.dynamodb import _is_number
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import MINIMAL, Changed, Choices, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.edge_values import SITE_RATES, EdgeClass
 
 #: What every target generated with edge values off on the commit before they existed
@@ -57,7 +58,7 @@ def targets(tmp_path_factory):
 @pytest.mark.parametrize("site", sorted(SITE_RATES))
 def test_each_class_appears_at_its_documented_rate(site):
     rates = SITE_RATES[site]
-    choices = Choices(seed=16, edge_values=True, max_choices=RATE_DRAWS + 1)
+    choices = Choices(seed=16, policy=DrawPolicy(edge_values=True), max_choices=RATE_DRAWS + 1)
     counts = Counter(edge_values.draw_edge(choices, rates) for _ in range(RATE_DRAWS))
     for cls, rate in rates.items():
         expected = RATE_DRAWS * rate
@@ -72,7 +73,7 @@ def test_every_class_has_a_site():
 
 
 def _values(make, n=200):
-    choices = Choices(seed=3, edge_values=True, max_choices=100_000)
+    choices = Choices(seed=3, policy=DrawPolicy(edge_values=True), max_choices=100_000)
     return [make(choices) for _ in range(n)]
 
 
@@ -106,7 +107,7 @@ def _significant(number: str) -> int:
 
 
 def test_dynamodb_edge_numbers_are_numbers_dynamodb_stores():
-    choices = Choices(seed=5, edge_values=True, max_choices=100_000)
+    choices = Choices(seed=5, policy=DrawPolicy(edge_values=True), max_choices=100_000)
     found = [edge_values.dynamodb_number(choices) for _ in range(5_000)]
     numbers = [n for n in found if n is not None]
     assert numbers and all(Decimal(n).is_finite() for n in numbers)
@@ -117,7 +118,7 @@ def test_dynamodb_edge_numbers_are_numbers_dynamodb_stores():
     from boto3.dynamodb.types import TypeDeserializer
 
     assert all(TypeDeserializer().deserialize({"N": n}) == Decimal(n) for n in numbers)
-    keys = Choices(seed=6, edge_values=True, max_choices=100_000)
+    keys = Choices(seed=6, policy=DrawPolicy(edge_values=True), max_choices=100_000)
     key_numbers = [edge_values.dynamodb_number(keys, key=True) for _ in range(2_000)]
     assert all(_is_number(n) for n in key_numbers if n is not None)
 
@@ -146,10 +147,12 @@ def test_off_no_edge_draw_is_made(targets, monkeypatch):
 def test_on_a_recording_replays_to_the_same_input(targets, mode):
     for name, target in targets.items():
         for seed in range(6):
-            choices = Choices(seed=seed, mode=mode, edge_values=True)
+            choices = Choices(seed=seed, mode=mode, policy=DrawPolicy(edge_values=True))
             generated = generate_input(choices, target)
             prefix = choices.recording().prefix(mode)
-            replay = Choices(prefix, seed=seed + 999, mode=mode, edge_values=True)
+            replay = Choices(
+                prefix, seed=seed + 999, mode=mode, policy=DrawPolicy(edge_values=True)
+            )
             again = generate_input(replay, target)
             assert (again.world, again.event) == (generated.world, generated.event), name
             assert replay.misaligned_at is None and replay.recording() == choices.recording()
@@ -158,7 +161,7 @@ def test_on_a_recording_replays_to_the_same_input(targets, mode):
 def test_on_a_mutated_selector_takes_an_edge_class(targets):
     """A `Changed` selector that took no edge value takes one: mutation reaches edge values."""
     target = targets["sqs"]
-    choices = Choices(seed=1, edge_values=True)
+    choices = Choices(seed=1, policy=DrawPolicy(edge_values=True))
     generate_input(choices, target)
     values = choices.recording().values()
     menu = edge_values._MENUS[id(edge_values.NUMBER_RATES)]
@@ -171,7 +174,9 @@ def test_on_a_mutated_selector_takes_an_edge_class(targets):
     assert sites
     for i in sites[:5]:
         assert values[i] < none_share  # the parent took no edge value here
-        child = Choices([*values[:i], Changed(values[i]), *values[i + 1 :]], edge_values=True)
+        child = Choices(
+            [*values[:i], Changed(values[i]), *values[i + 1 :]], policy=DrawPolicy(edge_values=True)
+        )
         generate_input(child, target)
         assert child.choices[i].value >= none_share
 
@@ -179,8 +184,11 @@ def test_on_a_mutated_selector_takes_an_edge_class(targets):
 def test_a_minimal_selector_takes_no_edge_value():
     """Minimization sets draws to their simplest value: that removes edge values."""
     for rates in SITE_RATES.values():
-        assert edge_values.draw_edge(Choices([MINIMAL], edge_values=True), rates) is None
-        top = Choices([0.999_999], edge_values=True)
+        assert (
+            edge_values.draw_edge(Choices([MINIMAL], policy=DrawPolicy(edge_values=True)), rates)
+            is None
+        )
+        top = Choices([0.999_999], policy=DrawPolicy(edge_values=True))
         assert edge_values.draw_edge(top, rates) is list(rates)[-1]
 
 
@@ -190,7 +198,7 @@ def test_s3_edge_keys_keep_the_configured_prefix(targets):
     keys = [
         obj.key
         for seed in range(400)
-        for obj in generate_input(Choices(seed=seed, edge_values=True), target)
+        for obj in generate_input(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), target)
         .world.buckets[0]
         .objects
     ]
@@ -217,7 +225,7 @@ def test_object_deleted_only_where_the_rule_admits_it(tmp_path, filters, deleted
     target = load_target(tmp_path, text)
     deleted = 0
     for seed in range(200):
-        generated = generate_input(Choices(seed=seed, edge_values=True), target)
+        generated = generate_input(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), target)
         event = generated.render_event(synthetic_loaded_world(generated.world))
         assert delivered_event(event, target.trigger) is not None or filters == "[]"
         if event["detail-type"] == "Object Deleted":
@@ -252,7 +260,7 @@ def test_s3_removals_only_where_the_notification_sends_them(
     target = load_target(tmp_path, text)
     removed = 0
     for seed in range(200):
-        generated = generate_input(Choices(seed=seed, edge_values=True), target)
+        generated = generate_input(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), target)
         (record,) = generated.render_event(synthetic_loaded_world(generated.world))["Records"]
         if record["eventName"].startswith("ObjectRemoved"):
             removed += 1
@@ -275,7 +283,7 @@ def test_stream_old_images_lose_or_retype_an_attribute(targets):
     target = targets["stream"]
     absent = retyped = 0
     for seed in range(400):
-        generated = generate_input(Choices(seed=seed, edge_values=True), target)
+        generated = generate_input(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), target)
         for record in generated.event.records:
             if record.event_name != "MODIFY" or record.old_image is None:
                 continue
@@ -294,7 +302,7 @@ def test_message_bodies_are_sometimes_not_json(targets):
     bodies = [
         m.body
         for seed in range(300)
-        for m in generate_input(Choices(seed=seed, edge_values=True), target)
+        for m in generate_input(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), target)
         .world.queues[0]
         .messages
     ]
@@ -328,7 +336,9 @@ def _failures(target, *, decimals: bool, edge: bool, seeds: range) -> Counter[st
             BillingMode="PAY_PER_REQUEST",
         )
         for seed in seeds:
-            generated = generate_input(Choices(seed=seed, edge_values=edge), target)
+            generated = generate_input(
+                Choices(seed=seed, policy=DrawPolicy(edge_values=edge)), target
+            )
             event = generated.render_event(synthetic_loaded_world(generated.world))
             try:
                 _store_orders(event, decimals=decimals)

@@ -13,6 +13,7 @@ from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.aws.world_refs import WorldRefs, draw_fifo_id
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.harness.emulator.world_checks import check_queue
 
 SEEDS = range(200)
@@ -27,12 +28,18 @@ resources:
 
 def test_a_fifo_id_is_now_and_then_an_item_key_sqs_accepts() -> None:
     refs = WorldRefs(item_ids=("lane-7", "has space", "x" * 129, "ünï"))
-    drawn = [draw_fifo_id(Choices(seed=s, edge_values=True), refs, site="g") for s in SEEDS]
+    drawn = [
+        draw_fifo_id(Choices(seed=s, policy=DrawPolicy(edge_values=True)), refs, site="g")
+        for s in SEEDS
+    ]
     hits = [d for d in drawn if d is not None]
     assert 0.05 * len(SEEDS) < len(hits) < 0.3 * len(SEEDS)
     assert set(hits) == {"lane-7"}
     assert draw_fifo_id(Choices(seed=1), refs, site="g") is None  # edge values off
-    assert draw_fifo_id(Choices(seed=1, edge_values=True), WorldRefs(), site="g") is None
+    assert (
+        draw_fifo_id(Choices(seed=1, policy=DrawPolicy(edge_values=True)), WorldRefs(), site="g")
+        is None
+    )
 
 
 def test_deduplication_ids_stay_unique() -> None:
@@ -48,7 +55,7 @@ def test_fifo_records_carry_the_worlds_group_ids(tmp_path: Path) -> None:
     target = load_config(tmp_path / "lambdafuzz.yaml")
     groups = dedups = records = 0
     for seed in SEEDS:
-        generated = generate_input(Choices(seed=seed, edge_values=True), target)
+        generated = generate_input(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), target)
         check_queue(generated.world.queue("tickets.fifo"))  # no duplicate dropped
         keys = {i["lane"]["S"] for i in generated.world.table("lanes").items}
         event = generated.render_event(synthetic_loaded_world(generated.world))

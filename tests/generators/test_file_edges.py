@@ -20,6 +20,7 @@ from scipy.stats import binom
 
 from lambdafuzz import labels
 from lambdafuzz.generators.core import Choices, ChoiceSequence, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files import draw_file, file_edges
 from lambdafuzz.generators.files.csv_files import csv_files
 from lambdafuzz.generators.files.dispatch import zip_archives
@@ -45,7 +46,8 @@ def _interval(n: int, p: float) -> tuple[int, int]:
 def test_each_class_is_drawn_at_its_documented_rate(group: str) -> None:
     n = 10_000
     counts = Counter(
-        file_edges.draw_edge(Choices(seed=s, edge_values=True), group) for s in range(n)
+        file_edges.draw_edge(Choices(seed=s, policy=DrawPolicy(edge_values=True)), group)
+        for s in range(n)
     )
     classes = file_edges.classes_for(group)
     assert classes and set(counts) - {None} <= {c.name for c in classes}
@@ -56,14 +58,17 @@ def test_each_class_is_drawn_at_its_documented_rate(group: str) -> None:
 
 def test_images_meet_each_class_at_its_rate_through_the_generator() -> None:
     n = 1_500
-    counts = Counter(images(Choices(seed=s, edge_values=True), format="png").edge for s in range(n))
+    counts = Counter(
+        images(Choices(seed=s, policy=DrawPolicy(edge_values=True)), format="png").edge
+        for s in range(n)
+    )
     for c in file_edges.classes_for("png"):
         low, high = _interval(n, c.rate)
         assert low <= counts[c.name] <= high, f"{c.name}: {counts[c.name]} of {n}"
 
 
 def test_the_class_draw_is_labelled_and_absent_with_edge_values_off() -> None:
-    on, off = Choices(seed=3, edge_values=True), Choices(seed=3)
+    on, off = Choices(seed=3, policy=DrawPolicy(edge_values=True)), Choices(seed=3)
     json_documents(on)
     json_documents(off)
     assert len(on.recording().indices_with_label(labels.FILE_EDGE)) == 1
@@ -84,7 +89,9 @@ def test_inapplicable_classes_are_left_out_and_the_others_keep_their_rates() -> 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(file_edges, "draw_edge", spy)
         for seed in range(400):
-            csv_files(Choices(seed=seed, edge_values=True, dictionary=("%d", "!")))
+            csv_files(
+                Choices(seed=seed, policy=DrawPolicy(edge_values=True, dictionary=("%d", "!")))
+            )
     assert drawn["header-only"] and not any(str(name).startswith("columns-") for name in drawn)
 
 
@@ -110,7 +117,7 @@ def test_every_edge_mode_is_written_and_pillow_reports_it(fmt: str) -> None:
     seen = set()
     with forcing("mode"):
         for seed in range(60):
-            image = images(Choices(seed=seed, edge_values=True), format=fmt)
+            image = images(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), format=fmt)
             with Image.open(io.BytesIO(image.data)) as read:
                 read.load()
                 assert read.mode == READ_BACK_MODES.get((fmt, image.mode), image.mode)
@@ -126,7 +133,7 @@ def test_orientation_reads_back_and_takes_every_value(fmt: str) -> None:
     seen = set()
     with forcing("orientation"):
         for seed in range(80):
-            image = images(Choices(seed=seed, edge_values=True), format=fmt)
+            image = images(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), format=fmt)
             with Image.open(io.BytesIO(image.data)) as read:
                 assert read.getexif()[274] == image.exif.orientation
             seen.add(image.exif.orientation)
@@ -137,7 +144,7 @@ def test_orientation_reads_back_and_takes_every_value(fmt: str) -> None:
 def test_truncated_images_fail_to_load(fmt: str) -> None:
     with forcing("truncated-image"):
         for seed in range(40):
-            image = images(Choices(seed=seed, edge_values=True), format=fmt)
+            image = images(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), format=fmt)
             assert image.edge == "truncated-image"
             with pytest.raises((OSError, SyntaxError, ValueError, EOFError)):  # noqa: SIM117
                 with Image.open(io.BytesIO(image.data)) as read:
@@ -149,7 +156,9 @@ def test_large_images_have_sides_near_the_code_numbers_and_load() -> None:
     sides = Counter()
     with forcing("large"):
         for seed in range(60):
-            choices = Choices(seed=seed, edge_values=True, numbers=(300, 200, 1e309, True, -5))
+            choices = Choices(
+                seed=seed, policy=DrawPolicy(edge_values=True, numbers=(300, 200, 1e309, True, -5))
+            )
             image = images(choices, format="jpeg")
             assert {image.width, image.height} <= near
             with Image.open(io.BytesIO(image.data)) as read:
@@ -163,7 +172,7 @@ def test_without_numbers_sizes_use_the_common_thresholds_and_stay_capped(edge: s
     assert file_edges.size_targets(()) == file_edges.COMMON_SIDES
     with forcing(edge):
         for seed in range(30):
-            image = images(Choices(seed=seed, edge_values=True), format="png")
+            image = images(Choices(seed=seed, policy=DrawPolicy(edge_values=True)), format="png")
             with Image.open(io.BytesIO(image.data)) as read:
                 assert read.size == (image.width, image.height)
             if edge == "large":
@@ -177,14 +186,16 @@ def test_without_numbers_sizes_use_the_common_thresholds_and_stay_capped(edge: s
 
 def test_archive_members_get_no_large_images() -> None:
     for seed in range(300):
-        image = images(Choices(seed=seed, edge_values=True), format="png", max_side=16)
+        image = images(
+            Choices(seed=seed, policy=DrawPolicy(edge_values=True)), format="png", max_side=16
+        )
         assert image.edge != "large"
 
 
 # ----------------------------------------------------------------------------- PDF
 def _pdf(edge: str) -> PdfDocument:
     with forcing(edge):
-        document = pdf_documents(Choices(seed=1, edge_values=True))
+        document = pdf_documents(Choices(seed=1, policy=DrawPolicy(edge_values=True)))
     assert document.edge == edge
     return document
 
@@ -227,7 +238,8 @@ def test_pdf_is_asked_for_by_key_and_content_type_and_rarely_in_any() -> None:
     assert file.data.startswith(b"%PDF-")
     n = 600
     pdfs = sum(
-        draw_file(Choices(seed=s, edge_values=True), "any", erroneous_p=0).format == "pdf"
+        draw_file(Choices(seed=s, policy=DrawPolicy(edge_values=True)), "any", erroneous_p=0).format
+        == "pdf"
         for s in range(n)
     )
     low, high = _interval(n, file_edges.PDF_IN_ANY_RATE)
@@ -248,7 +260,7 @@ def test_a_corrupt_member_raises_on_read(edge: str, error: type[Exception]) -> N
     broken = 0
     with forcing(edge):
         for seed in range(40):
-            data = zip_archives(Choices(seed=seed, edge_values=True))
+            data = zip_archives(Choices(seed=seed, policy=DrawPolicy(edge_values=True)))
             with zipfile.ZipFile(io.BytesIO(data)) as archive:
                 members = [info for info in archive.infolist() if not info.is_dir()]
                 failures = []
@@ -275,7 +287,9 @@ def _classed(fmt: str, edge: str) -> list[bytes]:
     """Five files of `fmt` of class `edge`."""
     with forcing(edge):
         return [
-            TEXT_GENERATORS[fmt](Choices(seed=seed, edge_values=True, dictionary=DICTIONARY))
+            TEXT_GENERATORS[fmt](
+                Choices(seed=seed, policy=DrawPolicy(edge_values=True, dictionary=DICTIONARY))
+            )
             for seed in range(5)
         ]
 
@@ -318,7 +332,7 @@ def test_a_header_only_csv_is_one_line() -> None:
 
 
 def test_csv_headers_built_from_the_code_column_names() -> None:
-    names = file_edges.handler_columns(Choices(dictionary=DICTIONARY))
+    names = file_edges.handler_columns(Choices(policy=DrawPolicy(dictionary=DICTIONARY)))
     assert names == ("order_id", "amount", "customer", "created_at")
     for data in _classed("csv", "columns-all"):
         assert [h.strip("'\"") for h in _header(data)] == list(names)
@@ -339,7 +353,7 @@ def test_edge_values_off_leave_recordings_and_bytes_as_before() -> None:
     values off they draw no class either (checked below)."""
     digest = hashlib.sha256()
     for seed in range(150):
-        choices = Choices(seed=seed, dictionary=("amount", "id", "x y"))
+        choices = Choices(seed=seed, policy=DrawPolicy(dictionary=("amount", "id", "x y")))
         formats = ("csv", "json", "xml", "text", "png", "jpeg", "gif")
         file = draw_file(choices, formats, erroneous_p=0.0)
         digest.update(file.data)
@@ -357,11 +371,11 @@ def test_edge_values_off_leave_recordings_and_bytes_as_before() -> None:
 @pytest.mark.parametrize("formats", ["any", "image", "zip", "pdf", "csv"])
 def test_edge_files_replay_exactly_in_both_modes(formats: str) -> None:
     for seed in range(25):
-        options = {"edge_values": True, "dictionary": DICTIONARY, "numbers": (300, 200)}
-        choices = Choices(seed=seed, **options)  # type: ignore[arg-type]
+        policy = DrawPolicy(edge_values=True, dictionary=DICTIONARY, numbers=(300, 200))
+        choices = Choices(seed=seed, policy=policy)
         original = draw_file(choices, formats, erroneous_p=0.05)
         recording = ChoiceSequence.loads(choices.recording().dumps())
         for mode in ReplayMode:
-            replay = Choices(recording.prefix(mode), seed=999, mode=mode, **options)  # type: ignore[arg-type]
+            replay = Choices(recording.prefix(mode), seed=999, mode=mode, policy=policy)
             assert draw_file(replay, formats, erroneous_p=0.05) == original, f"seed {seed} {mode}"
             assert replay.misaligned_at is None

@@ -14,6 +14,7 @@ from lambdafuzz.generators.aws.item_values import (
 )
 from lambdafuzz.generators.aws.streams import draw_stream_records
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import TableSpec
 from lambdafuzz.model.world import KeySchema
 
@@ -24,7 +25,7 @@ FIELDS = ("state", "tags")
 
 
 def _choices(seed: int, **options: object) -> Choices:
-    return Choices(seed=seed, edge_values=True, **options)  # type: ignore[arg-type]
+    return Choices(seed=seed, policy=DrawPolicy(edge_values=True, **options))  # type: ignore[arg-type]
 
 
 def test_value_constants_are_the_dictionary_without_the_field_names() -> None:

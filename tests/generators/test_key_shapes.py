@@ -16,6 +16,7 @@ from lambdafuzz.generators.aws.s3 import draw_bucket, draw_object_key
 from lambdafuzz.generators.aws.synthetic import synthetic_loaded_world
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Changed, Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import BucketSpec, ObjectsSpec
 
 SEEDS = range(500)
@@ -104,7 +105,10 @@ def test_keys_are_now_and_then_parts_joined_by_a_separator_the_code_splits_on() 
     """`name, mode = key.split("|")` unpacks: a head, then a known word or a fresh one."""
     tails: Counter[str] = Counter()
     for seed in SEEDS:
-        key = _packed(Choices(seed=seed, dictionary=SPLITS, edge_values=True), extension="txt")
+        key = _packed(
+            Choices(seed=seed, policy=DrawPolicy(dictionary=SPLITS, edge_values=True)),
+            extension="txt",
+        )
         assert key.startswith("in/")
         if key.count("|") == 1 and key.index("|") > len("in/"):
             tail = key.split("|")[1]
@@ -114,17 +118,21 @@ def test_keys_are_now_and_then_parts_joined_by_a_separator_the_code_splits_on() 
 
 def test_a_configured_suffix_stays_last_after_the_parts() -> None:
     keys = [
-        _packed(Choices(seed=s, dictionary=SPLITS, edge_values=True), ending=".csv") for s in SEEDS
+        _packed(
+            Choices(seed=s, policy=DrawPolicy(dictionary=SPLITS, edge_values=True)), ending=".csv"
+        )
+        for s in SEEDS
     ]
     assert all(k.startswith("in/") and k.endswith(".csv") for k in keys)
     assert sum(k.count("|") == 1 and "|" not in k[:4] for k in keys) >= 20
 
 
 def test_keys_are_not_packed_without_edge_values_or_a_separator() -> None:
-    for choices in (Choices(seed=3, dictionary=SPLITS), Choices(seed=3, edge_values=True)):
-        keys = [_packed(Choices(seed=s, dictionary=choices.dictionary,
-                                edge_values=choices.edge_values), extension="txt")
-                for s in SEEDS]  # fmt: skip
+    for choices in (
+        Choices(seed=3, policy=DrawPolicy(dictionary=SPLITS)),
+        Choices(seed=3, policy=DrawPolicy(edge_values=True)),
+    ):
+        keys = [_packed(Choices(seed=s, policy=choices.policy), extension="txt") for s in SEEDS]
         assert not any(k.count("|") == 1 and k.split("|")[1].isalnum() for k in keys)
 
 
@@ -134,7 +142,9 @@ def test_a_packed_key_names_another_object_of_its_bucket() -> None:
     spec = BucketSpec("jobs", ObjectsSpec(min=1, max=3, formats=("text",), prefixes=("in/",)))
     naming = 0
     for seed in SEEDS:
-        bucket = draw_bucket(Choices(seed=seed, dictionary=SPLITS, edge_values=True), spec)
+        bucket = draw_bucket(
+            Choices(seed=seed, policy=DrawPolicy(dictionary=SPLITS, edge_values=True)), spec
+        )
         assert 1 <= len(bucket.objects) <= 3
         keys = {o.key for o in bucket.objects}
         naming += any(k.count("|") == 1 and k.split("|")[0] in keys for k in keys)
@@ -150,7 +160,7 @@ def test_an_event_names_a_packed_key_whose_head_is_an_object(tmp_path: Path) -> 
     target = load_target(tmp_path / "t", text)
     hits = 0
     for seed in SEEDS:
-        choices = Choices(seed=seed, dictionary=SPLITS, edge_values=True)
+        choices = Choices(seed=seed, policy=DrawPolicy(dictionary=SPLITS, edge_values=True))
         generated = generate_input(choices, target)
         event = generated.render_event(synthetic_loaded_world(generated.world))
         key = urllib.parse.unquote_plus(event["Records"][0]["s3"]["object"]["key"])

@@ -15,6 +15,7 @@ from lambdafuzz.fuzzer.mutation import RandomMutator
 from lambdafuzz.generators.aws.payloads import PAYLOAD_SHARES, draw_payload
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.harness.process.worker import offline_event
 from lambdafuzz.model.target import FrozenMap, Target, Trigger, TriggerKind
 
@@ -71,7 +72,9 @@ def test_fresh_payloads_are_json_objects_at_the_intended_rate(kind, edge_values)
     t = target(kind)
     found: list[bytes] = []
     for seed in range(400):
-        generated = generate_input(Choices([], seed=seed, edge_values=edge_values), t)
+        generated = generate_input(
+            Choices([], seed=seed, policy=DrawPolicy(edge_values=edge_values)), t
+        )
         found.extend(payloads(offline_event(generated)))
     share = sum(map(is_json_object, found)) / len(found)
     assert abs(share - JSON_RATE) <= tolerance(JSON_RATE, len(found)), (kind, share, len(found))
@@ -85,12 +88,17 @@ def test_mutants_keep_the_json_rate():
     mutator = RandomMutator(ReplayMode.EXECUTION_INDEXED)
     found: list[bytes] = []
     for seed in range(40):
-        choices = Choices([], seed=seed, edge_values=True)
+        choices = Choices([], seed=seed, policy=DrawPolicy(edge_values=True))
         generate_input(choices, t)
         recording = choices.recording()
         for n in range(10):
             child = mutator.mutate(recording, rng).prefix
-            replayed = Choices(child, seed=n, mode=ReplayMode.EXECUTION_INDEXED, edge_values=True)
+            replayed = Choices(
+                child,
+                seed=n,
+                mode=ReplayMode.EXECUTION_INDEXED,
+                policy=DrawPolicy(edge_values=True),
+            )
             found.extend(payloads(offline_event(generate_input(replayed, t))))
     share = sum(map(is_json_object, found)) / len(found)
     # mutants of JSON parents are JSON a bit more often than fresh draws; never far less

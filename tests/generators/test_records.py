@@ -7,6 +7,7 @@ import json
 import random
 
 from lambdafuzz.generators.core import Changed, Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files import json_files
 from lambdafuzz.generators.files.json_files import json_documents, json_objects
 
@@ -18,7 +19,7 @@ DRAWS = 3000
 def _objects(**kwargs) -> list[dict]:
     found = []
     for seed in range(DRAWS):
-        value = json_objects(Choices(seed=seed, **kwargs))
+        value = json_objects(Choices(seed=seed, policy=DrawPolicy(**kwargs)))
         found.append(value)
     return found
 
@@ -42,10 +43,14 @@ def test_without_field_names_objects_are_free_as_before():
 
 
 def test_a_record_replays_from_its_recording():
-    choices = Choices(seed=7, dictionary=DICTIONARY, fields=FIELDS, edge_values=True)
+    choices = Choices(
+        seed=7, policy=DrawPolicy(dictionary=DICTIONARY, fields=FIELDS, edge_values=True)
+    )
     first = json_documents(choices)
     recorded = [c.value for c in choices.choices]
-    again = Choices(recorded, dictionary=DICTIONARY, fields=FIELDS, edge_values=True)
+    again = Choices(
+        recorded, policy=DrawPolicy(dictionary=DICTIONARY, fields=FIELDS, edge_values=True)
+    )
     assert json_documents(again) == first
     json.loads(first)
 
@@ -54,17 +59,21 @@ def test_a_dictionary_string_is_embedded_now_and_then_and_replays():
     dictionary = ("@", "x-")
     seen = []
     for seed in range(2000):
-        choices = Choices(seed=seed, dictionary=dictionary, dictionary_p=1.0, edge_values=True)
+        choices = Choices(
+            seed=seed, policy=DrawPolicy(dictionary=dictionary, dictionary_p=1.0, edge_values=True)
+        )
         value = choices.draw_string("ab", 0, 4)
         seen.append(value)
-        replay = Choices([value], dictionary=dictionary, edge_values=True)
+        replay = Choices([value], policy=DrawPolicy(dictionary=dictionary, edge_values=True))
         assert replay.draw_string("ab", 0, 4) == value
         assert replay.misaligned_at is None
     embedded = [v for v in seen if v not in dictionary]
     assert 0.2 < len(embedded) / len(seen) < 0.4  # EMBED_P
     assert all("@" in v or "x-" in v for v in embedded)
     plain = [
-        Choices(seed=s, dictionary=dictionary, dictionary_p=1.0).draw_string("ab", 0, 4)
+        Choices(seed=s, policy=DrawPolicy(dictionary=dictionary, dictionary_p=1.0)).draw_string(
+            "ab", 0, 4
+        )
         for s in range(200)
     ]
     assert set(plain) <= set(dictionary)  # edge values off: constants as they are
@@ -74,7 +83,9 @@ def test_a_mutated_constant_often_becomes_another_constant():
     dictionary = tuple(f"c{i}" for i in range(20))
     others = 0
     for seed in range(1000):
-        choices = Choices([Changed("c3")], seed=seed, dictionary=dictionary, edge_values=True)
+        choices = Choices(
+            [Changed("c3")], seed=seed, policy=DrawPolicy(dictionary=dictionary, edge_values=True)
+        )
         value = choices.draw_string("ab", 0, 4)
         assert value != "c3"
         others += value in dictionary
@@ -104,7 +115,7 @@ def _line_items(fields: tuple[str, ...]) -> tuple[int, list[dict]]:
     records with a quantity, and those documents."""
     found = []
     for seed in range(DRAWS):
-        value = _document(Choices(seed=seed, fields=fields, edge_values=True))
+        value = _document(Choices(seed=seed, policy=DrawPolicy(fields=fields, edge_values=True)))
         lines = value.get("lines") if isinstance(value, dict) else None
         if (
             isinstance(lines, list)
@@ -121,7 +132,9 @@ def test_a_plural_field_is_often_a_list_of_records_of_scalars():
     count, _ = _line_items(ORDER_FIELDS)
     assert count / DRAWS > 0.03
     for seed in range(300):  # the list itself: records of the names, holding no records
-        lines = json_files._records(Choices(seed=seed, edge_values=True), ORDER_FIELDS)
+        lines = json_files._records(
+            Choices(seed=seed, policy=DrawPolicy(edge_values=True)), ORDER_FIELDS
+        )
         assert lines and all(set(line) <= set(ORDER_FIELDS) for line in lines)
         values = [v for line in lines for v in line.values()]
         assert not any(isinstance(v, list) and v for v in values)
@@ -129,7 +142,8 @@ def test_a_plural_field_is_often_a_list_of_records_of_scalars():
         assert not any(isinstance(v, dict) and set(v) & set(ORDER_FIELDS) for v in values)
     singular = tuple(f if f != "lines" else "line" for f in ORDER_FIELDS)
     values = [
-        _document(Choices(seed=seed, fields=singular, edge_values=True)) for seed in range(DRAWS)
+        _document(Choices(seed=seed, policy=DrawPolicy(fields=singular, edge_values=True)))
+        for seed in range(DRAWS)
     ]
     lists_of_records = [
         v["line"]
@@ -149,7 +163,7 @@ def test_the_edge_plan_turns_a_plural_field_into_line_items():
     from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 
     for seed in range(DRAWS):
-        choices = Choices(seed=seed, fields=ORDER_FIELDS, edge_values=True)
+        choices = Choices(seed=seed, policy=DrawPolicy(fields=ORDER_FIELDS, edge_values=True))
         value = _document(choices)
         listed = [c.value for c in choices.choices if c.ei[-1][0] == json_files.RECORD_LIST_SITE]
         if isinstance(value, dict) and listed == [False]:
@@ -165,7 +179,9 @@ def test_the_edge_plan_turns_a_plural_field_into_line_items():
     prefix = parent.by_ei()
     prefix[parent.choices[at].ei] = True
     child = Choices(
-        prefix, mode=ReplayMode.EXECUTION_INDEXED, fields=ORDER_FIELDS, edge_values=True
+        prefix,
+        mode=ReplayMode.EXECUTION_INDEXED,
+        policy=DrawPolicy(fields=ORDER_FIELDS, edge_values=True),
     )
     changed = _document(child)
     assert isinstance(changed, dict)

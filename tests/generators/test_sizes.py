@@ -14,6 +14,7 @@ import pytest
 
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.archives import MAX_ENTRIES
 from lambdafuzz.generators.files.csv_files import csv_files
@@ -60,12 +61,15 @@ def test_a_recording_replays_exactly_at_any_scale(
 ) -> None:
     generate = GENERATORS[name]
     for seed in range(40):
-        choices = Choices(seed=seed, size_scale=made_at, edge_values=True)
+        choices = Choices(seed=seed, size_scale=made_at, policy=DrawPolicy(edge_values=True))
         made = generate(choices)
         recording = choices.recording()
         # another seed: any fresh draw would differ, so every value must come from the prefix
         again = Choices(
-            recording.values(), seed=seed + 1000, size_scale=replayed_at, edge_values=True
+            recording.values(),
+            seed=seed + 1000,
+            size_scale=replayed_at,
+            policy=DrawPolicy(edge_values=True),
         )
         assert generate(again) == made, f"{name} seed {seed}"
         assert again.misaligned_at is None

@@ -23,6 +23,7 @@ from lambdafuzz.generators.aws.world_refs import (
     fill_names,
 )
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.target import TableSpec
 from lambdafuzz.model.world import Bucket, KeySchema, S3Object
 
@@ -40,7 +41,7 @@ SEEDS = range(200)
 
 
 def _choices(seed: int, **options: object) -> Choices:
-    return Choices(seed=seed, edge_values=True, **options)  # type: ignore[arg-type]
+    return Choices(seed=seed, policy=DrawPolicy(edge_values=True, **options))  # type: ignore[arg-type]
 
 
 def test_field_names_say_what_they_hold() -> None:

@@ -23,7 +23,8 @@ from lambdafuzz.cli.main import cli
 from lambdafuzz.config import load_target
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import load_input
-from lambdafuzz.fuzzer.engine import CampaignFinished, Engine
+from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.events import CampaignFinished
 from lambdafuzz.fuzzer.replay import Replayer
 from lambdafuzz.model.oracle import OracleKind
 

@@ -21,6 +21,7 @@ from lambdafuzz.generators.core import (
     PrefixT,
     ReplayMode,
 )
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.harness.measure.handled import HandledException
 from lambdafuzz.harness.sandbox.isolation import IsolationState
 from lambdafuzz.model.cost import CostMeasures
@@ -205,12 +206,14 @@ def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
         request.prefix,
         seed=request.seed,
         mode=request.mode,
-        dictionary=spec.dictionary,
-        dictionary_p=spec.dictionary_p,
-        numbers=spec.numbers,
-        fields=spec.fields,
-        key_values=spec.key_values,
-        edge_values=spec.edge_values,
+        policy=DrawPolicy(
+            dictionary=spec.dictionary,
+            dictionary_p=spec.dictionary_p,
+            numbers=spec.numbers,
+            fields=spec.fields,
+            key_values=spec.key_values,
+            edge_values=spec.edge_values,
+        ),
         size_scale=request.size_scale,
     )
 

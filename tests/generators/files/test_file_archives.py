@@ -8,6 +8,7 @@ import zipfile
 
 from lambdafuzz import labels
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.archives import MANY_SCALES, MAX_ENTRIES, MAX_MANY_ENTRIES
 from lambdafuzz.generators.files.dispatch import gzip_files, zip_archives
@@ -99,7 +100,9 @@ def test_gzip_is_deterministic_and_wraps_a_generated_file() -> None:
 def test_entry_names_come_from_the_dictionary() -> None:
     names: list[str] = []
     for seed in range(30):
-        data = zip_archives(Choices(seed=seed, dictionary=("incoming",), dictionary_p=1.0))
+        data = zip_archives(
+            Choices(seed=seed, policy=DrawPolicy(dictionary=("incoming",), dictionary_p=1.0))
+        )
         names += zipfile.ZipFile(io.BytesIO(data)).namelist()
     assert any("incoming" in n for n in names)
 

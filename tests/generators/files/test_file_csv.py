@@ -11,6 +11,7 @@ import pytest
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files.csv_files import CsvFile, csv_files
 
 
@@ -21,7 +22,9 @@ def read_back(file: CsvFile) -> list[list[str]]:
 
 def test_strict_reader_reads_back_exactly_what_was_written() -> None:
     for seed in range(300):
-        file = csv_files(Choices(seed=seed, dictionary=("a,b", 'say "hi"', "x\ny", "\x00")))
+        file = csv_files(
+            Choices(seed=seed, policy=DrawPolicy(dictionary=("a,b", 'say "hi"', "x\ny", "\x00")))
+        )
         rows = read_back(file)
         expected = ([list(file.header)] if file.header is not None else []) + [
             list(r) for r in file.rows
@@ -84,7 +87,10 @@ def test_fixed_options_are_honoured() -> None:
 
 
 def test_header_names_come_from_the_dictionary() -> None:
-    file = csv_files(Choices(seed=3, dictionary=("student_id",), dictionary_p=1.0), header=True)
+    file = csv_files(
+        Choices(seed=3, policy=DrawPolicy(dictionary=("student_id",), dictionary_p=1.0)),
+        header=True,
+    )
     assert file.header and set(file.header) == {"student_id"}
 
 

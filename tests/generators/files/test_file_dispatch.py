@@ -19,6 +19,7 @@ from scipy.stats import binom
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import FRESH, MINIMAL, Choices, ChoiceSequence, ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files import FORMATS, GeneratedFile, draw_file
 from lambdafuzz.generators.files.dispatch import (
     CONCRETE_FORMATS,
@@ -69,7 +70,9 @@ _BY_EXTENSION = {"txt": "text", "jpg": "jpeg", "jpeg": "jpeg"}
 @pytest.mark.parametrize("fmt", ALL_FORMATS)
 def test_standard_parsers_accept_every_file_without_errors(fmt: str) -> None:
     for seed in range(DRAWS):
-        file = draw_file(Choices(seed=seed, dictionary=("id", "x\x00y")), fmt, erroneous_p=0)
+        file = draw_file(
+            Choices(seed=seed, policy=DrawPolicy(dictionary=("id", "x\x00y"))), fmt, erroneous_p=0
+        )
         assert file.erroneous is None
         try:
             inner = file.extension.removesuffix(".gz") if fmt == "gzip" else ""

@@ -10,6 +10,7 @@ import pytest
 from lambdafuzz import labels
 from lambdafuzz.errors import InvalidArgument
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files.json_files import json_documents
 
 SHAPE = {
@@ -79,7 +80,9 @@ def test_shape_fields_are_present_with_their_types() -> None:
 
 def test_shape_keys_come_from_the_dictionary_only_as_values() -> None:
     doc = json.loads(
-        json_documents(Choices(seed=1, dictionary=("Paris",), dictionary_p=1.0), shape=SHAPE)
+        json_documents(
+            Choices(seed=1, policy=DrawPolicy(dictionary=("Paris",), dictionary_p=1.0)), shape=SHAPE
+        )
     )
     assert doc["name"] == "Paris" and doc["address"]["city"] == "Paris"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lambdafuzz import labels
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files.text_files import text_documents
 from lambdafuzz.generators.files.validation import rejection
 
@@ -11,7 +12,9 @@ from lambdafuzz.generators.files.validation import rejection
 def test_text_is_utf8_with_terminated_lines() -> None:
     crlf = 0
     for seed in range(200):
-        data = text_documents(Choices(seed=seed, dictionary=("a\nb", "\x00", "\ud800")))
+        data = text_documents(
+            Choices(seed=seed, policy=DrawPolicy(dictionary=("a\nb", "\x00", "\ud800")))
+        )
         text = data.decode("utf-8")
         assert not text or text.endswith("\n")
         crlf += "\r\n" in text
@@ -21,7 +24,9 @@ def test_text_is_utf8_with_terminated_lines() -> None:
 
 def test_dictionary_constants_appear_on_one_line() -> None:
     text = "".join(
-        text_documents(Choices(seed=s, dictionary=("ERROR:", "a\nb"), dictionary_p=0.5)).decode()
+        text_documents(
+            Choices(seed=s, policy=DrawPolicy(dictionary=("ERROR:", "a\nb"), dictionary_p=0.5))
+        ).decode()
         for s in range(30)
     )
     assert "ERROR:" in text and "a b" in text  # a newline inside a constant does not split lines

@@ -8,6 +8,7 @@ import pytest
 
 from lambdafuzz import labels
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files.alphabets import xml_name
 from lambdafuzz.generators.files.xml_files import xml_documents
 
@@ -17,7 +18,9 @@ AWKWARD = ("user id", "1st", "a:b", "", "<&>", "x\x00y", "\ud800", "ok")
 def test_documents_are_well_formed_even_with_awkward_constants() -> None:
     attributes = elements = 0
     for seed in range(200):
-        data = xml_documents(Choices(seed=seed, dictionary=AWKWARD, dictionary_p=0.3))
+        data = xml_documents(
+            Choices(seed=seed, policy=DrawPolicy(dictionary=AWKWARD, dictionary_p=0.3))
+        )
         root = ElementTree.fromstring(data)
         for element in root.iter():
             elements += 1
@@ -28,7 +31,9 @@ def test_documents_are_well_formed_even_with_awkward_constants() -> None:
 def test_dictionary_tag_names_are_mapped_not_dropped() -> None:
     tags: set[str] = set()
     for seed in range(40):
-        data = xml_documents(Choices(seed=seed, dictionary=("user id",), dictionary_p=1.0))
+        data = xml_documents(
+            Choices(seed=seed, policy=DrawPolicy(dictionary=("user id",), dictionary_p=1.0))
+        )
         tags |= {e.tag for e in ElementTree.fromstring(data).iter()}
     assert "user_id" in tags
 
@@ -45,7 +50,9 @@ def test_xml_name_maps_strings_to_valid_names(text: str, name: str | None) -> No
 
 
 def test_text_survives_escaping() -> None:
-    data = xml_documents(Choices(seed=5, dictionary=("a < b & c",), dictionary_p=1.0))
+    data = xml_documents(
+        Choices(seed=5, policy=DrawPolicy(dictionary=("a < b & c",), dictionary_p=1.0))
+    )
     texts = {e.text for e in ElementTree.fromstring(data).iter()}
     assert "a < b & c" in texts
 

@@ -11,6 +11,7 @@ from PIL import Image
 
 from lambdafuzz.generators.aws.s3 import draw_object
 from lambdafuzz.generators.core import Choices
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.generators.files import draw_file
 from lambdafuzz.generators.files.images import images
 from lambdafuzz.generators.files.named_formats import code_formats, formats_for_ending
@@ -60,7 +61,9 @@ def test_the_codes_extensions_pick_their_formats_now_and_then() -> None:
     `image` meant PNG, JPEG or GIF only)."""
     assert code_formats((".webp", "order_id", "png"), ("image",)) == ("png", "webp")
     spec = ObjectsSpec(1, 1, ("image",))
-    objects = [draw_object(Choices(seed=s, dictionary=(".webp",)), spec) for s in SEEDS]
+    objects = [
+        draw_object(Choices(seed=s, policy=DrawPolicy(dictionary=(".webp",))), spec) for s in SEEDS
+    ]
     webp = [o for o in objects if o.key.endswith(".webp")]
     assert 0.15 * len(objects) <= len(webp) <= 0.5 * len(objects), len(webp)
     assert all(_pillow_format(o.data) == "WEBP" for o in webp if not o.format.startswith("err"))

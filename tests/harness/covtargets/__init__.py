@@ -1,1 +1,0 @@
-"""Small modules whose branches the coverage tests exercise arm by arm."""
