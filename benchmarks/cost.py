@@ -69,7 +69,7 @@ def run(config: Path, out: Path, **options: Any) -> tuple[Any, float, dict[str, 
     execution at which each measure's first cost finding was saved)."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import NewCostFinding
+    from lambdafuzz.fuzzer.events import NewCostFinding
 
     engine = build_engine(load_config(config), out_dir=out, **options)
     first: dict[str, int] = {}

@@ -75,7 +75,7 @@ def campaign(
     (values other than the parent's); False: Zest's plain fresh draws."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished, CampaignStarted
+    from lambdafuzz.fuzzer.events import CampaignFinished, CampaignStarted
 
     target = load_config(LAMBDAS_DIR / lambda_name)
     engine = build_engine(

@@ -405,7 +405,7 @@ def _fuzz(
     workers, ...) under its `CampaignOptions` name."""
     from lambdafuzz.config import load_target
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished
+    from lambdafuzz.fuzzer.events import CampaignFinished
 
     target = load_target(config, function)
     if execs is None and seconds is None:

@@ -234,7 +234,7 @@ def measure_run(
     """One campaign with the child log, then its children measured: the run's document."""
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished
+    from lambdafuzz.fuzzer.events import CampaignFinished
     from lambdafuzz.generators.core import ReplayMode
     from lambdafuzz.harness.process.protocol import WorkerSpec
 

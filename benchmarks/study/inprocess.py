@@ -49,7 +49,7 @@ def finished_campaign(engine: Any, on_started: Callable[[], None] | None = None)
     """Run a campaign's engine in this process to its end: its `CampaignFinished` event.
     `on_started` is called when its workers are up and its first test is about to run
     (where its `execs_per_sec` starts counting)."""
-    from lambdafuzz.fuzzer.engine import CampaignFinished, CampaignStarted
+    from lambdafuzz.fuzzer.events import CampaignFinished, CampaignStarted
 
     finished = None
     for event in engine.run():

@@ -260,7 +260,7 @@ def _run_concurrently(engines: list[Any]) -> list[Any]:
     is raised once all have stopped."""
     import threading
 
-    from lambdafuzz.fuzzer.engine import CampaignFinished, StopReason
+    from lambdafuzz.fuzzer.events import CampaignFinished, StopReason
     from lambdafuzz.report.status import follow
 
     reasons = {signal.SIGINT: StopReason.SIGINT, signal.SIGTERM: StopReason.SIGTERM}
@@ -334,7 +334,7 @@ def _campaigns(
 
 def _stop_signal(reason: Any) -> int | None:
     """The signal that stopped a campaign (SIGINT, SIGTERM), if one did."""
-    from lambdafuzz.fuzzer.engine import StopReason
+    from lambdafuzz.fuzzer.events import StopReason
 
     signals = {StopReason.SIGINT: signal.SIGINT, StopReason.SIGTERM: signal.SIGTERM}
     stopped_by = signals.get(reason)
@@ -354,7 +354,7 @@ def _run(engine, quiet: bool):
     out dir's lock, a resume's loading, the workers' start) it stops where it is; once they
     run, after the tests in flight, as a budget ends."""
     from lambdafuzz.cli import interrupt
-    from lambdafuzz.fuzzer.engine import CampaignFinished, CampaignStarted, StopReason
+    from lambdafuzz.fuzzer.events import CampaignFinished, CampaignStarted, StopReason
     from lambdafuzz.fuzzer.out_dir import OutDirError
     from lambdafuzz.report.status import follow
 

@@ -23,7 +23,6 @@ cost queue whose entries get `cost_share` of the children (all of them with
 
 from __future__ import annotations
 
-import enum
 import functools
 import random
 import time
@@ -49,16 +48,31 @@ from lambdafuzz.fuzzer.cost import (
     describe_raised,
     median_measures,
 )
+from lambdafuzz.fuzzer.entries import ChildTested, Entry, Provenance, Tag, TagKind
+from lambdafuzz.fuzzer.events import (
+    CampaignFinished,
+    CampaignStarted,
+    EventT,
+    NewCostFinding,
+    NewCoverage,
+    NewFailure,
+    NewFinding,
+    NewHandled,
+    NewVariant,
+    Notice,
+    Progress,
+    StopReason,
+)
 from lambdafuzz.fuzzer.failures import FailureRecord, RerunOutcome, failure_slug
 from lambdafuzz.fuzzer.least_privilege import LeastPrivilege
-from lambdafuzz.fuzzer.mutation import Mutation, Mutator, RandomMutator, grow
+from lambdafuzz.fuzzer.mutation import Mutator, RandomMutator, grow
 from lambdafuzz.fuzzer.options import CampaignOptions, Objective, Strategy
 from lambdafuzz.fuzzer.out_dir import EFS_DIR, CoverageRecord, CoveredArm, OutDir, PlotRow
 from lambdafuzz.fuzzer.rejections import Rejections
 from lambdafuzz.fuzzer.sample_seeds import sample_seeds
 from lambdafuzz.fuzzer.size_schedule import SizeSchedule
 from lambdafuzz.fuzzer.stats import Stats
-from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
+from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, Scope, scan_arms
 from lambdafuzz.harness.process.pool import Pool, PoolFactoryT, WorkerPool
 from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerSpec
@@ -127,194 +141,13 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-# ------------------------------------------------------------------------------ events
-@dataclass(slots=True, frozen=True)
-class CampaignStarted:
-    options: CampaignOptions
-    app_branches_total: int
-    resumed: int
-    isolation: str = ""  # what keeps the handler off the network (IsolationState.describe)
-
-
-@dataclass(slots=True, frozen=True)
-class Progress:
-    stats: Stats
-
-
-@dataclass(slots=True, frozen=True)
-class NewCoverage:
-    name: str
-    provenance: str
-    covered: int
-
-
-@dataclass(slots=True, frozen=True)
-class NewFailure:
-    """A bug not seen before (`fuzzer.bugs`), with the record of its first variant."""
-
-    record: FailureRecord
-    bug: str = ""  # its key
-
-
-@dataclass(slots=True, frozen=True)
-class NewVariant:
-    """Another signature of a known bug: saved inside the bug's file, not as a new one."""
-
-    record: FailureRecord
-    bug: str
-    variants: int  # the bug's variants now
-
-
-@dataclass(slots=True, frozen=True)
-class NewHandled:
-    """An exception the application caught, of a bug not seen before."""
-
-    record: FailureRecord
-    bug: str = ""
-
-
-@dataclass(slots=True, frozen=True)
-class NewFinding:
-    """A deployment oracle's finding (`model.oracle`) of a bug not seen before."""
-
-    kind: OracleKind
-    record: FailureRecord
-    bug: str = ""
-
-
-@dataclass(slots=True, frozen=True)
-class NewCostFinding:
-    """An input past a cost budget, worse than the one saved for its measure before."""
-
-    finding: CostFinding
-
-
-@dataclass(slots=True, frozen=True)
-class Notice:
-    slug: str
-    message: str
-
-
-@dataclass(slots=True, frozen=True)
-class CampaignFinished:
-    stats: Stats
-    out_dir: Path
-    stop_reason: StopReason
-    isolation: str = ""
-
-
-EventT = (
-    CampaignStarted
-    | Progress
-    | NewCoverage
-    | NewFailure
-    | NewVariant
-    | NewHandled
-    | NewFinding
-    | NewCostFinding
-    | Notice
-    | CampaignFinished
-)
-
-
 # ------------------------------------------------------------------------------ state
-@dataclass(slots=True)
-class Entry:
-    """A saved input in the queue."""
-
-    id: int
-    name: str
-    sequence: ChoiceSequence
-    seed: int
-    arms: frozenset[Any]
-    valid: bool
-    provenance: str
-    digest: bytes = b""  # `input_digest` of its input: its children's zero-mutation check
-    failing: bool = False  # a failing input kept as a parent for the arms it covered
-
-
-class TagKind(enum.Enum):
-    """Why a test was run."""
-
-    FRESH = "fresh"  # straight from the generators
-    CHILD = "child"  # a mutant of a queued parent
-    SEED = "seed"  # a resumed or seed-corpus input
-    RECHECK = "recheck"  # a saved input run again to measure stability
-    COST = "cost"  # a mutant of a cost-queue parent
-
-
-@dataclass(slots=True, frozen=True)
-class Tag:
-    """The campaign's bookkeeping for one request; it never leaves the campaign process."""
-
-    kind: TagKind
-    parent: int | None = None
-    mutation: Mutation | None = None
-    entry: int | None = None
-    source: str = ""
-    # a cost child of a count-holding parent under `--objective cost`: whether it was
-    # grown (else havoc); its success tunes `Engine.growth`.  None for any other child.
-    grown: bool | None = None
-
-
-@dataclass(slots=True, frozen=True)
-class Provenance:
-    """How a saved input came to be; its text is what saved files and the status show,
-    e.g. `src:12 targeted:csv.row +cov +valid`."""
-
-    tag: Tag
-    new_arms: bool = False
-    new_valid: bool = False
-    failure: bool = False
-    failing: bool = False  # a failing input kept as a parent
-
-    def __str__(self) -> str:
-        tag = self.tag
-        if tag.kind in (TagKind.CHILD, TagKind.COST):
-            src = "cost-src" if tag.kind is TagKind.COST else "src"
-            parts = [f"{src}:{tag.parent}"]
-            if tag.mutation is not None and tag.mutation.targeted:
-                parts.append(f"targeted:{tag.mutation.targeted}")
-        elif tag.kind is TagKind.SEED:
-            parts = [f"seed:{tag.source}"]
-        else:
-            parts = ["fresh"]
-        if not self.failure:
-            parts.append("+cov" if self.new_arms else "+hits")
-        if self.new_valid:
-            parts.append("+valid")
-        if self.failing:
-            parts.append("+failing")
-        return " ".join(parts)
-
-
-class StopReason(enum.StrEnum):
-    """Why a campaign ended; the value is the sentence the summary shows."""
-
-    BUDGET = "budget exhausted"
-    INTERRUPTED = "interrupted"
-    SIGINT = "stopped by SIGINT"
-    SIGTERM = "stopped by SIGTERM"
-
-
 @dataclass(slots=True)
 class TargetingCounts:
     """Children made by targeting one type label, and how many of them were saved."""
 
     children: int = 0
     saved: int = 0
-
-
-@dataclass(slots=True, frozen=True)
-class ChildTested:
-    """What came of one child, for `Engine.child_observer` (the study's probes)."""
-
-    parent: Entry
-    request: TestRequest
-    result: TestResult
-    mutation: Mutation | None
-    saved: bool
-    skipped: bool  # a zero mutation: identical to the parent, not run
 
 
 @dataclass(slots=True, frozen=True)

@@ -7,7 +7,7 @@ import time
 from collections.abc import Iterable, Iterator
 from typing import TextIO
 
-from lambdafuzz.fuzzer.engine import (
+from lambdafuzz.fuzzer.events import (
     CampaignFinished,
     CampaignStarted,
     EventT,
