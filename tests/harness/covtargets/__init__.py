@@ -1,0 +1,1 @@
+"""Small modules whose branches the coverage tests exercise arm by arm."""
