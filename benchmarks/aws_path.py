@@ -20,7 +20,7 @@ Reported, each for `--aws-path moto` and `--aws-path fast`:
   1,500 executions: a campaign of 300 lasts ~2 s on the fast path, of which its 5 new
   failures' re-runs in fresh workers and a fresh worker's first tests are a fixed part
   (the same commit, side by side: 3.4x at 300 executions, 4.0-4.1x at 1,000, 4.5x at 1,500);
-* the differential suite (tests/harness/fast_aws_sequences.py) over `--sequences` seeded
+* the differential suite (tests/harness/emulator/fast_aws_sequences.py) over `--sequences` seeded
   operation sequences: how many differ (must be 0).
 """
 
@@ -38,7 +38,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests" / "harness"))
+sys.path.insert(0, str(REPO / "tests" / "harness" / "emulator"))
 
 from benchmarks.study.inprocess import finished_campaign  # noqa: E402
 

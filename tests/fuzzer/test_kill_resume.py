@@ -26,6 +26,7 @@ import pytest
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import SavedInput, load_input, save_input
+from tests.fixtures.process_table import alive, campaign_processes, command, stat
 
 ROOT = Path(__file__).resolve().parents[2]
 GRADEBOOK = ROOT / "benchmarks" / "lambdas" / "gradebook"
@@ -34,8 +35,6 @@ MODES = ("group", "main", "worker")
 #: Copies of the saved inputs (other seeds) added to corpus/ so a resume has work to do.
 EXTRA_INPUTS = 12
 
-sys.path.insert(0, str(Path(__file__).parents[1]))
-from process_table import alive, campaign_processes, command, stat  # noqa: E402
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(240)]
 
