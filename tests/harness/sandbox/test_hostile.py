@@ -312,7 +312,7 @@ _ORPHAN_SCRIPT = textwrap.dedent(
     from lambdafuzz.config import load_config
     from lambdafuzz.generators.core import ReplayMode
     from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
-from lambdafuzz.harness.process.worker import Worker
+    from lambdafuzz.harness.process.worker import Worker
 
     if __name__ == "__main__":
         target = dataclasses.replace(

@@ -50,7 +50,7 @@ _PROBE = textwrap.dedent(
     from lambdafuzz.config import load_config
     from lambdafuzz.generators.core import ReplayMode
     from lambdafuzz.harness.process.protocol import TestRequest, WorkerSpec
-from lambdafuzz.harness.process.worker import Worker
+    from lambdafuzz.harness.process.worker import Worker
 
     if __name__ == "__main__":
         target = dataclasses.replace(load_config(Path(sys.argv[1])), handler_function=sys.argv[2])
