@@ -206,8 +206,7 @@ def check_costs(engine: Any) -> dict[str, float | None]:
     options = engine.options
     spec = WorkerSpec(
         target=options.target,
-        dictionary=options.dictionary,
-        dictionary_p=options.dictionary_p if options.dictionary else 0.0,
+        policy=options.policy,
         memory_limit_mb=options.memory_limit_mb,
     )
     entries = engine.queue[:PROBE_INPUTS]

@@ -62,6 +62,6 @@ def test_the_campaign_draws_what_analyze_shows(tmp_path: Path, strategy: str):
     engine = build_engine(
         load_config(YEAR_THUMBNAILS), out_dir=tmp_path / "o", strategy=strategy, max_execs=1
     )
-    options = engine.options
-    drawn = Harvest(options.dictionary, options.numbers, options.fields, options.key_values)
+    policy = engine.options.policy
+    drawn = Harvest(policy.dictionary, policy.numbers, policy.fields, policy.key_values)
     assert drawn.to_dict() == shown

@@ -260,11 +260,7 @@ def measure_run(
     assert finished is not None
     campaign_s = time.perf_counter() - started
     options = engine.options
-    spec = WorkerSpec(
-        target=target,
-        dictionary=options.dictionary,
-        dictionary_p=options.dictionary_p if options.dictionary else 0.0,
-    )
+    spec = WorkerSpec(target=target, policy=options.policy)
     started = time.perf_counter()
     records, timing = measure_children(
         log.children, Regenerator(spec, ReplayMode(mode)), sample=sample, seed=seed

@@ -155,6 +155,7 @@ def sample_options(what: str, *, default_count: int, out_help: str) -> Decorator
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         fn = click.option(
             "--edge-values/--no-edge-values",
+            "edge",
             default=False,
             show_default=True,
             help="Draw edge values as the default strategy's campaigns do "

@@ -87,7 +87,11 @@ def _check_formats(ctx: click.Context, param: click.Parameter, value: str) -> tu
     help="Probability that a file is deliberately broken (0 disables).",
 )
 @click.option(
-    "--dictionary", "-d", multiple=True, help="A constant string for string draws; repeatable."
+    "--dictionary",
+    "-d",
+    "words",
+    multiple=True,
+    help="A constant string for string draws; repeatable.",
 )
 def files(
     format_: tuple[str, ...],
@@ -95,8 +99,8 @@ def files(
     seed: int,
     out: Path,
     erroneous: float,
-    dictionary: tuple[str, ...],
-    edge_values: bool,
+    words: tuple[str, ...],
+    edge: bool,
 ) -> None:
     """Write COUNT generated files of FORMAT plus an index.json describing them."""
     from lambdafuzz.atomic_files import write_bytes_atomic
@@ -108,12 +112,11 @@ def files(
     except OSError as e:
         raise click.FileError(str(out), hint=str(e)) from e
     width = max(4, len(str(count - 1)))
+    policy = DrawPolicy(dictionary=words, edge_values=edge)
     entries: list[dict[str, Any]] = []
     for i in range(count):
         file_seed = sample_seed(seed, i)
-        choices = Choices(
-            seed=file_seed, policy=DrawPolicy(dictionary=dictionary, edge_values=edge_values)
-        )
+        choices = Choices(seed=file_seed, policy=policy)
         file = draw_file(choices, format_, erroneous_p=erroneous)
         name = f"{i:0{width}d}{file.suffix}"
         write_bytes_atomic(out / name, file.data)
@@ -131,7 +134,7 @@ def files(
                 "labels": dict(sorted(recording.label_counts().items())),
             }
         )
-        if edge_values:
+        if edge:
             entries[-1]["edge_values"] = True
     index = {
         "formats": list(format_),

@@ -51,7 +51,7 @@ def world(
     count: int,
     seed: int,
     out: Path,
-    edge_values: bool,
+    edge: bool,
 ) -> None:
     """Write COUNT generated worlds of CONFIG (default: ./lambdafuzz.yaml; a SAM template
     works too), each with the event its trigger would send, as JSON."""
@@ -68,14 +68,12 @@ def world(
         raise click.FileError(str(out), hint=str(exc)) from exc
     width = max(4, len(str(count - 1)))
     invalid = 0
+    policy = DrawPolicy(dictionary=target.dictionary, edge_values=edge)
     for i in range(count):
         world_seed = sample_seed(seed, i)
-        choices = Choices(
-            seed=world_seed,
-            policy=DrawPolicy(dictionary=target.dictionary, edge_values=edge_values),
-        )
+        choices = Choices(seed=world_seed, policy=policy)
         document: dict[str, Any] = {"note": SYNTHETIC_NOTE, "seed": world_seed, "index": i}
-        if edge_values:
+        if edge:
             document["edge_values"] = True
         try:
             generated = generate_input(choices, target)

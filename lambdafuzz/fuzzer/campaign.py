@@ -53,14 +53,17 @@ def build_engine(target: Target, *, out_dir: Path, **options: Any) -> Engine:
         from lambdafuzz.fuzzer.frontier import FrontierMutator
 
         mutator = FrontierMutator.from_analysis(analysis, catalog, campaign.mode, change=change)
-    campaign = replace(
-        campaign,
+    # the draw policy, made once here: every process generating for the campaign takes it
+    policy = campaign.policy
+    policy = replace(
+        policy,
         dictionary=harvest.strings,
-        numbers=harvest.numbers or campaign.numbers,
-        fields=harvest.fields or campaign.fields,
-        key_values=harvest.key_values or campaign.key_values,
-        edge_values=campaign.edge_values or campaign.strategy.rich_harvest,
+        numbers=harvest.numbers or policy.numbers,
+        fields=harvest.fields or policy.fields,
+        key_values=harvest.key_values or policy.key_values,
+        edge_values=policy.edge_values or campaign.strategy.rich_harvest,
     )
+    campaign = replace(campaign, policy=policy)
     if campaign.ray is not None:  # the CLI (or the caller) connected to the cluster
         from lambdafuzz.harness.process.ray_pool import RayWorkerPool
 

@@ -312,12 +312,7 @@ class Engine:
             backend=options.backend,
             endpoint=options.endpoint,
             aws_path=options.aws_path,
-            dictionary=options.dictionary,
-            dictionary_p=options.dictionary_p if options.dictionary else 0.0,
-            numbers=options.numbers,
-            fields=options.fields,
-            key_values=options.key_values,
-            edge_values=options.edge_values,
+            policy=options.policy,
             memory_limit_mb=options.memory_limit_mb,
             app_arms_total=self.catalog.total,
             cost=self.cost is not None,
@@ -1308,15 +1303,7 @@ class Engine:
         from lambdafuzz.fuzzer.world_summary import summarize_recording
 
         assert result.recording is not None
-        return summarize_recording(
-            result.recording,
-            self.options.target,
-            self.options.dictionary,
-            numbers=self.options.numbers,
-            fields=self.options.fields,
-            key_values=self.options.key_values,
-            edge_values=self.options.edge_values,
-        )
+        return summarize_recording(result.recording, self.options.target, self.options.policy)
 
     # ------------------------------------------------------------------ resume / seeds
     def _load_existing(self) -> list[Notice]:
@@ -1424,15 +1411,20 @@ class Engine:
         # Each of these is drawn by index too: `generators.dates` picks a code year by its
         # index among the numbers, a JSON record draws its fields in order, a key value is
         # drawn by its index among its attribute's.  The earlier run's come first.
+        earlier = getattr(meta, "policy", None)
+        policy = self.options.policy
         for name in ("numbers", "fields", "key_values"):
-            kept = _earlier_first(getattr(meta, name, ()), getattr(self.options, name))
+            kept = _earlier_first(getattr(earlier, name, ()), getattr(policy, name))
             if kept is not None:
-                self.options = replace(self.options, **{name: kept})
-        old = meta.dictionary if meta is not None else None
-        merged = _earlier_first(old or (), self.options.dictionary)
+                policy = replace(policy, **{name: kept})
+        old = earlier.dictionary if earlier is not None else ()
+        merged = _earlier_first(old, policy.dictionary)
+        if old and merged is not None:
+            policy = replace(policy, dictionary=merged)
+        if policy is not self.options.policy:
+            self.options = replace(self.options, policy=policy)
         if not old or merged is None:
             return None
-        self.options = replace(self.options, dictionary=merged)
         return Notice(
             "dictionary-kept",
             f"kept the earlier run's dictionary of {len(old)} strings so its saved inputs "

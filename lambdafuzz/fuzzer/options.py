@@ -2,7 +2,8 @@
 
 `campaign.json` records these options field by field (`recorded_options`), so a new
 option is one field here: the command line, `build_engine`, the out dir and every replay
-pick it up from this one definition.
+pick it up from this one definition.  The draw policy is one field too (`DrawPolicy`,
+declared in the generators): its six keys stand in the file where its fields always stood.
 
 Paths in `campaign.json` are relative to the out dir, so an out dir committed or copied
 together with its project replays that copy's config and code; the config's absolute path
@@ -24,12 +25,10 @@ from pathlib import Path
 from typing import Any
 
 from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.generators.draw_policy import DEFAULT_POLICY, DrawPolicy
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.redelivery import REDELIVERY_SHARE
 from lambdafuzz.model.target import Target
-
-#: Probability that a fresh string draw takes a dictionary constant (when there are any).
-DICTIONARY_P = 0.1
 
 
 class Strategy(enum.StrEnum):
@@ -90,17 +89,10 @@ class CampaignOptions:
     # budget on the benchmark lambdas (BENCHMARKS.md, the benchmarks/havoc.py section)
     mode: ReplayMode = ReplayMode.LINEAR
     seed_corpora: tuple[Path, ...] = ()
-    dictionary: tuple[str, ...] = ()  # constants fed to string draws (strategy-dependent)
-    dictionary_p: float = DICTIONARY_P
-    # numbers the code compares with, for integer/float draws (`Choices.numbers`), and
-    # edge-value draws on (`Choices.edge_values`): both set by the strategy (`frontier`)
-    numbers: tuple[int | float, ...] = ()
-    # the field names the code reads, for JSON records (`Choices.fields`; `frontier`)
-    fields: tuple[str, ...] = ()
-    # (attribute, value) of the DynamoDB keys the code looks items up by, for the items of
-    # tables (`Choices.key_values`; `frontier`)
-    key_values: tuple[tuple[str, str], ...] = ()
-    edge_values: bool = False
+    # how fresh values are drawn: the dictionary, the code's numbers, field names and key
+    # values, edge values on; `build_engine` fills it from the strategy's harvest, and
+    # every process generating for the campaign takes it whole
+    policy: DrawPolicy = DEFAULT_POLICY
     # fresh sizes start small and grow when coverage stalls (`fuzzer.size_schedule`);
     # False, or `--objective cost`: the full size throughout
     size_schedule: bool = True
@@ -165,6 +157,9 @@ class CampaignOptions:
         base = Path(self.out_dir).resolve()
         for f in fields(self):
             if f.name in ("target", "out_dir"):
+                continue
+            if f.name == "policy":  # its keys where its fields stood, as before it was one
+                data.update(self.policy.to_json())
                 continue
             data[f.name] = _plain(getattr(self, f.name), base)
         return data

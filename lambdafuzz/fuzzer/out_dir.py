@@ -45,7 +45,7 @@ import socket
 import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -64,10 +64,12 @@ from lambdafuzz.fuzzer.corpus import (
 from lambdafuzz.fuzzer.corpus import write_json_atomic as _write_json
 from lambdafuzz.fuzzer.cost import CostFinding
 from lambdafuzz.fuzzer.failures import FailureRecord
-from lambdafuzz.fuzzer.options import DICTIONARY_P, CampaignOptions, TargetIdentity
+from lambdafuzz.fuzzer.options import CampaignOptions, TargetIdentity
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ReplayMode
+from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.model.oracle import OracleKind
+from lambdafuzz.model.target import Target
 
 T = TypeVar("T")  # a record read from one of the folder's JSON files
 
@@ -131,8 +133,11 @@ class CampaignMeta:
     mode: ReplayMode
     backend: str
     endpoint: str | None
-    dictionary: tuple[str, ...] | None  # None: an older campaign.json that did not record it
-    dictionary_p: float
+    # how the campaign drew fresh values (`DrawPolicy.from_json`): a saved input replays
+    # only with it; an older file without the keys ran with the defaults
+    policy: DrawPolicy
+    # False: an older campaign.json without a dictionary (replay takes the config's)
+    dictionary_recorded: bool = True
     config_absolute: str | None = None  # where the config was when the campaign ran
     identity: TargetIdentity | None = None  # None: an older campaign.json without one
     # the target's sample events (name, JSON text) as the campaign saw them: its seeds'
@@ -140,12 +145,13 @@ class CampaignMeta:
     samples: tuple[tuple[str, str], ...] = ()
     # the --parameter-overrides the template was loaded with
     parameter_overrides: tuple[tuple[str, str], ...] = ()
-    # how draws were made (`Choices.numbers`, `.fields`, `.key_values`, `.edge_values`);
-    # an older file without them ran with none
-    numbers: tuple[int | float, ...] = ()
-    fields: tuple[str, ...] = ()
-    key_values: tuple[tuple[str, str], ...] = ()
-    edge_values: bool = False
+
+    def replay_policy(self, target: Target) -> DrawPolicy:
+        """The policy a saved input of this campaign replays with: the recorded one, with
+        the config's dictionary when the file is older than that record."""
+        if self.dictionary_recorded:
+            return self.policy
+        return replace(self.policy, dictionary=tuple(target.dictionary))
 
     def config_shown(self, out_dir: Path) -> str:
         """The config's path for people: the first candidate that exists, else the first."""
@@ -173,7 +179,6 @@ class CampaignMeta:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> CampaignMeta:
         """Older files lack the dictionary: replay falls back to the config's."""
-        dictionary = data.get("dictionary")
         return cls(
             config=str(data.get("config") or ""),
             function=str(data["function"]) if data.get("function") else None,
@@ -183,8 +188,8 @@ class CampaignMeta:
             mode=ReplayMode(data.get("mode") or ReplayMode.EXECUTION_INDEXED.value),
             backend=str(data.get("backend") or "moto"),
             endpoint=str(data["endpoint"]) if data.get("endpoint") else None,
-            dictionary=None if dictionary is None else tuple(str(s) for s in dictionary),
-            dictionary_p=float(data.get("dictionary_p", DICTIONARY_P)),
+            policy=DrawPolicy.from_json(data),
+            dictionary_recorded=data.get("dictionary") is not None,
             config_absolute=str(data["config_absolute"]) if data.get("config_absolute") else None,
             identity=TargetIdentity.from_json(data.get("identity")),
             samples=tuple(
@@ -197,20 +202,6 @@ class CampaignMeta:
                 for pair in data.get("parameter_overrides") or ()
                 if isinstance(pair, list | tuple) and len(pair) == 2
             ),
-            numbers=tuple(
-                n
-                for n in data.get("numbers") or ()
-                if isinstance(n, int | float) and not isinstance(n, bool)
-            ),
-            fields=tuple(str(f) for f in data.get("fields") or () if isinstance(f, str)),
-            key_values=tuple(
-                (pair[0], pair[1])
-                for pair in data.get("key_values") or ()
-                if isinstance(pair, list | tuple)
-                and len(pair) == 2
-                and all(isinstance(p, str) for p in pair)
-            ),
-            edge_values=bool(data.get("edge_values", False)),
         )
 
 

@@ -2,8 +2,9 @@
 
 One `Replayer` serves `repro`, `minimize`, `corpus replay`, the pytest plugin and the
 world summaries of reports.  A saved input records its choice sequence, seed and replay
-mode; its campaign's `campaign.json` records the dictionary that string draws index into.
-Together they determine the world, the event and the outcome.
+mode; its campaign's `campaign.json` records the draw policy (`DrawPolicy`: the dictionary
+that string draws index into, the code's numbers, ...).  Together they determine the world,
+the event and the outcome.
 """
 
 from __future__ import annotations
@@ -23,28 +24,20 @@ from lambdafuzz.model.world import World
 
 
 class Replayer:
-    """A target, its campaign's dictionary, and one worker process started on first use."""
+    """A target, its campaign's draw policy, and one worker process started on first use."""
 
     def __init__(
         self,
         target: Target,
         *,
-        dictionary: tuple[str, ...] | None = None,
-        dictionary_p: float = 0.0,
-        numbers: tuple[int | float, ...] = (),
-        fields: tuple[str, ...] = (),
-        key_values: tuple[tuple[str, str], ...] = (),
-        edge_values: bool = False,
+        policy: DrawPolicy | None = None,
         backend: str = "moto",
         endpoint: str | None = None,
     ) -> None:
+        """`policy`: the campaign's (`CampaignMeta.replay_policy`); None: the config's
+        dictionary and nothing else, as a campaign without a harvest draws."""
         self.target = target
-        self.dictionary = tuple(target.dictionary) if dictionary is None else dictionary
-        self.dictionary_p = dictionary_p if self.dictionary else 0.0
-        self.numbers = numbers
-        self.fields = fields
-        self.key_values = key_values
-        self.edge_values = edge_values
+        self.policy = DrawPolicy(dictionary=target.dictionary) if policy is None else policy
         self.backend = backend
         self.endpoint = endpoint
         self._pool: WorkerPool | None = None
@@ -64,17 +57,7 @@ class Replayer:
         older than that record)."""
         if meta is None:
             return cls(target, backend=backend, endpoint=endpoint)
-        return cls(
-            target,
-            dictionary=meta.dictionary,
-            dictionary_p=meta.dictionary_p,
-            numbers=meta.numbers,
-            fields=meta.fields,
-            key_values=meta.key_values,
-            edge_values=meta.edge_values,
-            backend=backend,
-            endpoint=endpoint,
-        )
+        return cls(target, policy=meta.replay_policy(target), backend=backend, endpoint=endpoint)
 
     # ------------------------------------------------------------------ running
     @property
@@ -85,12 +68,7 @@ class Replayer:
                 target=self.target,
                 backend=self.backend,
                 endpoint=self.endpoint,
-                dictionary=self.dictionary,
-                dictionary_p=self.dictionary_p,
-                numbers=self.numbers,
-                fields=self.fields,
-                key_values=self.key_values,
-                edge_values=self.edge_values,
+                policy=self.policy,
                 cost=self.measure_cost,
             )
             self._pool = WorkerPool(spec, 1)
@@ -163,26 +141,12 @@ class Replayer:
             recording.values(),
             seed=0,
             mode=ReplayMode.LINEAR,
-            policy=DrawPolicy(
-                dictionary=self.dictionary,
-                numbers=self.numbers,
-                fields=self.fields,
-                key_values=self.key_values,
-                edge_values=self.edge_values,
-            ),
+            policy=self.policy,
         )
 
     def summarize(self, recording: ChoiceSequence) -> Any:
         """The world a recording describes, summarised (generation is pure: no emulator)."""
-        return summarize_recording(
-            recording,
-            self.target,
-            self.dictionary,
-            numbers=self.numbers,
-            fields=self.fields,
-            key_values=self.key_values,
-            edge_values=self.edge_values,
-        )
+        return summarize_recording(recording, self.target, self.policy)
 
     def world(self, recording: ChoiceSequence) -> World:
         """The world a recording describes, generated again (pure: no emulator)."""

@@ -16,7 +16,6 @@ from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.generators.aws.sample_events import sample_prefix
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import Choices, ReplayMode, StopTest
-from lambdafuzz.generators.draw_policy import DrawPolicy
 
 #: Corpus names of sample seeds start so: the file tells where the input came from.
 PREFIX = "seed-event-"
@@ -46,14 +45,7 @@ def sample_seeds(options: CampaignOptions, taken: set[str]) -> tuple[list[SavedI
             sample_prefix(target, index),
             seed=0,
             mode=ReplayMode.LINEAR,
-            policy=DrawPolicy(
-                dictionary=options.dictionary,
-                dictionary_p=options.dictionary_p if options.dictionary else 0.0,
-                numbers=options.numbers,
-                fields=options.fields,
-                key_values=options.key_values,
-                edge_values=options.edge_values,
-            ),
+            policy=options.policy,
         )
         try:
             generate_input(choices, target)

@@ -6,38 +6,20 @@ from __future__ import annotations
 from typing import Any
 
 from lambdafuzz.generators.core import Choices, ChoiceSequence, ReplayMode
-from lambdafuzz.generators.draw_policy import DrawPolicy
+from lambdafuzz.generators.draw_policy import DEFAULT_POLICY, DrawPolicy
 from lambdafuzz.model.target import Target
 from lambdafuzz.model.world_summary import summarize_world
 
 
 def summarize_recording(
-    recording: ChoiceSequence,
-    target: Target,
-    dictionary: tuple[str, ...] = (),
-    *,
-    numbers: tuple[int | float, ...] = (),
-    fields: tuple[str, ...] = (),
-    key_values: tuple[tuple[str, str], ...] = (),
-    edge_values: bool = False,
+    recording: ChoiceSequence, target: Target, policy: DrawPolicy = DEFAULT_POLICY
 ) -> dict[str, Any] | None:
     """Regenerate the world a recording describes (generation is pure) and summarise it.
-    `dictionary`, `numbers`, `fields`, `key_values` and `edge_values` are the campaign's: a dictionary
-    draw records an index into it, and the others decide which draws a generator makes."""
+    `policy` is the campaign's: a dictionary draw records an index into its dictionary, and
+    the rest decides which draws a generator makes."""
     from lambdafuzz.generators.aws.world_generator import generate_input
 
-    choices = Choices(
-        recording.values(),
-        seed=0,
-        mode=ReplayMode.LINEAR,
-        policy=DrawPolicy(
-            dictionary=dictionary,
-            numbers=numbers,
-            fields=fields,
-            key_values=key_values,
-            edge_values=edge_values,
-        ),
-    )
+    choices = Choices(recording.values(), seed=0, mode=ReplayMode.LINEAR, policy=policy)
     try:
         generated = generate_input(choices, target)
     except Exception as exc:  # noqa: BLE001 - a summary must never break saving

@@ -199,7 +199,9 @@ class Choices:
     `prefix` is a list of values (linear mode) or a mapping from EI to value (EI mode);
     entries may be `FRESH`, `Changed` or `MINIMAL` markers written by a mutator.  Draws past the end of
     the prefix come from `random.Random(seed)`, so `(prefix, seed)` determines the input and
-    the recording (`self.choices`) replays it exactly on its own.
+    the recording (`self.choices`) replays it exactly on its own, with the campaign's
+    `policy` (`DrawPolicy`: its dictionary, the code's numbers, ...; a dictionary draw
+    records an index into it).
     """
 
     __slots__ = (

@@ -28,6 +28,6 @@ def test_the_default_strategy_finds_the_bugs_behind_each_form(tmp_path: Path):
 
 def test_the_paper_strategies_take_the_literals_but_not_the_computed_value(tmp_path: Path):
     engine = build_engine(load_config(APP), out_dir=tmp_path / "o", strategy="spoton", max_execs=1)
-    dictionary = set(engine.options.dictionary)
+    dictionary = set(engine.options.policy.dictionary)
     assert {"kind-order", "kind-refund", "dock-east", "dock-west"} <= dictionary
     assert "batch-final" not in dictionary  # PREFIX + "-final": the default strategy's only

@@ -59,8 +59,8 @@ def test_a_frontier_campaign_records_its_draw_settings_and_replays(frontier_camp
     out, _ = frontier_campaign
     campaign = read_campaign_dir(out)
     meta = campaign.meta
-    assert meta is not None and meta.edge_values is True
-    assert set(meta.numbers) == {39, 40, 41}  # MAX_WORDS and its neighbours
+    assert meta is not None and meta.policy.edge_values is True
+    assert set(meta.policy.numbers) == {39, 40, 41}  # MAX_WORDS and its neighbours
     assert campaign.failures
     with Replayer.for_campaign(load_config(WORDLIST), meta) as replayer:
         for failure in campaign.failures:
@@ -68,7 +68,7 @@ def test_a_frontier_campaign_records_its_draw_settings_and_replays(frontier_camp
             assert result.failure is not None
             assert result.failure.signature == failure.signature
     old = CampaignMeta.from_json({"handler": "h", "mode": "linear"})  # before the fields
-    assert (old.numbers, old.edge_values) == ((), False)
+    assert (old.policy.numbers, old.policy.edge_values) == ((), False)
 
 
 def test_a_new_entry_gets_every_other_child_while_its_plan_is_pending(tmp_path: Path):
@@ -114,6 +114,6 @@ def test_environment_variable_names_are_no_record_fields(tmp_path):
     target = load_config(app)
     assert "ORDERS_TABLE" in target.env
     engine = build_engine(target, out_dir=tmp_path / "out", strategy="frontier", max_execs=1)
-    fields = engine.options.fields
+    fields = engine.options.policy.fields
     assert {"order_id", "lines", "discount"} <= set(fields)
     assert "ORDERS_TABLE" not in fields

@@ -81,7 +81,7 @@ def _plain(value):
 @pytest.mark.slow
 def test_every_saved_input_replays_to_the_same_world_event_and_outcome(campaign):
     directory = OutDir(campaign).read()
-    assert directory.meta is not None and directory.meta.dictionary  # recorded for replay
+    assert directory.meta is not None and directory.meta.policy.dictionary  # recorded for replay
     saved_inputs = _saved_inputs(campaign)
     assert directory.failures, "the seeded campaign finds gradebook's failures"
     with Replayer.for_campaign(campaign_target(directory), directory.meta) as replayer:

@@ -29,8 +29,8 @@ SEED = 2
 def test_a_campaign_finds_the_item_under_the_code_s_constant_sort_key(tmp_path: Path) -> None:
     target = load_target(PEOPLE_API / "template.yaml", warn=False)
     engine = build_engine(target, out_dir=tmp_path, seed=SEED, max_execs=EXECS)
-    assert ("SK", "PROFILE") in engine.options.key_values
-    assert ("SK", "VISIT#") in engine.options.key_values
+    assert ("SK", "PROFILE") in engine.options.policy.key_values
+    assert ("SK", "VISIT#") in engine.options.policy.key_values
     events = list(engine.run())
     finished = events[-1]
     assert isinstance(finished, CampaignFinished)
@@ -42,7 +42,7 @@ def test_a_campaign_finds_the_item_under_the_code_s_constant_sort_key(tmp_path: 
     # campaign.json records the key values, and the failures replay with them
     campaign = read_campaign_dir(tmp_path)
     assert campaign.meta is not None
-    assert campaign.meta.key_values == engine.options.key_values
+    assert campaign.meta.policy.key_values == engine.options.policy.key_values
     assert campaign.failures
     with Replayer.for_campaign(target, campaign.meta) as replayer:
         for failure in campaign.failures:
@@ -50,4 +50,4 @@ def test_a_campaign_finds_the_item_under_the_code_s_constant_sort_key(tmp_path: 
             assert result.failure is not None
             assert result.failure.signature == failure.signature
     old = CampaignMeta.from_json({"handler": "h", "mode": "linear"})  # before key values
-    assert old.key_values == ()
+    assert old.policy.key_values == ()

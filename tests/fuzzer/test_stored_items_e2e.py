@@ -21,7 +21,7 @@ SEED = 0
 
 def test_bodies_hold_the_table_s_key_and_get_stored(tmp_path: Path) -> None:
     engine = build_engine(load_config(EVENT_STORE), out_dir=tmp_path, seed=SEED, max_execs=EXECS)
-    assert "eventId" in engine.options.fields
+    assert "eventId" in engine.options.policy.fields
     events = list(engine.run())
     finished = events[-1]
     assert isinstance(finished, CampaignFinished)

@@ -21,7 +21,7 @@ from lambdafuzz.generators.core import (
     PrefixT,
     ReplayMode,
 )
-from lambdafuzz.generators.draw_policy import DrawPolicy
+from lambdafuzz.generators.draw_policy import DEFAULT_POLICY, DrawPolicy
 from lambdafuzz.harness.measure.handled import HandledException
 from lambdafuzz.harness.sandbox.isolation import IsolationState
 from lambdafuzz.model.cost import CostMeasures
@@ -57,14 +57,9 @@ class WorkerSpec:
     # "fast": with in-process moto, hot AWS operations answered in botocore's before-call
     # and clients reused (`harness.fast_aws`); "moto": botocore's full path for every call
     aws_path: str = "fast"
-    dictionary: tuple[str, ...] = ()
-    dictionary_p: float = 0.0
-    # the code's numbers for integer/float draws, its field names and the edge-value flag (`Choices`): part
-    # of how a recording replays, so every process generating for a campaign gets its own
-    numbers: tuple[int | float, ...] = ()
-    fields: tuple[str, ...] = ()
-    key_values: tuple[tuple[str, str], ...] = ()
-    edge_values: bool = False
+    # the campaign's draw policy (`Choices`): part of how a recording replays, so every
+    # process generating for a campaign gets the campaign's own
+    policy: DrawPolicy = DEFAULT_POLICY
     memory_limit_mb: int | None = None  # address-space headroom above the worker's baseline
     # a file that also gets all handler output (it is captured per test either way, see
     # `handler_output`); None: only the capture
@@ -206,14 +201,7 @@ def choices_for(spec: WorkerSpec, request: TestRequest) -> Choices:
         request.prefix,
         seed=request.seed,
         mode=request.mode,
-        policy=DrawPolicy(
-            dictionary=spec.dictionary,
-            dictionary_p=spec.dictionary_p,
-            numbers=spec.numbers,
-            fields=spec.fields,
-            key_values=spec.key_values,
-            edge_values=spec.edge_values,
-        ),
+        policy=spec.policy,
         size_scale=request.size_scale,
     )
 
