@@ -6,7 +6,7 @@
 
 Two tables, side by side in one run:
 
-* **Planted cost problems** (`tests/cost/apps/`: quadratic work in the CSV rows, one
+* **Planted cost problems** (`tests/e2e/cost/apps/`: quadratic work in the CSV rows, one
   DynamoDB call per line, a backtracking regex on the key, a zip unpacked member by member,
   photos decoded at full size): for each, a campaign with `--objective cost` and a coverage
   campaign, same seed, budgets and executions, side by side (`--max-seconds` stops the
@@ -51,7 +51,7 @@ from benchmarks.study import machine  # noqa: E402
 from benchmarks.study.layout import LAMBDAS_DIR, REPO, all_lambdas  # noqa: E402
 from benchmarks.study.tables import markdown_table  # noqa: E402
 
-APPS_DIR = REPO / "tests" / "cost" / "apps"
+APPS_DIR = REPO / "tests" / "e2e" / "cost" / "apps"
 #: app -> (measure it is about, the budgets that make it a finding)
 PLANTED: dict[str, tuple[str, dict[str, Any]]] = {
     "csv_dedupe": ("duration", {}),

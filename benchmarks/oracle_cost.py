@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/oracle_cost.py [--execs 300] [--rounds 5] [--oracles ...]
 
-For each oracle, a fixture app it checks (tests/oracles/apps/, tests/fuzzer/batch_orders/)
+For each oracle, a fixture app it checks (tests/e2e/oracles/apps/, tests/fuzzer/batch_orders/)
 is fuzzed with the same seed and budget with the oracle on and with `--no-oracle KIND`,
 the two modes alternated within each round (the machine is shared and noisy: only
 differences inside a round are compared). Per campaign, from its stats.json: the wall time
@@ -35,9 +35,9 @@ class Fixture:
 
 
 FIXTURES = {
-    "permissions": Fixture(REPO / "tests/oracles/apps/invoice_import", "template.yaml", "ImportFunction"),
+    "permissions": Fixture(REPO / "tests/e2e/oracles/apps/invoice_import", "template.yaml", "ImportFunction"),
     "batch": Fixture(REPO / "tests/fuzzer/batch_orders", "lambdafuzz.yaml"),
-    "idempotency": Fixture(REPO / "tests/oracles/apps/orders_queue", "template.yaml", "UuidIntakeFunction"),
+    "idempotency": Fixture(REPO / "tests/e2e/oracles/apps/orders_queue", "template.yaml", "UuidIntakeFunction"),
 }  # fmt: skip
 
 

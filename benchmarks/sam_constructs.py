@@ -1,4 +1,4 @@
-"""Every construct app of tests/constructs fuzzed over several seeds: admissible only?
+"""Every construct app of tests/e2e/constructs fuzzed over several seeds: admissible only?
 
     python benchmarks/sam_constructs.py [--seeds 0,1,2] [--execs 1000] [--apps a,b]
 
@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.constructs.harness import all_apps, fuzz_app  # noqa: E402
+from tests.e2e.constructs.harness import all_apps, fuzz_app  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -16,7 +16,7 @@ from lambdafuzz.config.sam import load_template, template_functions
 from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.target import TriggerKind
 
-CDK_OUT = Path(__file__).parents[1] / "constructs" / "apps" / "cdk_output" / "cdk.out"
+CDK_OUT = Path(__file__).parents[1] / "e2e" / "constructs" / "apps" / "cdk_output" / "cdk.out"
 TEMPLATE = CDK_OUT / "MeterReadingsStack.template.json"
 INGEST, ALERTS = "IngestReadingsFunction5A1B7C3D", "MeterAlertsFunction8E2F4A6B"
 INGEST_ASSET = "asset.9b2e4f6a8c0d1e3f5a7b9c1d3e5f7a9b0c2d4e6f8a1b3c5d7e9f0a2b4c6d8e1f"

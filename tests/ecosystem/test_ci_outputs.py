@@ -17,7 +17,7 @@ from lambdafuzz.report.ci_outputs import repository_root, write_junit, write_sar
 
 from .conftest import FUNCTIONS, REPLAY, TEMPLATE, copy_campaign
 
-SCHEMA = Path(__file__).with_name("sarif-schema-2.1.0.json")
+SCHEMA = Path(__file__).parents[1] / "fixtures" / "sarif-schema-2.1.0.json"
 #: Ant/Jenkins JUnit XSD: attributes every testsuite and testcase must carry.
 SUITE_ATTRIBUTES = {
     "name",

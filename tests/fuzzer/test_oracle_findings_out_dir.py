@@ -2,7 +2,7 @@
 (`permissions/`, `batch/`), the failures/ format with `oracle` and `evidence` in the
 record, read back into `CampaignDir.findings` and `ExistingCampaign.findings`, apart from
 failures and handled exceptions; the least-privilege report `permissions.json`; and a
-resumed campaign keeps what the first one found (end to end on `tests/oracles/apps`)."""
+resumed campaign keeps what the first one found (end to end on `tests/e2e/oracles/apps`)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from lambdafuzz.generators.core import ChoiceSequence, ReplayMode
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.outcome import FailureInfo
 
-INVOICE_IMPORT = Path(__file__).parents[1] / "oracles" / "apps" / "invoice_import"
+INVOICE_IMPORT = Path(__file__).parents[1] / "e2e" / "oracles" / "apps" / "invoice_import"
 EVIDENCE = (
     "In production: AccessDenied (s3:PutObject on arn:aws:s3:::uploads/rejected/a.csv).\n"
     "A statement that would allow it:\n"

@@ -20,7 +20,7 @@ from lambdafuzz.fuzzer.options import CampaignOptions, Objective
 from lambdafuzz.harness.measure.coverage import BranchCollector
 from lambdafuzz.model.cost import CostMeasures, Measure
 
-APPS = Path(__file__).parent / "apps"
+APPS = Path(__file__).parents[1] / "e2e" / "cost" / "apps"
 ARM_A, ARM_B = ("h.py", "f", 1, 2, 3), ("h.py", "f", 1, 2, 9)  # arms are tuples (ArmKey)
 LOOPY = """
 def rows(n):

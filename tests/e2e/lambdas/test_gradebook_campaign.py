@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from lambdafuzz.cli.main import cli
 from lambdafuzz.fuzzer.rejections import Cause
 
-GRADEBOOK = Path(__file__).resolve().parents[2] / "benchmarks" / "lambdas" / "gradebook"
+GRADEBOOK = Path(__file__).resolve().parents[3] / "benchmarks" / "lambdas" / "gradebook"
 
 
 def test_the_demo_campaign_does_not_warn_about_valid_inputs(tmp_path):

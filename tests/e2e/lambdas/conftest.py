@@ -21,7 +21,7 @@ import boto3
 import pytest
 from moto import mock_aws
 
-LAMBDAS_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "lambdas"
+LAMBDAS_DIR = Path(__file__).resolve().parents[3] / "benchmarks" / "lambdas"
 REGION = "us-east-1"
 
 for _lambda_dir in sorted(LAMBDAS_DIR.glob("*/")):

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 
 from lambdafuzz.cli.main import cli
 
-ALWAYS_FAILS = Path(__file__).parent / "fuzzer" / "swallowed" / "always_fails.yaml"
+ALWAYS_FAILS = Path(__file__).parents[1] / "fuzzer" / "swallowed" / "always_fails.yaml"
 
 
 def fuzz(out: Path, *args: str):
@@ -54,7 +54,7 @@ def test_quiet_still_says_a_config_error(tmp_path):
 
 
 def test_quiet_silences_the_config_loaders_notes(tmp_path, caplog):
-    stack = Path(__file__).parent / "ecosystem" / "fixtures" / "overlay_stack"
+    stack = Path(__file__).parents[1] / "ecosystem" / "fixtures" / "overlay_stack"
     args = ["fuzz", str(stack), "--execs", "20", "--out"]
     loud = CliRunner().invoke(cli, [*args, str(tmp_path / "loud")])
     assert loud.exit_code == 0, loud.output

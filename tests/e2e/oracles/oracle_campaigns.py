@@ -16,7 +16,7 @@ from lambdafuzz.cli.main import cli
 
 APPS = Path(__file__).parent / "apps"
 #: The SARIF 2.1.0 schema the CI-output tests validate against.
-SARIF_SCHEMA = Path(__file__).parents[1] / "ecosystem" / "sarif-schema-2.1.0.json"
+SARIF_SCHEMA = Path(__file__).parents[2] / "fixtures" / "sarif-schema-2.1.0.json"
 
 
 @dataclass(frozen=True)

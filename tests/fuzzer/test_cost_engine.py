@@ -19,7 +19,9 @@ from lambdafuzz.model.cost import CostMeasures, Measure
 from lambdafuzz.model.outcome import FailureInfo, Status
 from tests.fuzzer.pool_doubles import PoolDouble
 
-APP = Path(__file__).parent / "apps" / "csv_items"  # timeout_s 10: duration budget 5 s
+APP = (
+    Path(__file__).parents[1] / "e2e" / "cost" / "apps" / "csv_items"
+)  # timeout_s 10: duration budget 5 s
 ARM = ("ledger/handler.py", "lambda_handler", 1, 10, 12)
 
 

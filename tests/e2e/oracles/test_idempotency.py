@@ -1,5 +1,5 @@
 """The at-least-once delivery oracle end to end: seeded campaigns over the fixture apps
-(tests/oracles/apps/orders_queue, shipping_notices, customer_sync), each a SAM app whose
+(tests/e2e/oracles/apps/orders_queue, shipping_notices, customer_sync), each a SAM app whose
 versions of one handler differ only in how they survive a retry.
 
 Found: an SQS order intake that records each order under `uuid4()` (new-item), one that

@@ -14,7 +14,7 @@ from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.harvest import Harvest
 
-YEAR_THUMBNAILS = Path(__file__).resolve().parents[1] / "benchmarks" / "lambdas" / "year_thumbnails"
+YEAR_THUMBNAILS = Path(__file__).resolve().parents[2] / "benchmarks" / "lambdas" / "year_thumbnails"
 
 
 def _analyze(*args: str) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.constructs.harness import all_apps, fuzz_app
+from tests.e2e.constructs.harness import all_apps, fuzz_app
 
 APPS = all_apps()
 #: Executions per app here: long enough for the planted bugs, short enough for `make test`.

@@ -14,7 +14,7 @@ from lambdafuzz import __version__
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.main import cli
 
-GRADEBOOK = str(Path(__file__).resolve().parents[1] / "benchmarks" / "lambdas" / "gradebook")
+GRADEBOOK = str(Path(__file__).resolve().parents[2] / "benchmarks" / "lambdas" / "gradebook")
 
 
 def test_version():
@@ -36,7 +36,7 @@ def test_help_does_not_import_boto3_or_moto():
 
 
 def test_analyze_year_thumbnails_lists_datetime_closest_for_the_2008_branch():
-    root = Path(__file__).resolve().parents[1] / "benchmarks" / "lambdas" / "year_thumbnails"
+    root = Path(__file__).resolve().parents[2] / "benchmarks" / "lambdas" / "year_thumbnails"
     result = CliRunner().invoke(cli, ["analyze", str(root), "--json"])
     assert result.exit_code == 0, result.output
     import json
