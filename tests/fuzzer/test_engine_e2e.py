@@ -154,7 +154,8 @@ class _WatchedReruns(WorkerPool):
 class _WaitedReruns(WorkerPool):
     """A real pool whose re-runs the campaign waits for, as it did before."""
 
-    rerun_later = None
+    def rerun_later(self, request: TestRequest) -> None:
+        return None  # none in the background: the campaign re-runs it and waits
 
 
 def test_background_reruns_save_what_waited_reruns_save(tmp_path):
