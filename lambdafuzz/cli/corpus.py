@@ -9,6 +9,7 @@ import click
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.options import backend_options, config_option, function_option
 from lambdafuzz.cli.saved_inputs import InputError, campaign_for, start
+from lambdafuzz.model.emulation import BackendKind
 
 
 @click.group()
@@ -35,7 +36,7 @@ def corpus_replay(
     directory: Path,
     config: Path | None,
     function_name: str | None,
-    backend: str,
+    backend: BackendKind,
     endpoint: str | None,
     skip_corrupt: bool,
 ) -> None:

@@ -8,6 +8,7 @@ import click
 
 from lambdafuzz.cli.options import backend_options, config_option, function_option, variant_option
 from lambdafuzz.cli.saved_inputs import campaign_for, load_variant, start
+from lambdafuzz.model.emulation import BackendKind
 
 
 @click.command(
@@ -37,7 +38,7 @@ def minimize(
     input_file: Path,
     config: Path | None,
     function_name: str | None,
-    backend: str,
+    backend: BackendKind,
     endpoint: str | None,
     max_attempts: int,
     max_seconds: float,

@@ -141,7 +141,7 @@ def backend_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     )(fn)
     return click.option(
         "--backend",
-        type=EnumChoice("lambdafuzz.harness.emulator.backends:BackendKind"),
+        type=EnumChoice("lambdafuzz.model.emulation:BackendKind"),
         default="moto",
         show_default=True,
         help="Which AWS emulator holds the generated world.",
@@ -278,7 +278,7 @@ _CAMPAIGN_OPTIONS: tuple[DecoratorT, ...] = (
     backend_options,
     click.option(
         "--aws-path",
-        type=EnumChoice("lambdafuzz.harness.emulator.fast_aws:AwsPath"),
+        type=EnumChoice("lambdafuzz.model.emulation:AwsPath"),
         default="fast",
         show_default=True,
         help="With --backend moto: 'fast' answers hot S3/DynamoDB/SQS/SNS operations "

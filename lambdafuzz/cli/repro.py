@@ -16,6 +16,7 @@ from lambdafuzz.cli.options import (
     variant_option,
 )
 from lambdafuzz.cli.saved_inputs import campaign_for, describe_bug, load_saved, start
+from lambdafuzz.model.emulation import BackendKind
 
 if TYPE_CHECKING:
     from lambdafuzz.fuzzer.corpus import SavedInput
@@ -48,7 +49,7 @@ def repro(
     input_file: Path,
     config: Path | None,
     function_name: str | None,
-    backend: str,
+    backend: BackendKind,
     endpoint: str | None,
     export_dir: Path | None,
     force: bool,

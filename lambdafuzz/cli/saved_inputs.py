@@ -12,6 +12,7 @@ import click
 from lambdafuzz.cli.exit_codes import ExitCode
 from lambdafuzz.cli.options import target_from_options
 from lambdafuzz.errors import ConfigError, CorpusError
+from lambdafuzz.model.emulation import BackendKind
 
 if TYPE_CHECKING:  # imported when a command runs, so `--help` stays instant
     from lambdafuzz.fuzzer.corpus import SavedInput
@@ -83,7 +84,7 @@ def campaign_for(
     path: Path,
     config: Path | None,
     function_name: str | None,
-    backend: str,
+    backend: BackendKind,
     endpoint: str | None,
 ) -> Campaign:
     """The target and replayer for a saved input (or a folder) at `path`: the target from

@@ -26,6 +26,7 @@ from typing import Any
 
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.generators.draw_policy import DEFAULT_POLICY, DrawPolicy
+from lambdafuzz.model.emulation import AwsPath, BackendKind
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.redelivery import REDELIVERY_SHARE
 from lambdafuzz.model.target import Target
@@ -80,11 +81,11 @@ class CampaignOptions:
     max_execs: int | None = None
     max_seconds: float | None = None
     workers: int = 1
-    backend: str = "moto"
+    backend: BackendKind = BackendKind.MOTO
     endpoint: str | None = None
     # in-process moto: "fast" answers hot AWS operations in botocore's before-call and
     # reuses clients (`harness.fast_aws`); "moto": botocore's full path for every call
-    aws_path: str = "fast"
+    aws_path: AwsPath = AwsPath.FAST
     # linear (Zest): more coverage and failures than execution-indexed replay at the same
     # budget on the benchmark lambdas (BENCHMARKS.md, the benchmarks/havoc.py section)
     mode: ReplayMode = ReplayMode.LINEAR

@@ -68,6 +68,7 @@ from lambdafuzz.fuzzer.options import CampaignOptions, TargetIdentity
 from lambdafuzz.fuzzer.stats import Stats
 from lambdafuzz.generators.core import ReplayMode
 from lambdafuzz.generators.draw_policy import DrawPolicy
+from lambdafuzz.model.emulation import BackendKind
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.target import Target
 
@@ -131,7 +132,7 @@ class CampaignMeta:
     strategy: str
     seed: int
     mode: ReplayMode
-    backend: str
+    backend: BackendKind
     endpoint: str | None
     # how the campaign drew fresh values (`DrawPolicy.from_json`): a saved input replays
     # only with it; an older file without the keys ran with the defaults
@@ -186,7 +187,7 @@ class CampaignMeta:
             strategy=str(data.get("strategy") or ""),
             seed=int(data.get("seed") or 0),
             mode=ReplayMode(data.get("mode") or ReplayMode.EXECUTION_INDEXED.value),
-            backend=str(data.get("backend") or "moto"),
+            backend=BackendKind(data.get("backend") or BackendKind.MOTO),
             endpoint=str(data["endpoint"]) if data.get("endpoint") else None,
             policy=DrawPolicy.from_json(data),
             dictionary_recorded=data.get("dictionary") is not None,

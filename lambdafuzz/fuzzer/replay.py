@@ -19,6 +19,7 @@ from lambdafuzz.generators.core import ChoiceSequence, PrefixT, ReplayMode
 from lambdafuzz.generators.draw_policy import DrawPolicy
 from lambdafuzz.harness.process.pool import WorkerPool
 from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerInfo, WorkerSpec
+from lambdafuzz.model.emulation import BackendKind
 from lambdafuzz.model.target import Target
 from lambdafuzz.model.world import World
 
@@ -31,7 +32,7 @@ class Replayer:
         target: Target,
         *,
         policy: DrawPolicy | None = None,
-        backend: str = "moto",
+        backend: BackendKind = BackendKind.MOTO,
         endpoint: str | None = None,
     ) -> None:
         """`policy`: the campaign's (`CampaignMeta.replay_policy`); None: the config's
@@ -50,7 +51,7 @@ class Replayer:
         target: Target,
         meta: CampaignMeta | None,
         *,
-        backend: str = "moto",
+        backend: BackendKind = BackendKind.MOTO,
         endpoint: str | None = None,
     ) -> Replayer:
         """Replay with what the campaign recorded (the config's dictionary for a campaign

@@ -68,8 +68,7 @@ def test_every_choice_option_offers_exactly_its_enums_values():
     from lambdafuzz.cli.options import EnumChoice
     from lambdafuzz.fuzzer.options import Objective, Strategy
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.emulator.backends import BackendKind
-    from lambdafuzz.harness.emulator.fast_aws import AwsPath
+    from lambdafuzz.model.emulation import AwsPath, BackendKind
     from lambdafuzz.model.oracle import OracleKind
     from lambdafuzz.model.target import TriggerKind
 
@@ -105,7 +104,7 @@ def test_choice_options_parse_to_enum_members_in_the_cli_spelling():
     from lambdafuzz.cli.fuzz import fuzz
     from lambdafuzz.fuzzer.options import Strategy
     from lambdafuzz.generators.core import ReplayMode
-    from lambdafuzz.harness.emulator.backends import BackendKind
+    from lambdafuzz.model.emulation import BackendKind
 
     given = ["--strategy", "zest-strings", "--replay", "ei", "--backend", "moto-server"]
     params = fuzz.make_context("fuzz", [GRADEBOOK, *given]).params

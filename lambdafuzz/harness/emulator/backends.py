@@ -14,7 +14,6 @@ not intercepted (see `moto.core.patch_client`).
 
 from __future__ import annotations
 
-import enum
 import http.client
 import json
 import logging
@@ -28,16 +27,8 @@ from lambdafuzz.errors import BackendError
 from lambdafuzz.harness.emulator.loaders import Boto3Loader, MotoDirectLoader, WorldLoader
 from lambdafuzz.harness.emulator.moto_speedups import speed_up_moto
 from lambdafuzz.harness.sandbox.safety import FAKE_CREDENTIALS, check_endpoint
+from lambdafuzz.model.emulation import BackendKind
 from lambdafuzz.model.world import LoadedWorld, World
-
-
-class BackendKind(enum.StrEnum):
-    """The backends `--backend` names; `make_backend` builds one from its name."""
-
-    MOTO = "moto"  # MotoBackend: moto in this process
-    MOTO_SERVER = "moto-server"  # MotoServerBackend: moto's HTTP server
-    LOCALSTACK = "localstack"  # LocalStackBackend
-
 
 LOCALSTACK_IMAGE = "localstack/localstack"
 # The services a world uses; their per-region backends are rebuilt on every reset.

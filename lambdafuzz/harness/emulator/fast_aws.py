@@ -39,7 +39,6 @@ both paths on generated operation sequences.
 
 from __future__ import annotations
 
-import enum
 import functools
 import re
 from typing import Any
@@ -80,13 +79,6 @@ ANSWERED: dict[str, frozenset[str]] = {
     ),
     "sns": frozenset(("Publish",)),
 }
-
-
-class AwsPath(enum.StrEnum):
-    """How a handler's AWS calls reach in-process moto (`--aws-path`)."""
-
-    FAST = "fast"  # hot operations answered in `before-call`, clients reused (this module)
-    MOTO = "moto"  # every call through botocore's full HTTP path into moto's stubber
 
 
 class FastAws:

@@ -25,6 +25,7 @@ from lambdafuzz.generators.draw_policy import DEFAULT_POLICY, DrawPolicy
 from lambdafuzz.harness.measure.handled import HandledException
 from lambdafuzz.harness.sandbox.isolation import IsolationState
 from lambdafuzz.model.cost import CostMeasures
+from lambdafuzz.model.emulation import AwsPath, BackendKind
 from lambdafuzz.model.oracle import OracleFinding
 from lambdafuzz.model.outcome import EmulatorGap, FailureInfo, Status
 from lambdafuzz.model.permissions import PermissionUse
@@ -52,11 +53,11 @@ class WorkerSpec:
     """Everything a worker needs to set itself up; picklable."""
 
     target: Target
-    backend: str = "moto"
+    backend: BackendKind = BackendKind.MOTO
     endpoint: str | None = None
     # "fast": with in-process moto, hot AWS operations answered in botocore's before-call
     # and clients reused (`harness.fast_aws`); "moto": botocore's full path for every call
-    aws_path: str = "fast"
+    aws_path: AwsPath = AwsPath.FAST
     # the campaign's draw policy (`Choices`): part of how a recording replays, so every
     # process generating for a campaign gets the campaign's own
     policy: DrawPolicy = DEFAULT_POLICY

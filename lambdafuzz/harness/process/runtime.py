@@ -65,6 +65,7 @@ from lambdafuzz.harness.sandbox.process_group import (
     make_cgroup,
 )
 from lambdafuzz.model.batch_delivery import BATCH_KINDS, lambda_json
+from lambdafuzz.model.emulation import AwsPath, BackendKind
 from lambdafuzz.model.outcome import FailureInfo, Status
 from lambdafuzz.model.redelivery import redelivers
 from lambdafuzz.model.target import Target, app_dirs
@@ -131,7 +132,9 @@ class WorkerRuntime:
             self.redelivery.install()
         self.backend = make_backend(spec.backend, spec.endpoint)
         self.backend.start()
-        if spec.aws_path == "fast" and spec.backend == "moto":  # before the handler's import
+        if (
+            spec.aws_path == AwsPath.FAST and spec.backend == BackendKind.MOTO
+        ):  # before the handler's import
             from lambdafuzz.harness.emulator.fast_aws import install_fast_path
 
             install_fast_path()

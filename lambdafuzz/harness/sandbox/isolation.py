@@ -53,6 +53,7 @@ from typing import TYPE_CHECKING, Any
 from lambdafuzz.harness.sandbox.clean_env import initial_environment_clean
 from lambdafuzz.harness.sandbox.private_view import apply_view, needed_paths
 from lambdafuzz.harness.sandbox.process_group import write_file
+from lambdafuzz.model.emulation import BackendKind
 
 if TYPE_CHECKING:
     import ctypes
@@ -166,11 +167,11 @@ class IsolationState:
 
 
 # =========================================================================== deciding
-def network_plan(backend: str, endpoint: str | None) -> tuple[bool, str]:
+def network_plan(backend: BackendKind, endpoint: str | None) -> tuple[bool, str]:
     """(use a network namespace?, why not): only where the emulator lives in the worker."""
-    if backend == "moto":
+    if backend == BackendKind.MOTO:
         return True, "the in-process emulator needs no network"
-    if backend == "moto-server" and endpoint is None:
+    if backend == BackendKind.MOTO_SERVER and endpoint is None:
         return True, "the worker's own moto server listens on the namespace's loopback"
     where = f" at {endpoint}" if endpoint else ""
     return False, (
@@ -213,7 +214,7 @@ def unisolated(reason: str = "not started as a worker process") -> IsolationStat
 
 def isolate_worker(
     *,
-    backend: str,
+    backend: BackendKind,
     endpoint: str | None,
     keep_visible: Iterable[str] = (),
     worker_dir: str = "",
