@@ -21,9 +21,13 @@ import json
 import os
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+if TYPE_CHECKING:
+    from lambdafuzz.fuzzer.out_dir import FailureEntry
+    from lambdafuzz.harness.process.protocol import TestResult
 
 INI_CORPUS = "lambdafuzz_corpus"
 INI_FAILURES = "lambdafuzz_failures_dir"
@@ -175,7 +179,7 @@ class ReplayedFailure(Exception):
 class FailureItem(pytest.Item):
     """One saved unique failure, replayed."""
 
-    def __init__(self, *, entry: Any, **kwargs: Any) -> None:
+    def __init__(self, *, entry: FailureEntry, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.entry = entry
 
@@ -202,7 +206,9 @@ class FailureItem(pytest.Item):
         return self.entry.path, None, f"lambdafuzz failure: {self.entry.signature}"
 
 
-def _describe(entry: Any, path: Path, result: Any, replayer: _CampaignReplay) -> str:
+def _describe(
+    entry: FailureEntry, path: Path, result: TestResult, replayer: _CampaignReplay
+) -> str:
     from lambdafuzz.config.campaign import reproduce_command
 
     failure = result.failure

@@ -20,7 +20,11 @@ from lambdafuzz.model.emulation import BackendKind
 
 if TYPE_CHECKING:
     from lambdafuzz.fuzzer.corpus import SavedInput
+    from lambdafuzz.fuzzer.replay import Replayer
+    from lambdafuzz.harness.process.protocol import TestResult
     from lambdafuzz.model.cost import CostMeasures
+    from lambdafuzz.model.oracle import OracleFinding
+    from lambdafuzz.model.target import Target
 
 #: Runs whose median `repro` shows for the noisy cost measures (duration, memory).
 REPRO_COST_RUNS = 3
@@ -112,7 +116,9 @@ def repro(
     ctx.exit(int(ExitCode.FAILURES_FOUND if failed else ExitCode.OK))
 
 
-def _export(directory: Path, replayer: Any, result: Any, function: str | None, force: bool) -> None:
+def _export(
+    directory: Path, replayer: Replayer, result: TestResult, function: str | None, force: bool
+) -> None:
     """`--export`: the replayed event, its world and the handler's environment as files."""
     from lambdafuzz.model.target import resolve_env
     from lambdafuzz.model.world import LoadedWorld
@@ -155,7 +161,7 @@ def _echo_handled(saved: SavedInput, handled: tuple[Any, ...]) -> None:
             )
 
 
-def _batch_findings(target: Any, result: Any) -> tuple[Any, ...]:
+def _batch_findings(target: Target, result: TestResult) -> tuple[OracleFinding, ...]:
     """The batch oracle's findings of the replay (it reads the response the worker kept)
     and its notice, said here."""
     from lambdafuzz.fuzzer.batch_oracle import BatchOracle
@@ -169,7 +175,7 @@ def _batch_findings(target: Any, result: Any) -> tuple[Any, ...]:
     return findings
 
 
-def _echo_findings(saved: SavedInput, findings: tuple[Any, ...]) -> bool:
+def _echo_findings(saved: SavedInput, findings: tuple[OracleFinding, ...]) -> bool:
     """The deployment oracles' findings of the replay with their evidence; for an input
     saved as one, whether it was found again. True when the replay found any."""
     from lambdafuzz.fuzzer.failures import FailureRecord

@@ -41,6 +41,7 @@ from lambdafuzz.report.html_style import CSS
 
 if TYPE_CHECKING:
     from lambdafuzz.harness.measure.arm_catalog import ArmSite
+    from lambdafuzz.model.outcome import FailureInfo
 
 REPORT_NAME = REPORT_FILE
 #: Source files above this size are listed but not rendered (a vendored blob in scope).
@@ -396,7 +397,7 @@ def _cost_section(c: CampaignDir, target: Target | None) -> str:
     return "".join(parts)
 
 
-def _where(info: Any) -> str:
+def _where(info: FailureInfo) -> str:
     """Where it failed; an application frame links to its line in the source section."""
     where = info.where
     if info.in_app:
