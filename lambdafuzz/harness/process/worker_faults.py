@@ -47,17 +47,20 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from lambdafuzz.harness.invoke import app_relative, shown_path
 from lambdafuzz.harness.sandbox.descriptors import high_fd
 from lambdafuzz.harness.sandbox.janitor import janitor
 from lambdafuzz.model.outcome import frame_location
+
+if TYPE_CHECKING:
+    from lambdafuzz.harness.sandbox.process_group import Descendants
 
 #: The dump file in a worker's temp dir.
 FAULT_FILE = "faults.txt"
@@ -103,11 +106,11 @@ class FaultGuard:
         self.dumped = False  # a traced exit/kill wrote a dump that was not fatal after all
         # called after the dump of a traced exit or fatal self-signal (the handler output
         # drained into its ring, see `handler_output`)
-        self.before_fatal: Any = None
+        self.before_fatal: Callable[[], None] | None = None
         self._stdio: list[int] = []
-        self._prctl: Any = None
+        self._prctl: Callable[..., int] | None = None
         # what the handler starts, killed after every test (`process_group.Descendants`)
-        self.descendants: Any = None
+        self.descendants: Descendants | None = None
 
     @classmethod
     def install(cls, worker_dir: str, parent_pid: int) -> FaultGuard:

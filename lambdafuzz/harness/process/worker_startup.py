@@ -19,6 +19,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Iterable
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from pathlib import Path
@@ -120,7 +121,7 @@ def frame_location(frame: FrameType | None, target: Target) -> str:
     return _innermost(frames, target)
 
 
-def _innermost(frames: Any, target: Target) -> str:
+def _innermost(frames: Iterable[tuple[FrameType, int]], target: Target) -> str:
     """The first of `frames` (innermost first) in the application's code."""
     scopes = [Path(d) for d in app_dirs(target)] or [Path(target.root).resolve()]
     for frame, line in frames:
