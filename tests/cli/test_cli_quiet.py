@@ -54,7 +54,7 @@ def test_quiet_still_says_a_config_error(tmp_path):
 
 
 def test_quiet_silences_the_config_loaders_notes(tmp_path, caplog):
-    stack = Path(__file__).parents[1] / "ecosystem" / "fixtures" / "overlay_stack"
+    stack = Path(__file__).parents[1] / "config" / "apps" / "overlay_stack"
     args = ["fuzz", str(stack), "--execs", "20", "--out"]
     loud = CliRunner().invoke(cli, [*args, str(tmp_path / "loud")])
     assert loud.exit_code == 0, loud.output

@@ -154,7 +154,7 @@ def test_a_symlinked_file_is_replaced_never_written_through(tmp_path):
 def test_a_functions_campaign_folder_that_is_a_symlink_is_refused(tmp_path, fake_env):
     """A template fuzzed without --function runs one campaign per function in
     OUT/<Function>/, a folder lambdafuzz makes: a symlink there is refused too."""
-    template = Path(__file__).parents[1] / "ecosystem" / "sam_app" / "template.yaml"
+    template = Path(__file__).parents[1] / "fixtures" / "sam_app" / "template.yaml"
     out, outside = tmp_path / "out", tmp_path / "outside"
     out.mkdir()
     outside.mkdir()

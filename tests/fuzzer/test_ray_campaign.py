@@ -29,7 +29,7 @@ from lambdafuzz.harness.process import ray_pool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GRADEBOOK = REPO / "benchmarks" / "lambdas" / "gradebook"
-SAM_APP = REPO / "tests" / "ecosystem" / "sam_app"
+SAM_APP = REPO / "tests" / "fixtures" / "sam_app"
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 

@@ -1,1 +1,0 @@
-"""A small inventory app, fuzzed from its SAM template by tests/ecosystem."""
