@@ -3,6 +3,7 @@
 cli -> config / report -> fuzzer -> analysis / harness -> generators -> model; leaves
 (errors, labels, compat, atomic_files) are importable from anywhere.  Nothing imports
 upward, and the hot worker process never pulls in pydantic or YAML through `config`.
+`tests/` mirrors the package: the tests of `lambdafuzz/<p>` are in `tests/<p>`.
 """
 
 from __future__ import annotations
@@ -220,3 +221,74 @@ def test_the_checker_sees_every_spelling_of_an_upward_import():
     names = _imported_names(source, "lambdafuzz.fuzzer")
     layers = {_project_layer(n) for n in names} - {None}
     assert layers == {"config", "report", "cli", "fuzzer"}
+
+
+# ------------------------------------------------------------------ tests/ mirrors the package
+TESTS = Path(__file__).resolve().parent
+#: test folders that mirror no package folder: campaigns over whole apps (bundled lambdas,
+#: oracle and construct apps, SAM templates per trigger kind, planted cost problems), the
+#: benchmark scripts' tests, the shared fixtures and the docs site's tests
+OUTSIDE_THE_PACKAGE = ("e2e", "benchmarks", "fixtures", "docs")
+#: the tests root holds these and the tests of the package's root modules (`test_<module>.py`)
+PACKAGE_WIDE = {"test_layers.py", "test_packaging.py"}
+
+
+def _package_folders() -> set[str]:
+    """`lambdafuzz/<p>` folders holding modules, as `p` ("." for the package root)."""
+    return {
+        p.parent.relative_to(PACKAGE).as_posix()
+        for p in PACKAGE.rglob("*.py")
+        if (p.parent / "__init__.py").is_file() and p.name != "__init__.py"
+    }
+
+
+def _test_modules() -> list[Path]:
+    return sorted(p for p in TESTS.rglob("test_*.py") if "__pycache__" not in p.parts)
+
+
+def test_every_test_folder_mirrors_a_package_folder_or_lies_outside_the_package():
+    # a test of one module or layer sits at tests/<p> for lambdafuzz/<p>: decided by what
+    # it tests, not by where its campaign's app came from
+    folders = {p.parent.relative_to(TESTS).as_posix() for p in _test_modules()}
+    stray = sorted(
+        folder
+        for folder in folders - _package_folders()
+        if folder.split("/")[0] not in OUTSIDE_THE_PACKAGE
+    )
+    assert not stray, f"test folders with no lambdafuzz/ folder of that name: {stray}"
+
+
+def test_the_tests_root_holds_package_wide_tests_and_those_of_root_modules():
+    root_modules = {f"test_{p.stem}.py" for p in PACKAGE.glob("*.py")}
+    stray = sorted(
+        p.name for p in TESTS.glob("test_*.py") if p.name not in PACKAGE_WIDE | root_modules
+    )
+    assert not stray, (
+        f"tests/ root files that test one layer (move them to tests/<layer>/): {stray}"
+    )
+
+
+def test_every_package_folder_has_its_test_folder():
+    missing = sorted(
+        f for f in _package_folders() - {"."} if not any((TESTS / f).glob("test_*.py"))
+    )
+    assert not missing, f"package folders without tests/<folder>/test_*.py: {missing}"
+
+
+def test_test_modules_and_helpers_have_names_unique_in_the_suite():
+    # test folders are no packages: pytest puts a test's own folder on sys.path (its
+    # fixture apps and helpers import by their bare names, and failure locations are
+    # relative to that folder), so one basename in two folders would be one module
+    seen: dict[str, list[str]] = {}
+    for folder in {p.parent for p in _test_modules()}:
+        for module in folder.glob("*.py"):
+            if module.name not in ("conftest.py", "__init__.py"):
+                seen.setdefault(module.name, []).append(module.relative_to(TESTS).as_posix())
+    twice = {name: paths for name, paths in seen.items() if len(paths) > 1}
+    assert not twice, twice
+    packages = sorted(
+        p.parent.relative_to(TESTS).as_posix()
+        for p in TESTS.rglob("__init__.py")
+        if any(p.parent.glob("test_*.py"))
+    )
+    assert not packages, f"test folders that are packages: {packages}"
