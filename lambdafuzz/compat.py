@@ -26,5 +26,5 @@ HAS_CO_BRANCHES = hasattr((lambda: None).__code__, "co_branches")
 
 # Where the "iterator exhausted" arm of FOR_ITER lands, in bytes past the jump target
 # (the END_FOR the target names): 3.12 skips END_FOR; 3.13 skips END_FOR and POP_TOP.
-# Checked against the BRANCH events of both interpreters (tests/harness/test_coverage.py).
+# Checked against the BRANCH events of both interpreters (tests/harness/measure/test_coverage.py).
 FOR_ITER_EXIT_SKIP = 4 if PY313 else 2

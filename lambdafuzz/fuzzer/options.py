@@ -87,7 +87,7 @@ class CampaignOptions:
     # reuses clients (`harness.fast_aws`); "moto": botocore's full path for every call
     aws_path: AwsPath = AwsPath.FAST
     # linear (Zest): more coverage and failures than execution-indexed replay at the same
-    # budget on the benchmark lambdas (BENCHMARKS.md, the benchmarks/havoc.py section)
+    # budget on the benchmark lambdas (BENCHMARKS.md, "The havoc effect and the default replay mode")
     mode: ReplayMode = ReplayMode.LINEAR
     seed_corpora: tuple[Path, ...] = ()
     # how fresh values are drawn: the dictionary, the code's numbers, field names and key

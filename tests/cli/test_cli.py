@@ -114,7 +114,7 @@ def test_choice_options_parse_to_enum_members_in_the_cli_spelling():
     defaults = fuzz.make_context("fuzz", [GRADEBOOK]).params
     assert (defaults["strategy"], defaults["mode"], defaults["backend"]) == (
         Strategy.FRONTIER,
-        ReplayMode.LINEAR,  # why: BENCHMARKS.md, the benchmarks/havoc.py section
+        ReplayMode.LINEAR,  # why: BENCHMARKS.md, "The havoc effect and the default replay mode"
         BackendKind.MOTO,
     )
     assert ReplayMode.EXECUTION_INDEXED.value == "ei"  # the spelling scripts use

@@ -33,7 +33,7 @@ DynamoDB and SQS, an answer of plain data is taken from moto's result as it is, 
 serialised by moto nor parsed back by botocore (`moto_results`).
 
 Every other operation, and every answered operation whose host moto would not serve,
-falls through to moto unchanged. `tests/harness/test_fast_aws_differential.py` compares
+falls through to moto unchanged. `tests/harness/emulator/test_fast_aws_differential.py` compares
 both paths on generated operation sequences.
 """
 

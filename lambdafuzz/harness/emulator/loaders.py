@@ -8,7 +8,7 @@ objects, skipping request signing, serialisation and routing, and for the hottes
 (PutItem, SendMessage, ReceiveMessage) stores what moto's own method would store without
 its per-call overhead; that is what keeps reset+load per test around a millisecond
 (benchmarks/reset_load.py). `Boto3Loader` makes plain boto3 calls; it loads moto-server and
-LocalStack, and cross-checks the direct loader in tests (tests/harness/test_backends.py).
+LocalStack, and cross-checks the direct loader in tests (tests/harness/emulator/test_backends.py).
 
 SQS messages are sent and then received, as Lambda's poller does, so each has a real
 receipt handle a handler can delete; `receive` limits that to the queues that trigger the

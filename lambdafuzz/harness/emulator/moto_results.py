@@ -32,7 +32,7 @@ import json
 from typing import Any
 
 #: A check for tests: every tapped answer is also serialised and parsed the usual way, and
-#: a difference raises (`tests/harness/test_fast_aws_differential.py` turns it on).
+#: a difference raises (`tests/harness/emulator/test_fast_aws_differential.py` turns it on).
 CHECK = False
 
 _SCALARS: dict[str, tuple[type, ...]] = {

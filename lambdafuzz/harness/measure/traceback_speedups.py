@@ -12,7 +12,7 @@ run). On survey_upload, whose handler logs every rejected survey, `Logger.except
 
 Frames that carry their locals (`capture_locals=True`) and subclasses that format frames
 their own way are formatted as before; the text is the same either way
-(`tests/harness/test_traceback_speedups.py`).
+(`tests/harness/measure/test_traceback_speedups.py`).
 """
 
 from __future__ import annotations

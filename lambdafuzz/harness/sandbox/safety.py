@@ -209,7 +209,7 @@ def apply_sandbox_env(
 #   address it found without naming it (read from libc's symbol table), never raises an
 #   audit event; nor does code that digs the unwrapped functions out of the interpreter (gc,
 #   closures).  For those the worker's network namespace (`isolation.py`) is the fence:
-#   there, every such connect fails with ENETUNREACH (tests/harness/test_network_namespace.py
+#   there, every such connect fails with ENETUNREACH (tests/harness/sandbox/test_network_namespace.py
 #   proves it).  Workers without one (LocalStack, an external endpoint, a kernel that
 #   refuses namespaces, `LAMBDAFUZZ_ISOLATION=guard-only`) rely on this guard alone.
 # * An audit hook cannot be removed, but code that writes process memory (ctypes again) can
