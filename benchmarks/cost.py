@@ -101,8 +101,8 @@ def planted(
             engine, wall, first = run(
                 config, tmp / f"{app}-{kind}", seed=seed, **options, **budgets
             )
-            finding = engine.cost_findings.get(_measure(measure))
-            maxima = engine.cost.maxima() if engine.cost else {}
+            finding = engine.costs.findings.get(_measure(measure))
+            maxima = engine.costs.feedback.maxima() if engine.costs.feedback else {}
             runs[kind] = {
                 "found_at_exec": first.get(measure),
                 "worst_value": finding.value if finding else None,
@@ -111,9 +111,9 @@ def planted(
                 # under `mixed`; a finding is confirmed on its own (median of 3 runs)
                 "max": max(maxima.get(measure) or 0.0, finding.value if finding else 0.0),
                 "hit_count_max": maxima.get("hit_count"),
-                "execs": engine.execs,
+                "execs": engine.tally.execs,
                 "wall_s": round(wall, 1),
-                "execs_per_s": round(engine.execs / wall, 2),
+                "execs_per_s": round(engine.tally.execs / wall, 2),
             }
             budget = CostBudgets.of(engine.options).limit(_measure(measure))
         records.append({"app": app, "measure": measure, "budget": budget, **runs})
@@ -142,7 +142,7 @@ def overhead(lambdas: list[str], execs: int, rounds: int, seed: int, tmp: Path) 
                 engine, _, _ = run(LAMBDAS_DIR / name, out, seed=seed, max_execs=execs, **options)
                 rates[kind].append(engine.stats().execs_per_sec)
                 if kind == "cost-measured":
-                    reruns.append(engine.cost_reruns)
+                    reruns.append(engine.costs.reruns)
         base = statistics.median(rates["coverage"])
         measured = statistics.median(rates["cost-measured"])
         records.append(

@@ -47,7 +47,7 @@ class Tag:
     entry: int | None = None
     source: str = ""
     # a cost child of a count-holding parent under `--objective cost`: whether it was
-    # grown (else havoc); its success tunes `Engine.growth`.  None for any other child.
+    # grown (else havoc); its success tunes `CostObjective.growth`.  None for any other child.
     grown: bool | None = None
 
 

@@ -25,7 +25,7 @@ from click.testing import CliRunner
 
 from lambdafuzz.cli.main import cli
 from lambdafuzz.config import load_config
-from lambdafuzz.fuzzer import engine as engine_module
+from lambdafuzz.fuzzer import resume as resume_module
 from lambdafuzz.fuzzer.campaign import build_engine
 from lambdafuzz.fuzzer.corpus import MAX_SAVED_BYTES, load_input
 
@@ -274,7 +274,7 @@ def resumed(base, tmp_path_factory):
     before = _outside(root, out)
     args = ["fuzz", str(GRADEBOOK), "--execs", "3", "--out", str(out), "--quiet"]
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(engine_module, "MAX_CORRUPT_NOTICES", 1000)
+        mp.setattr(resume_module, "MAX_CORRUPT_NOTICES", 1000)
         result = CliRunner().invoke(cli, args)
     assert result.exit_code in (0, 1), result.output
     assert isinstance(result.exception, SystemExit | None), result.exception
@@ -341,7 +341,7 @@ def test_pytest_plugin_warns_and_skips(plugin_run, case):
 # =========================================================================== around the cases
 def test_many_corrupt_files_are_listed_up_to_a_limit_then_counted(base, tmp_path):
     out = _copy_out(base[0], tmp_path / "out")
-    for i in range(engine_module.MAX_CORRUPT_NOTICES + 5):
+    for i in range(resume_module.MAX_CORRUPT_NOTICES + 5):
         (out / "corpus" / f"bad-{i:03d}.json").write_text("{")
     proc = subprocess.run(
         [sys.executable, "-m", "lambdafuzz", "fuzz", str(GRADEBOOK), "--execs", "2"]
@@ -352,10 +352,10 @@ def test_many_corrupt_files_are_listed_up_to_a_limit_then_counted(base, tmp_path
     )
     assert proc.returncode in (0, 1), proc.stderr
     warnings = [line for line in proc.stderr.splitlines() if "[corpus-corrupt]" in line]
-    assert len(warnings) == engine_module.MAX_CORRUPT_NOTICES + 1, proc.stderr
+    assert len(warnings) == resume_module.MAX_CORRUPT_NOTICES + 1, proc.stderr
     assert "and 5 more unreadable files skipped" in warnings[-1]
     assert "Traceback" not in proc.stderr
-    assert len(list((out / "corpus").glob("bad-*.json"))) == engine_module.MAX_CORRUPT_NOTICES + 5
+    assert len(list((out / "corpus").glob("bad-*.json"))) == resume_module.MAX_CORRUPT_NOTICES + 5
 
 
 def test_corpus_replay_skip_corrupt_replays_the_rest(base, tmp_path):

@@ -100,7 +100,7 @@ def test_cost_objective_keeps_raised_maxima_and_saves_confirmed_findings(tmp_pat
     assert found[1].samples == (6000.0, 6000.0, 6000.0)
     # the long run: one re-run confirms the new maximum, two more make the finding's median
     assert pool.again == [pool.sent[3]] * 3
-    assert [e.provenance for e in engine.cost_queue] == [
+    assert [e.provenance for e in engine.costs.queue] == [
         "fresh +cost:hits,aws_calls,calls",
         "cost-src:0 +cost:aws_calls,calls",
         "cost-src:0 +cost:duration",
@@ -118,7 +118,7 @@ def test_mixed_objective_gives_the_cost_queue_its_share_of_children(tmp_path):
     engine, pool = _engine(tmp_path, results, objective=Objective.MIXED, cost_share=0.25)
     list(engine.run())
     # interleaved with the first coverage parent's (many) children, a batch at a time
-    cost_children, children = engine._cost_children_made, engine._children_made
+    cost_children, children = engine.tally.cost_children_made, engine.tally.children_made
     assert children == 39  # every request but the first, fresh one
     assert 0.25 * children - 20 <= cost_children <= 0.25 * children + 20
     assert cost_children == 20
@@ -129,7 +129,7 @@ def test_coverage_objective_asks_workers_for_no_measures(tmp_path):
     engine, pool = _engine(tmp_path, [_result(1, calls=500)], objective=Objective.COVERAGE)
     events = list(engine.run())
     assert pool.spec is not None and not pool.spec.cost
-    assert engine.cost is None and not engine.cost_queue
+    assert engine.costs.feedback is None and not engine.costs.queue
     assert not any(isinstance(e, NewCostFinding) for e in events)
 
 
@@ -149,7 +149,7 @@ def test_a_confirming_run_that_fails_is_handled_as_a_failure_seen(tmp_path):
     assert not engine.failures  # a fresh worker ran it as before: flaky, not a failure
     (record,) = engine.flaky.values()
     assert record.signature.startswith("WorkerDied SIGTERM") and record.rerun.status == "VALID"
-    assert Measure.DURATION not in engine.cost.measure_max  # no sample: not confirmed
+    assert Measure.DURATION not in engine.costs.feedback.measure_max  # no sample: not confirmed
     assert events[-1].stats.execs == 1
     # hits are failed executions: the one execution was valid, only its re-run failed
     assert record.hits == 0 and events[-1].stats.flaky_hits == 0
@@ -166,7 +166,7 @@ def test_under_mixed_a_longer_run_raises_the_maximum_but_queues_no_parent(tmp_pa
     ]
     engine, pool = _engine(tmp_path, results, objective=Objective.MIXED, cost_share=0.5)
     events = list(engine.run())
-    assert [e.provenance for e in engine.cost_queue] == ["fresh +cost:hits,aws_calls,calls"]
+    assert [e.provenance for e in engine.costs.queue] == ["fresh +cost:hits,aws_calls,calls"]
     assert pool.again == [pool.sent[1]]  # the new maximum still confirmed by a re-run ...
     assert events[-1].stats.cost_maxima["duration"] == 40.0  # ... and kept
     assert engine.options.deterministic
@@ -177,6 +177,6 @@ def test_under_mixed_a_longer_run_raises_the_maximum_but_queues_no_parent(tmp_pa
     results = [_result(1, calls=3), _result(2, calls=3, duration_ms=40.0), _result(3, calls=3)]
     engine, _ = _engine(other, results, objective=Objective.COST)
     list(engine.run())
-    assert [e.provenance for e in engine.cost_queue][-1].endswith("+cost:duration")
+    assert [e.provenance for e in engine.costs.queue][-1].endswith("+cost:duration")
     campaign = json.loads((other / "campaign.json").read_text())
     assert campaign["deterministic"] is False and "timing" in campaign["determinism"]

@@ -1,9 +1,9 @@
-"""A resumed campaign keeps the earlier run's draw tables first (`engine._earlier_first`):
+"""A resumed campaign keeps the earlier run's draw tables first (`resume._earlier_first`):
 its saved inputs recorded indexes into them."""
 
 from __future__ import annotations
 
-from lambdafuzz.fuzzer.engine import _earlier_first
+from lambdafuzz.fuzzer.resume import _earlier_first
 
 
 def test_the_earlier_order_comes_first_and_new_entries_follow() -> None:

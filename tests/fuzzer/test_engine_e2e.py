@@ -179,7 +179,7 @@ def test_background_reruns_save_what_waited_reruns_save(tmp_path):
             )
         )
         assert not engine.flaky
-        assert engine.failure_reruns == len(engine.failures) > 0
+        assert engine.confirmation.reruns == len(engine.failures) > 0
     assert records[0] == records[1]
     assert sum(r[2] for r in records[0]) > len(records[0])  # later hits were counted
     assert pools[0].overlapped > 0  # tests ran while a re-run was out

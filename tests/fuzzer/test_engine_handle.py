@@ -9,7 +9,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from lambdafuzz.config import load_target
-from lambdafuzz.fuzzer.engine import MAX_FLAKY_RERUNS, MAX_SHAPES_PER_SITE, Engine
+from lambdafuzz.fuzzer.confirmation import MAX_FLAKY_RERUNS, MAX_SHAPES_PER_SITE
+from lambdafuzz.fuzzer.engine import Engine
 from lambdafuzz.fuzzer.entries import Provenance, Tag, TagKind
 from lambdafuzz.fuzzer.events import CampaignFinished, NewCoverage, NewFailure, Notice, StopReason
 from lambdafuzz.fuzzer.mutation import Mutation

@@ -72,8 +72,8 @@ def test_a_frontier_campaign_records_its_draw_settings_and_replays(frontier_camp
 
 
 def test_a_new_entry_gets_every_other_child_while_its_plan_is_pending(tmp_path: Path):
-    from lambdafuzz.fuzzer.engine import FRESH_CHILDREN_MAX
     from lambdafuzz.fuzzer.events import NewCoverage
+    from lambdafuzz.fuzzer.fresh_entries import FRESH_CHILDREN_MAX
 
     engine = build_engine(
         load_config(WORDLIST), out_dir=tmp_path / "o", strategy="frontier", seed=PLAN_SEED,

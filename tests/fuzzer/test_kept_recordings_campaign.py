@@ -49,18 +49,18 @@ def _saved(out: Path) -> dict[str, tuple]:
 def sent_every_recording(tmp_path_factory) -> dict[str, tuple]:
     out = tmp_path_factory.mktemp("every")
     engine = _campaign(out, every_recording=True)
-    assert engine.recordings_fetched == engine.recordings_regenerated == 0
+    assert engine.recordings.fetched == engine.recordings.regenerated == 0
     return _saved(out)
 
 
 def test_fetched_recordings_save_the_same_campaign(tmp_path, sent_every_recording):
     engine = _campaign(tmp_path)
-    assert engine.recordings_fetched >= 3 and engine.recordings_regenerated == 0
+    assert engine.recordings.fetched >= 3 and engine.recordings.regenerated == 0
     assert _saved(tmp_path) == sent_every_recording
 
 
 def test_regenerated_recordings_save_the_same_campaign(tmp_path, sent_every_recording, monkeypatch):
     monkeypatch.setattr(WorkerPool, "kept", lambda self, request: None)
     engine = _campaign(tmp_path)
-    assert engine.recordings_regenerated >= 3 and engine.recordings_fetched == 0
+    assert engine.recordings.regenerated >= 3 and engine.recordings.fetched == 0
     assert _saved(tmp_path) == sent_every_recording

@@ -23,8 +23,8 @@ ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'lamb
 from lambdafuzz.config import load_config  # noqa: E402
 from lambdafuzz.fuzzer.campaign import build_engine  # noqa: E402
 from lambdafuzz.fuzzer.corpus import iter_inputs  # noqa: E402
-from lambdafuzz.fuzzer.engine import NO_TRACEBACK  # noqa: E402
 from lambdafuzz.fuzzer.events import CampaignFinished  # noqa: E402
+from lambdafuzz.fuzzer.recordings import NO_TRACEBACK  # noqa: E402
 from lambdafuzz.harness.process import ray_pool  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -256,7 +256,7 @@ def test_ray_campaign_finds_what_a_local_campaign_finds(connected, tmp_path):
     assert json.loads((tmp_path / "local" / "campaign.json").read_text())["deterministic"]
     # the actors answered without recordings: the campaign regenerated the inputs it kept,
     # and every failure saved has the traceback its actor fetched (or its re-run's)
-    assert on_ray.recordings_regenerated >= 1 and on_ray.recordings_fetched == 0
+    assert on_ray.recordings.regenerated >= 1 and on_ray.recordings.fetched == 0
     for path in (tmp_path / "ray" / "failures").glob("*.json"):
         record = json.loads(path.read_text())
         text = record["failure"]["traceback"]

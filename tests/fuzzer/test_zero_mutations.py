@@ -89,7 +89,7 @@ Child = tuple[int, ChildTested]  # (the campaign's executions when it was told, 
 
 def _observe(engine: Engine) -> list[Child]:
     children: list[Child] = []
-    engine.child_observer = lambda tested: children.append((engine.execs, tested))
+    engine.child_observer = lambda tested: children.append((engine.tally.execs, tested))
     return children
 
 
@@ -189,13 +189,13 @@ def test_skipping_zero_mutations_saves_the_same_inputs(tmp_path, skipping_run):
     for mode in (ReplayMode.LINEAR, ReplayMode.EXECUTION_INDEXED):
         budget = SKIPPING_BUDGET
         on_out, on, on_pool, on_children = skipping_run(mode)
-        skipped = on.zero_mutations_skipped
+        skipped = on.tally.zero_mutations_skipped
         assert skipped > 0, f"{mode}: no zero mutation in {budget} executions"
-        assert on.execs == budget and len(on_pool.sent) == budget + skipped
+        assert on.tally.execs == budget and len(on_pool.sent) == budget + skipped
         off, off_pool, off_children = _fake_campaign(
             tmp_path / f"off-{mode}", execs=budget + skipped, skip=False, mode=mode
         )
-        assert off.zero_mutations_skipped == 0 and off.execs == budget + skipped
+        assert off.tally.zero_mutations_skipped == 0 and off.tally.execs == budget + skipped
         # the same requests in the same order; only the zero-mutation check differs
         assert [(r.seed, r.prefix) for r in on_pool.sent] == [
             (r.seed, r.prefix) for r in off_pool.sent
@@ -207,7 +207,7 @@ def test_skipping_zero_mutations_saves_the_same_inputs(tmp_path, skipping_run):
 
 def test_stats_and_summary_count_the_skipped(skipping_run):
     out, engine, _, children = skipping_run(ReplayMode.LINEAR)
-    skipped = engine.zero_mutations_skipped
+    skipped = engine.tally.zero_mutations_skipped
     assert skipped > 0
     stats = OutDir(out).read().stats
     assert stats is not None
@@ -252,8 +252,8 @@ def test_changed_mutated_draws_make_almost_no_zero_mutations(tmp_path, mode):
     changed, _, children = _fake_campaign(
         tmp_path / "changed", execs=600, skip=True, mode=mode, change=True
     )
-    assert plain.zero_mutations_skipped >= 10
-    assert changed.zero_mutations_skipped <= plain.zero_mutations_skipped // 10
+    assert plain.tally.zero_mutations_skipped >= 10
+    assert changed.tally.zero_mutations_skipped <= plain.tally.zero_mutations_skipped // 10
     assert len(children) > 500  # the same campaign length, nearly all of it children
 
 
@@ -327,5 +327,5 @@ def test_zero_mutations_answered_after_the_stream_ended_give_their_budget_back(t
 
     engine = Engine(options, catalog=ArmCatalog(files=()), pool_factory=factory)
     list(engine.run())
-    assert engine.zero_mutations_skipped > 0
-    assert engine.execs == 150
+    assert engine.tally.zero_mutations_skipped > 0
+    assert engine.tally.execs == 150

@@ -134,7 +134,7 @@ def test_cost_findings_reach_summary_reports_and_repro(found_runs, tmp_path):
     saved = OutDir(out).read().cost[0].finding.measures
     saved_calls = saved.aws_calls
     # the CSV it was given, counted as it came back from GetObject
-    assert saved.bytes_read > 0 and engine.cost.maxima()["bytes_read"] >= saved.bytes_read
+    assert saved.bytes_read > 0 and engine.costs.feedback.maxima()["bytes_read"] >= saved.bytes_read
     assert f"read {Measure.BYTES_READ.show(saved.bytes_read)}" in result.output
     assert f"AWS calls {saved_calls} (dynamodb.PutItem x{saved_calls - 1}" in result.output
     assert "cost finding when saved: aws_calls:" in result.output

@@ -58,7 +58,7 @@ def line_of(source: Path, text: str) -> int:
 
 def found(engine: Engine) -> dict[str, Any]:
     """The campaign's idempotency findings by signature (their FailureRecords)."""
-    return dict(engine.findings[IDEMPOTENCY])
+    return dict(engine.handled_findings.findings[IDEMPOTENCY])
 
 
 @pytest.fixture(scope="module")
@@ -156,5 +156,5 @@ def test_idempotent_handlers_give_no_finding(
 
 def test_the_oracle_is_off_with_no_oracle_idempotency(tmp_path: Path) -> None:
     engine = campaign(ORDERS, "UuidIntakeFunction", tmp_path, oracles_off=["idempotency"])
-    assert found(engine) == {} and engine.redelivery_share == 0.0
+    assert found(engine) == {} and engine.handled_findings.redelivery_share == 0.0
     assert not (tmp_path / "idempotency").exists()

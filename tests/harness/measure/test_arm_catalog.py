@@ -8,7 +8,7 @@ from pathlib import Path
 
 from lambdafuzz.config import load_config
 from lambdafuzz.fuzzer.campaign import build_engine
-from lambdafuzz.fuzzer.engine import CampaignFinished, CampaignStarted
+from lambdafuzz.fuzzer.events import CampaignFinished, CampaignStarted
 from lambdafuzz.harness.measure import arm_catalog
 from lambdafuzz.harness.measure.arm_catalog import Scope
 from lambdafuzz.model.target import app_dirs

@@ -125,7 +125,7 @@ def test_a_templates_file_system_configs_and_a_configs_file_systems_reach_the_ta
 
 def test_a_campaign_keeps_one_folder_per_file_system_in_its_out_dir(tmp_path):
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished
+    from lambdafuzz.fuzzer.events import CampaignFinished
 
     target = spec(tmp_path).target
     out = tmp_path / "out"

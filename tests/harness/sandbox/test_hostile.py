@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from lambdafuzz.config import load_config
-from lambdafuzz.fuzzer.engine import CampaignStarted, Engine
+from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.events import CampaignStarted
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.generators.aws.world_generator import generate_input
 from lambdafuzz.generators.core import ReplayMode

@@ -266,7 +266,8 @@ _CAMPAIGN = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from lambdafuzz.fuzzer.engine import CampaignStarted, Engine
+    from lambdafuzz.fuzzer.engine import Engine
+    from lambdafuzz.fuzzer.events import CampaignStarted
     from lambdafuzz.fuzzer.options import CampaignOptions
     sys.path.insert(0, sys.argv[1])
     from test_hostile_descendants import _target

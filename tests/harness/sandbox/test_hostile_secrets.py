@@ -22,7 +22,8 @@ from pathlib import Path
 import pytest
 
 from lambdafuzz.config import load_config
-from lambdafuzz.fuzzer.engine import Engine, Notice
+from lambdafuzz.fuzzer.engine import Engine
+from lambdafuzz.fuzzer.events import Notice
 from lambdafuzz.fuzzer.options import CampaignOptions
 from lambdafuzz.harness.sandbox.clean_env import kept, worker_environment
 from lambdafuzz.harness.sandbox.isolation import ISOLATION_ENV

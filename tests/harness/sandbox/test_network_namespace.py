@@ -235,7 +235,7 @@ def test_the_workers_own_moto_server_runs_in_the_namespace() -> None:
 def test_a_campaign_finds_gradebooks_failures_with_isolation_on(tmp_path: Path) -> None:
     from lambdafuzz.config import load_config
     from lambdafuzz.fuzzer.campaign import build_engine
-    from lambdafuzz.fuzzer.engine import CampaignFinished, CampaignStarted
+    from lambdafuzz.fuzzer.events import CampaignFinished, CampaignStarted
     from lambdafuzz.report.status import summary as summary_text
 
     engine = build_engine(
