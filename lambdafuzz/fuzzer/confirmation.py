@@ -57,6 +57,10 @@ class PendingRerun:
     found: FoundFailure
     rerun: Rerun
     hits: int = 0
+    # the smallest input that hit the signature meanwhile, kept (if confirmed) as though
+    # the answer had come at once: when it comes must not change what a seeded campaign saves
+    smaller: tuple[TestRequest, TestResult, Tag] | None = None
+    smaller_size: int = 0
 
 
 class Confirmation:
@@ -116,6 +120,7 @@ class Confirmation:
         pending = self._pending.get(signature)
         if pending is not None:
             pending.hits += hits
+            self._hold_smaller(pending, request, result, tag)
             if flaky is not None:
                 self._recycle(request)
             return
@@ -152,8 +157,22 @@ class Confirmation:
             rerun = first.rerun.result() if done or not signalled else None
             flaky = self.flaky.get(signature)
             yield from self._confirm(first.found, flaky, rerun, hits=first.found.hits + first.hits)
+            if first.smaller is not None and signature in self.failures:
+                self._recordings.keep_smaller(self.bugs, signature, *first.smaller)
             assert self._pool is not None
             self._pool.forget(first.found.request)
+
+    def _hold_smaller(
+        self, pending: PendingRerun, request: TestRequest, result: TestResult, tag: Tag
+    ) -> None:
+        """Remember `result`'s input when it is the smallest of `pending`'s signature so
+        far (its recording fetched now, while its worker still has it)."""
+        size = input_size(result)
+        best = pending.smaller_size or input_size(pending.found.result)
+        if size <= 0 or size >= best:
+            return
+        pending.smaller = (request, self._recordings.recorded(request, result), tag)
+        pending.smaller_size = size
 
     def load(self, existing: ExistingCampaign) -> None:
         """A resumed campaign's failures and flaky failures stay known."""

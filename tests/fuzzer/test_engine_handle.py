@@ -283,3 +283,58 @@ def test_message_shape_masks_a_quoted_value_that_holds_quotes_as_one_value():
     for value in ["Sef€!!\"><id crw='\"umb@h2' items='HRP", "7Æ\">s'", "a\\b'c"]:
         assert message_shape(f"invalid literal for int() with base 10: {value!r}") == plain
     assert plain == "invalid literal for int() with base #: '…'"
+
+
+class _LateRerun:
+    """A background re-run that answers only when the campaign waits for it (its end)."""
+
+    def __init__(self, result: TestResult, *, answered: bool) -> None:
+        self._result, self.answered = result, answered
+
+    def done(self) -> bool:
+        return self.answered
+
+    def result(self) -> TestResult:
+        return self._result
+
+
+class _BackgroundPool(ScriptedPool):
+    def __init__(self, results: list[TestResult], *, answered: bool) -> None:
+        super().__init__(results)
+        self.answered = answered
+
+    def rerun_later(self, request: TestRequest) -> _LateRerun:
+        self.rerun_requests.append(request)
+        return _LateRerun(self._last[id(request)], answered=self.answered)
+
+
+def _sized(seed: int, draws: int) -> TestResult:
+    choices = Choices(seed=seed)
+    for _ in range(draws):
+        choices.draw_integer(0, 100)
+    return TestResult(Status.FAILURE, choices.recording(), {ARM_A: 0}, failure=BOOM)
+
+
+def test_when_a_background_rerun_answers_does_not_change_what_is_saved(tmp_path):
+    # a new failure, then a smaller input of its signature while its re-run runs: saved
+    # is the smaller one whether the answer came at once or only at the campaign's end
+    saved = {}
+    for answered in (True, False):
+        results = [_sized(1, 6), _sized(2, 2), _sized(3, 4)]
+        pool = _BackgroundPool(results, answered=answered)
+        options = CampaignOptions(
+            target=load_target(PLANTED),
+            out_dir=tmp_path / str(answered),
+            seed=5,
+            max_execs=len(results),
+            stability_check=False,
+        )
+        engine = Engine(
+            options, catalog=ArmCatalog(files=()), pool_factory=lambda s, w, pool=pool: pool
+        )
+        events = list(engine.run())
+        assert len([e for e in events if isinstance(e, NewFailure)]) == 1
+        (entry,) = OutDir(tmp_path / str(answered)).read().failures
+        assert entry.hits == 3 and len(pool.rerun_requests) == 1
+        saved[answered] = entry.saved.seed
+    assert saved[True] == saved[False] == pool.sent[1].seed
