@@ -30,7 +30,7 @@ child's result to its own), which is what not making them saves, since a
 `Changed` marker costs the mutator nothing measurable.  "met" compares that with the target.
 And whether **skip** and **off** saved the same inputs (they must).
 
-Then where the check belongs (`Engine._zero_mutation`), measured on the "on" campaign's
+Then where the check belongs (`Tally.zero_mutation`), measured on the "on" campaign's
 saved inputs sent again as children of themselves: the wall time of a child the worker
 reports identical (pipe round trip plus generation in the worker), of the same input run
 in full, and of generating it in the campaign process (what generating every child in the

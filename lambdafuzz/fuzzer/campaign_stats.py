@@ -87,7 +87,7 @@ class Tally:
         so the pipe round trip adds 0.3-1.4 ms per zero mutation; generating every child in
         the campaign first instead would add its generation, 0.3-3.7 ms, to every child
         that does run (89-100% of them), and pays off only when zero mutations outnumber
-        the others (they are 0-11% of children here; BENCHMARKS.md, "Zero mutations").
+        the others (they are 0-11% of children here; benchmarks/history/zero-mutations.md).
 
         With the mutators' `Changed` markers (the default) a child whose mutated draws all
         repeat the parent's values is not made in the first place: what still arrives here

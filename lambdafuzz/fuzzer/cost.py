@@ -12,7 +12,7 @@ towards the worst case is rewarded.
 Counts (hit counts, AWS calls, bytes) are exact and compared as they are; durations and
 memory are noisy, so they must beat the maximum by a margin (`DURATION_MARGIN`,
 `MEMORY_MARGIN_KB`) to count, and a duration or memory finding is confirmed by running it
-twice more and keeping the median (`Engine._cost`).
+twice more and keeping the median (`CostObjective.observe`).
 
 A cost *finding* is an input past a budget (`CostBudgets`): a run longer than a share of
 the function's timeout, more AWS calls than allowed, more memory than allowed.  The worst

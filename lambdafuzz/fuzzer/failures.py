@@ -1,6 +1,6 @@
 """Deduplicated failures: one record per failure signature (see `model.outcome`).
 
-A new signature is run once more in a fresh worker before it counts (`Engine._failure`);
+A new signature is run once more in a fresh worker before it counts (`Confirmation.failure`);
 one that does not fail the same way again is a *flaky* record: its `rerun` holds the second
 outcome next to the first, and it is saved in `flaky/`, never in `failures/`."""
 
