@@ -11,7 +11,7 @@ from typing import Any
 
 from lambdafuzz.fuzzer.entries import Entry
 from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm
-from lambdafuzz.harness.measure.arm_catalog import ArmCatalog
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, ArmKey
 
 
 class CoverageMap:
@@ -20,14 +20,14 @@ class CoverageMap:
 
     def __init__(self) -> None:
         self.total = 0  # the application's arms (the workers' count)
-        self.seen: dict[Any, int] = {}  # arm -> bitmask of hit-count buckets seen
-        self.valid: set[Any] = set()
-        self.corpus: set[Any] = set()  # what replaying corpus/ alone reaches
+        self.seen: dict[ArmKey, int] = {}  # arm -> bitmask of hit-count buckets seen
+        self.valid: set[ArmKey] = set()
+        self.corpus: set[ArmKey] = set()  # what replaying corpus/ alone reaches
         self.imported: tuple[Any, ...] = ()  # what importing the handler covered
-        self._first_hit: dict[Any, tuple[int, float]] = {}  # arm -> (execs, seconds)
-        self._responsible: dict[Any, int] = {}  # arm -> id of the first entry covering it
+        self._first_hit: dict[ArmKey, tuple[int, float]] = {}  # arm -> (execs, seconds)
+        self._responsible: dict[ArmKey, int] = {}  # arm -> id of the first entry covering it
 
-    def start(self, total: int, import_coverage: Mapping[Any, int]) -> None:
+    def start(self, total: int, import_coverage: Mapping[ArmKey, int]) -> None:
         """The application's arm count, and what its module code covered at import."""
         self.total = total
         self.imported = tuple(import_coverage)
@@ -36,12 +36,12 @@ class CoverageMap:
             self._first_hit[arm] = (0, 0.0)
 
     def observe(
-        self, coverage: Mapping[Any, int], *, valid: bool, execs: int, now: float
-    ) -> tuple[list[Any], bool, bool]:
+        self, coverage: Mapping[ArmKey, int], *, valid: bool, execs: int, now: float
+    ) -> tuple[list[ArmKey], bool, bool]:
         """One pass over a test's arms: its new arms (first hit at `execs`, `now`), whether
         it reached a new hit-count bucket, and whether, `valid`, it covered a new valid arm."""
         seen = self.seen
-        new_arms: list[Any] = []
+        new_arms: list[ArmKey] = []
         new_bucket = False
         for arm, bucket in coverage.items():
             old = seen.get(arm, 0)
@@ -58,7 +58,7 @@ class CoverageMap:
             new_valid = len(self.valid) > size
         return new_arms, new_bucket, new_valid
 
-    def saved(self, entry: Entry, new_arms: list[Any]) -> None:
+    def saved(self, entry: Entry, new_arms: list[ArmKey]) -> None:
         """`entry` joined the corpus; it is the first to cover `new_arms`."""
         self.corpus.update(entry.arms)
         for arm in new_arms:

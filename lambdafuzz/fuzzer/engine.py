@@ -29,7 +29,6 @@ import random
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
 
 from lambdafuzz.fuzzer.campaign_stats import CampaignReports, Tally
 from lambdafuzz.fuzzer.confirmation import Confirmation
@@ -58,11 +57,12 @@ from lambdafuzz.fuzzer.resume import Resume
 from lambdafuzz.fuzzer.size_schedule import SizeSchedule
 from lambdafuzz.fuzzer.stability import Stability
 from lambdafuzz.fuzzer.stats import Stats
-from lambdafuzz.generators.core import ReplayMode
-from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, Scope, scan_arms
+from lambdafuzz.generators.core import PrefixT, ReplayMode
+from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, ArmKey, Scope, scan_arms
 from lambdafuzz.harness.process.pool import Pool, PoolFactoryT, WorkerPool
 from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerSpec
 from lambdafuzz.harness.sandbox.code_watch import CodeSnapshot
+from lambdafuzz.harness.sandbox.isolation import IsolationState
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.outcome import EmulatorGap, Status
 from lambdafuzz.model.redelivery import deliveries_for
@@ -231,7 +231,9 @@ class Engine:
         signalled = self.stop_reason in (StopReason.SIGINT, StopReason.SIGTERM)
         yield from self.confirmation.settle(wait=wait, signalled=signalled)
 
-    def _code_changes(self, before: CodeSnapshot, isolation: Any) -> Iterator[Notice]:
+    def _code_changes(
+        self, before: CodeSnapshot, isolation: IsolationState | None
+    ) -> Iterator[Notice]:
         """Where the workers could not make the code read-only (`harness/sandbox/code_watch.py`):
         what the handler changed in its app dirs, said once."""
         if getattr(isolation, "readonly_code", ()):
@@ -344,7 +346,7 @@ class Engine:
 
     def _request(
         self,
-        prefix: Any,
+        prefix: PrefixT,
         seed: int,
         tag: Tag,
         parent_digest: bytes | None = None,
@@ -452,7 +454,7 @@ class Engine:
         request: TestRequest,
         result: TestResult,
         tag: Tag,
-        new_arms: list[Any],
+        new_arms: list[ArmKey],
         *,
         new_valid: bool,
     ) -> Iterator[EventT]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Any
 
 from lambdafuzz.fuzzer.mutation import Mutation
 from lambdafuzz.generators.core import ChoiceSequence
+from lambdafuzz.harness.measure.arm_catalog import ArmKey
 from lambdafuzz.harness.process.protocol import TestRequest, TestResult
 
 
@@ -20,7 +20,7 @@ class Entry:
     name: str
     sequence: ChoiceSequence
     seed: int
-    arms: frozenset[Any]
+    arms: frozenset[ArmKey]
     valid: bool
     provenance: str
     digest: bytes = b""  # `input_digest` of its input: its children's zero-mutation check

@@ -17,7 +17,7 @@ from lambdafuzz.fuzzer.corpus import SavedInput
 from lambdafuzz.fuzzer.entries import Provenance, Tag, TagKind
 from lambdafuzz.fuzzer.events import Notice
 from lambdafuzz.fuzzer.options import CampaignOptions
-from lambdafuzz.fuzzer.out_dir import ExistingCampaign, OutDir
+from lambdafuzz.fuzzer.out_dir import CampaignMeta, ExistingCampaign, OutDir
 from lambdafuzz.fuzzer.sample_seeds import sample_seeds
 
 #: Unreadable saved files listed one by one when resuming; the rest are counted.
@@ -133,7 +133,7 @@ class Resume:
         )
 
     def _keep_dictionary(
-        self, options: CampaignOptions, meta: Any
+        self, options: CampaignOptions, meta: CampaignMeta
     ) -> tuple[CampaignOptions, Notice | None]:
         """A dictionary draw records an index, so the saved inputs of an earlier run replay
         only with its dictionary: keep it, in order, and append this run's new constants."""
