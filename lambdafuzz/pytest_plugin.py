@@ -27,6 +27,7 @@ import pytest
 
 if TYPE_CHECKING:
     from lambdafuzz.fuzzer.out_dir import FailureEntry
+    from lambdafuzz.harness.measure.arm_catalog import ArmKey
     from lambdafuzz.harness.process.protocol import TestResult
 
 INI_CORPUS = "lambdafuzz_corpus"
@@ -265,7 +266,7 @@ class CoverageItem(pytest.Item):
         # inputs that failed count in app_branches_covered but are not in corpus/
         recorded = stats.corpus_branches_covered or stats.app_branches_covered
         replayer = parent.replayer().replayer
-        arms: set[Any] = set(replayer.info.import_coverage)
+        arms: set[ArmKey] = set(replayer.info.import_coverage)
         replayed = 0
         for folder in (out.corpus_dir, out.failures_dir):
             for item in iter_inputs(folder):

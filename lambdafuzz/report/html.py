@@ -40,7 +40,7 @@ from lambdafuzz.model.target import Target
 from lambdafuzz.report.html_style import CSS
 
 if TYPE_CHECKING:
-    from lambdafuzz.harness.measure.arm_catalog import ArmSite
+    from lambdafuzz.harness.measure.arm_catalog import ArmKey, ArmSite, FileArms
     from lambdafuzz.model.outcome import FailureInfo
 
 REPORT_NAME = REPORT_FILE
@@ -506,8 +506,8 @@ def _arm_label(site: ArmSite) -> str:
 
 
 def _source_file(
-    file_arms: Any,
-    covered: dict[Any, CoveredArm],
+    file_arms: FileArms,
+    covered: dict[ArmKey, CoveredArm],
     crashes: dict[tuple[str, int], list[tuple[int, str]]],
 ) -> str:
     path = Path(file_arms.path)

@@ -22,6 +22,7 @@ from lambdafuzz.generators.core import (
     ReplayMode,
 )
 from lambdafuzz.generators.draw_policy import DEFAULT_POLICY, DrawPolicy
+from lambdafuzz.harness.measure.arm_catalog import ArmKey
 from lambdafuzz.harness.measure.handled import HandledException
 from lambdafuzz.harness.sandbox.isolation import IsolationState
 from lambdafuzz.model.cost import CostMeasures
@@ -32,8 +33,7 @@ from lambdafuzz.model.permissions import PermissionUse
 from lambdafuzz.model.target import Target
 from lambdafuzz.model.world import World
 
-ArmT = Any  # a stable, picklable branch-arm key (harness.arm_catalog.ArmKey)
-CoverageT = Mapping[ArmT, int]  # arm -> AFL hit-count bucket
+CoverageT = Mapping[ArmKey, int]  # arm -> AFL hit-count bucket
 
 #: What the campaign sends for the recording its worker kept of the test it ran last
 #: (`TestRequest.want_recording`).  The worker's pickling of every recording cost
