@@ -55,9 +55,9 @@ class Section:
 
 def config_model() -> type[BaseModel]:
     """The pydantic model a lambdafuzz.yaml is validated with."""
-    from lambdafuzz.config import schema
+    from lambdafuzz.config.schema import config_model as schema_model
 
-    return schema._ConfigModel
+    return schema_model()
 
 
 def sections(model: type[BaseModel] | None = None) -> tuple[Section, ...]:

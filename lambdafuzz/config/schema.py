@@ -1951,3 +1951,9 @@ def target_from_dict(data: dict[str, Any], source: Path, where: Locator | None =
 def config_keys() -> tuple[str, ...]:
     """The top-level keys of a lambdafuzz.yaml."""
     return tuple(_ConfigModel.model_fields)
+
+
+def config_model() -> type[BaseModel]:
+    """The model a lambdafuzz.yaml is validated with: what the documentation's
+    configuration reference is generated from (every key, type, default, description)."""
+    return _ConfigModel
