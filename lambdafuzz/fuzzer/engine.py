@@ -62,7 +62,7 @@ from lambdafuzz.harness.measure.arm_catalog import ArmCatalog, ArmKey, Scope, sc
 from lambdafuzz.harness.process.pool import Pool, PoolFactoryT, WorkerPool
 from lambdafuzz.harness.process.protocol import TestRequest, TestResult, WorkerSpec
 from lambdafuzz.harness.sandbox.code_watch import CodeSnapshot
-from lambdafuzz.harness.sandbox.isolation import IsolationState
+from lambdafuzz.harness.sandbox.isolation import IsolationState, RayIsolation
 from lambdafuzz.model.oracle import OracleKind
 from lambdafuzz.model.outcome import EmulatorGap, Status
 from lambdafuzz.model.redelivery import deliveries_for
@@ -232,11 +232,11 @@ class Engine:
         yield from self.confirmation.settle(wait=wait, signalled=signalled)
 
     def _code_changes(
-        self, before: CodeSnapshot, isolation: IsolationState | None
+        self, before: CodeSnapshot, isolation: IsolationState | RayIsolation | None
     ) -> Iterator[Notice]:
         """Where the workers could not make the code read-only (`harness/sandbox/code_watch.py`):
         what the handler changed in its app dirs, said once."""
-        if getattr(isolation, "readonly_code", ()):
+        if isolation is not None and isolation.readonly_code:
             return
         changed = before.changes(app_dirs(self.options.target))
         if changed:

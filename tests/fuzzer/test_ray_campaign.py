@@ -26,6 +26,7 @@ from lambdafuzz.fuzzer.corpus import iter_inputs  # noqa: E402
 from lambdafuzz.fuzzer.events import CampaignFinished  # noqa: E402
 from lambdafuzz.fuzzer.recordings import NO_TRACEBACK  # noqa: E402
 from lambdafuzz.harness.process import ray_pool  # noqa: E402
+from lambdafuzz.harness.sandbox.isolation import RayIsolation  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 GRADEBOOK = REPO / "benchmarks" / "lambdas" / "gradebook"
@@ -343,7 +344,7 @@ def test_the_isolation_line_says_what_every_actor_has():
             network, "no user namespaces", PrivateTmp.TEMP_DIR, "", "/t", "/h", None
         )
 
-    mixed = ray_pool.RayIsolation(
+    mixed = RayIsolation(
         (state(Isolation.NETWORK_NAMESPACE), state(Isolation.AUDIT_GUARD_ONLY)), nodes=2
     )
     line = mixed.describe()

@@ -24,7 +24,7 @@ from lambdafuzz.generators.core import (
 from lambdafuzz.generators.draw_policy import DEFAULT_POLICY, DrawPolicy
 from lambdafuzz.harness.measure.arm_catalog import ArmKey
 from lambdafuzz.harness.measure.handled import HandledException
-from lambdafuzz.harness.sandbox.isolation import IsolationState
+from lambdafuzz.harness.sandbox.isolation import IsolationState, RayIsolation
 from lambdafuzz.model.cost import CostMeasures
 from lambdafuzz.model.emulation import AwsPath, BackendKind
 from lambdafuzz.model.oracle import OracleFinding
@@ -190,7 +190,8 @@ class WorkerInfo:
     pid: int
     app_arms_total: int
     import_coverage: CoverageT
-    isolation: IsolationState | None = None  # what keeps this worker off the network
+    # what keeps this worker off the network (a Ray pool's: every actor's)
+    isolation: IsolationState | RayIsolation | None = None
     import_violations: tuple[str, ...] = ()  # sandbox violations the handler's import swallowed
     main_thread: int = 0  # the thread running the handler, as fault dumps name it
 

@@ -46,7 +46,7 @@ from lambdafuzz.harness.process.protocol import (
     allowed_s,
 )
 from lambdafuzz.harness.process.worker import STARTUP_TIMEOUT_S
-from lambdafuzz.harness.sandbox.isolation import Isolation, IsolationState
+from lambdafuzz.harness.sandbox.isolation import RayIsolation
 from lambdafuzz.model.target import Target
 
 #: Never shipped to the nodes with the code.
@@ -282,40 +282,6 @@ class WorkerHost:
 
 
 # =========================================================================== campaign side
-@dataclass(slots=True, frozen=True)
-class RayIsolation:
-    """What keeps the actors' handlers off the network: each actor's worker reports its own
-    `IsolationState` (nodes may differ: one without user namespaces keeps only the audit
-    guard), and the weakest is what the campaign can promise."""
-
-    workers: tuple[IsolationState | None, ...]
-    nodes: int
-
-    def describe(self) -> str:
-        where = f"Ray: {len(self.workers)} actor(s) on {self.nodes} node(s)"
-        kinds: dict[str, int] = {}
-        for state in self.workers:
-            text = state.describe() if state is not None else "isolation unknown"
-            kinds[text] = kinds.get(text, 0) + 1
-        if len(kinds) == 1:
-            return f"{where}, each test in a worker process with {next(iter(kinds))}"
-        parts = "; ".join(f"{n} actor(s): {text}" for text, n in kinds.items())
-        return f"{where}, each test in a worker process; {parts}"
-
-    def to_json(self) -> dict[str, Any]:
-        """The weakest actor's state (the audit guard alone if any has no namespace), and
-        every actor's under `ray`."""
-        known = [s for s in self.workers if s is not None]
-        weakest = min(known, key=lambda s: s.network is Isolation.NETWORK_NAMESPACE, default=None)
-        data = weakest.to_json() if weakest is not None else {}
-        data["ray"] = {
-            "actors": len(self.workers),
-            "nodes": self.nodes,
-            "workers": [s.to_json() if s is not None else None for s in self.workers],
-        }
-        return data
-
-
 @dataclass(slots=True)
 class _Batch:
     """Tests sent to an actor in one call, and the call's result to come."""
@@ -388,7 +354,7 @@ class RayWorkerPool:
             nodes.add(node)
         first: WorkerInfo = hellos[0][0]
         isolation = RayIsolation(tuple(h[0].isolation for h in hellos), len(nodes))
-        self._info = replace(first, isolation=isolation)  # type: ignore[arg-type]
+        self._info = replace(first, isolation=isolation)
 
     @property
     def info(self) -> WorkerInfo:

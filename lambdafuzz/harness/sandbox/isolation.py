@@ -167,6 +167,46 @@ class IsolationState:
 
 
 # =========================================================================== deciding
+@dataclass(slots=True, frozen=True)
+class RayIsolation:
+    """What keeps a Ray pool's actors' handlers off the network: each actor's worker reports its own
+    `IsolationState` (nodes may differ: one without user namespaces keeps only the audit
+    guard), and the weakest is what the campaign can promise."""
+
+    workers: tuple[IsolationState | None, ...]
+    nodes: int
+
+    @property
+    def readonly_code(self) -> tuple[str, ...]:
+        """None promised: the actors run copies of the code shipped to their nodes, so the
+        campaign watches its own folder for changes whatever each actor could mount."""
+        return ()
+
+    def describe(self) -> str:
+        where = f"Ray: {len(self.workers)} actor(s) on {self.nodes} node(s)"
+        kinds: dict[str, int] = {}
+        for state in self.workers:
+            text = state.describe() if state is not None else "isolation unknown"
+            kinds[text] = kinds.get(text, 0) + 1
+        if len(kinds) == 1:
+            return f"{where}, each test in a worker process with {next(iter(kinds))}"
+        parts = "; ".join(f"{n} actor(s): {text}" for text, n in kinds.items())
+        return f"{where}, each test in a worker process; {parts}"
+
+    def to_json(self) -> dict[str, Any]:
+        """The weakest actor's state (the audit guard alone if any has no namespace), and
+        every actor's under `ray`."""
+        known = [s for s in self.workers if s is not None]
+        weakest = min(known, key=lambda s: s.network is Isolation.NETWORK_NAMESPACE, default=None)
+        data = weakest.to_json() if weakest is not None else {}
+        data["ray"] = {
+            "actors": len(self.workers),
+            "nodes": self.nodes,
+            "workers": [s.to_json() if s is not None else None for s in self.workers],
+        }
+        return data
+
+
 def network_plan(backend: BackendKind, endpoint: str | None) -> tuple[bool, str]:
     """(use a network namespace?, why not): only where the emulator lives in the worker."""
     if backend == BackendKind.MOTO:
