@@ -22,6 +22,8 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from lambdafuzz.config.source import is_list, model_in
+
 #: The line of `reference/configuration.md` the generated tables replace.
 MARKER = "<!-- config-keys -->"
 PAGE = "reference/configuration.md"
@@ -130,8 +132,8 @@ def _walk(model: type[BaseModel], path: str, found: list[Section]) -> None:
     for name, info in model.model_fields.items():
         key = info.alias or name
         full = f"{path}.{key}" if path else key
-        inner = _model_in(info.annotation)
-        below = full + ("[]" if _is_list(info.annotation) else "")
+        inner = model_in(info.annotation)
+        below = full + ("[]" if is_list(info.annotation) else "")
         kind = _type_text(info.annotation, info.metadata)
         if inner is not None:
             kind += f" ([keys](#{anchor(below)}))"
@@ -140,22 +142,6 @@ def _walk(model: type[BaseModel], path: str, found: list[Section]) -> None:
     found.append(Section(path, tuple(keys)))
     for inner, below in nested:
         _walk(inner, below, found)
-
-
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return annotation
-    for arg in typing.get_args(annotation):
-        inner = _model_in(arg)
-        if inner is not None:
-            return inner
-    return None
-
-
-def _is_list(annotation: Any) -> bool:
-    if typing.get_origin(annotation) is list:
-        return True
-    return any(_is_list(arg) for arg in typing.get_args(annotation))
 
 
 # ------------------------------------------------------------------------------ rendering

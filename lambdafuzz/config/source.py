@@ -574,7 +574,7 @@ def allowed_keys(root_model: type[BaseModel], loc: Sequence[Any]) -> list[str]:
         field = model.model_fields.get(part) if isinstance(model, type) else None
         if field is None:
             return []
-        model = _model_in(field.annotation)
+        model = model_in(field.annotation)
     return list(model.model_fields) if isinstance(model, type) else []
 
 
@@ -621,10 +621,10 @@ def key_homes(root_model: type[BaseModel]) -> dict[str, list[str]]:
     def walk(model: Any, path: str) -> None:
         for name, info in model.model_fields.items():
             homes.setdefault(name, []).append(path or "the top level")
-            inner = _model_in(info.annotation)
+            inner = model_in(info.annotation)
             if inner is not None:
                 below = f"{path}.{name}" if path else name
-                walk(inner, below + ("[i]" if _is_list(info.annotation) else ""))
+                walk(inner, below + ("[i]" if is_list(info.annotation) else ""))
 
     walk(root_model, "")
     return homes
@@ -638,23 +638,24 @@ def _is_list_field(root_model: type[BaseModel], loc: Sequence[Any]) -> bool:
         info = model.model_fields.get(part) if isinstance(model, type) else None
         if info is None:
             return False
-        model = _model_in(info.annotation)
+        model = model_in(info.annotation)
     info = model.model_fields.get(loc[-1]) if isinstance(model, type) else None
-    return info is not None and _is_list(info.annotation)
+    return info is not None and is_list(info.annotation)
 
 
-def _is_list(annotation: Any) -> bool:
+def is_list(annotation: Any) -> bool:
+    """Whether a field's annotation is a list (also inside `X | None`, `Annotated`)."""
     if typing.get_origin(annotation) is list:
         return True
-    return any(_is_list(arg) for arg in typing.get_args(annotation))
+    return any(is_list(arg) for arg in typing.get_args(annotation))
 
 
-def _model_in(annotation: Any) -> Any:
+def model_in(annotation: Any) -> Any:
     """The BaseModel inside `X | None`, `list[X]`, `Annotated[X, ...]`."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return annotation
     for arg in typing.get_args(annotation):
-        found = _model_in(arg)
+        found = model_in(arg)
         if found is not None:
             return found
     return None

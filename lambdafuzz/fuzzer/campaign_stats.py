@@ -103,12 +103,11 @@ class Tally:
         if self.zero_streak <= MAX_ZERO_STREAK:
             self.requested -= 1
 
-    def targeted_child(self, mutation: Mutation | None) -> str | None:
-        """Count a child made by targeting a type label; that label (None for another)."""
+    def targeted_child(self, mutation: Mutation | None) -> None:
+        """Count a child made by targeting a type label."""
         targeted = mutation.targeted if mutation is not None else None
         if targeted:
             self.targeting.setdefault(targeted, TargetingCounts()).children += 1
-        return targeted
 
 
 class CampaignReports:

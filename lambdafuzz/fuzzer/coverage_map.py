@@ -7,7 +7,6 @@ valid, an arm no valid input covered; the first entry to cover an arm is favored
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from lambdafuzz.fuzzer.entries import Entry
 from lambdafuzz.fuzzer.out_dir import CoverageRecord, CoveredArm
@@ -23,7 +22,7 @@ class CoverageMap:
         self.seen: dict[ArmKey, int] = {}  # arm -> bitmask of hit-count buckets seen
         self.valid: set[ArmKey] = set()
         self.corpus: set[ArmKey] = set()  # what replaying corpus/ alone reaches
-        self.imported: tuple[Any, ...] = ()  # what importing the handler covered
+        self.imported: tuple[ArmKey, ...] = ()  # what importing the handler covered
         self._first_hit: dict[ArmKey, tuple[int, float]] = {}  # arm -> (execs, seconds)
         self._responsible: dict[ArmKey, int] = {}  # arm -> id of the first entry covering it
 

@@ -46,6 +46,8 @@ import threading
 import time
 from pathlib import Path
 
+from lambdafuzz.harness.sandbox.descriptors import high_fd
+
 #: Bytes of a test's output kept (the last ones: what led up to the failure).
 LOG_LIMIT = 64 * 1024
 #: The ring file in a worker's temp dir.
@@ -81,8 +83,6 @@ class HandlerOutput:
     def install(cls, worker_dir: str = "", tee: str | None = None) -> HandlerOutput:
         """Descriptors 1 and 2 to the pipe and the ring mapped; first thing in the worker
         (it starts no thread: `start` does, once namespaces are entered)."""
-        from lambdafuzz.harness.sandbox.descriptors import high_fd
-
         size = _HEADER.size + LOG_LIMIT
         if worker_dir:
             fd = os.open(

@@ -324,7 +324,6 @@ class RayWorkerPool:
         )
         self._relative_root = shipped_root(spec.target)
         self.replaced = 0  # actors lost and replaced
-        self.lost = 0
         self.retried = 0  # tests run again after their actor was lost
         self._restarts_gone = 0  # worker restarts of actors that are gone
         self._stray_gone = 0

@@ -52,6 +52,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from lambdafuzz.harness.sandbox.descriptors import high_fd
+
 _PR_SET_CHILD_SUBREAPER = 36
 _real_kill = os.kill  # the untraced one (the worker traces `os.kill`, see worker_faults)
 
@@ -136,8 +138,6 @@ def contain(helpers: set[int] | None = None, cgroup: str = "", no_cgroup: str = 
     if cgroup:
         try:
             write_file(os.path.join(cgroup, "cgroup.procs"), str(os.getpid()))
-            from lambdafuzz.harness.sandbox.descriptors import high_fd
-
             procs = high_fd(os.open(os.path.join(cgroup, "cgroup.procs"), os.O_RDONLY))
         except OSError as exc:
             no_cgroup = f"could not enter a cgroup: {exc.strerror or exc}"
