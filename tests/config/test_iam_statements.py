@@ -21,10 +21,11 @@ from lambdafuzz.config.managed_policies import (
 )
 from lambdafuzz.config.sam import load_template
 from lambdafuzz.config.sam_template import Resolver, read_template
-from lambdafuzz.errors import ConfigError
 from lambdafuzz.model.permissions import Effect, Policy, statement_from_json
 from lambdafuzz.model.target import resolve_policy
 from lambdafuzz.model.world import LoadedWorld, World
+from tests.fixtures.config_files import error_for as config_error_for
+from tests.fixtures.config_files import write_config
 from tests.fixtures.sam import template_path, template_text
 
 ARN = "arn:aws:{service}:us-east-1:123456789012:{rest}"
@@ -289,19 +290,11 @@ resources:
 
 
 def write(tmp_path: Path, permissions_text: str) -> Path:
-    (tmp_path / "app.py").write_text("def handler(event, context):\n    return None\n")
-    path = tmp_path / "lambdafuzz.yaml"
-    path.write_text(CONFIG + textwrap.dedent(permissions_text))
-    return path
+    return write_config(tmp_path, CONFIG + textwrap.dedent(permissions_text))
 
 
 def error_for(tmp_path: Path, permissions_text: str) -> str:
-    path = write(tmp_path, permissions_text)
-    with pytest.raises(ConfigError) as info:
-        load_config(path)
-    message = str(info.value)
-    assert str(path) in message and "\n" not in message, message  # one paragraph
-    return message
+    return config_error_for(tmp_path, CONFIG + textwrap.dedent(permissions_text))
 
 
 def test_permissions_as_a_list_of_statements(tmp_path):
